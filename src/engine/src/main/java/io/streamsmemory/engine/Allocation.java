@@ -1,0 +1,28 @@
+package io.streamsmemory.engine;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's answer for one pod: the parts (summing exactly to {@code memoryBytes}), the settings
+ * they become, and what Kafka's defaults would use for the same topology.
+ *
+ * @param memoryBytes   the pod's memory
+ * @param facts         the input this answers
+ * @param topology      what one pod runs
+ * @param parts         disjoint top-level parts, summing to memoryBytes
+ * @param jvmOptions    flags for {@code JAVA_TOOL_OPTIONS}
+ * @param streamsConfig Kafka Streams properties (client keys already prefixed)
+ * @param rocksDb       shared RocksDB cache settings, null when the topology has no persistent store
+ * @param baseline      what Kafka's and the JVM's defaults would use for this topology
+ * @param hash          digest of every applied setting: equal hashes mean equal pods
+ */
+public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, List<Part> parts,
+                         List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb,
+                         DefaultsBaseline baseline, String hash) {
+
+    public Part part(String name) {
+        return parts.stream().map(p -> p.find(name)).flatMap(java.util.Optional::stream).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no part " + name));
+    }
+}

@@ -1,0 +1,378 @@
+package io.streamsmemory.engine;
+
+import static io.streamsmemory.engine.ByteSize.KiB;
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static io.streamsmemory.engine.ByteSize.TiB;
+import static io.streamsmemory.engine.ByteSize.format;
+import static io.streamsmemory.engine.MemoryModel.*;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns {@link WorkloadFacts} into an {@link Allocation}: the single source of every number the
+ * operator and the agent set.
+ *
+ * <p>The pod's memory is peeled in whole MiB, each step taking its share of what the previous steps
+ * left: code cache, headroom, metaspace and thread stacks, client I/O (heap buffers and their direct
+ * copies), then RocksDB and the heap's data part. Peeling from the remainder, rather than taking
+ * every share of the total, is what makes each part grow (never shrink) as memory grows; the nested
+ * parts inside heap and RocksDB are split in bytes. The only part that is not a whole number of MiB
+ * is the headroom, which keeps the sub-MiB rest of the pod memory so the parts sum to it exactly.
+ */
+public final class AllocationEngine {
+    /** The largest pod the minimum-memory search considers. */
+    static final long SEARCH_LIMIT_BYTES = 4 * TiB;
+
+    /**
+     * Computes the allocation, or explains why the facts do not fit and the least memory that would.
+     *
+     * @throws IllegalArgumentException when the facts themselves are invalid (see {@link WorkloadFacts#validate()})
+     */
+    public AllocationResult allocate(WorkloadFacts facts) {
+        List<String> problems = facts.validate();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
+        Outcome outcome = compute(facts);
+        if (outcome.failure == null) {
+            return new AllocationResult(outcome.allocation, List.of(), null);
+        }
+        Long minimum = minimumMemory(facts);
+        Failure failure = outcome.failure;
+        String remedy = minimum == null
+                ? failure.remedy + " (no pod size up to " + format(SEARCH_LIMIT_BYTES) + " fits these facts)"
+                : failure.remedy + " or raise memory to at least " + format(minimum)
+                        + " (" + minimum / MiB + "Mi)";
+        return new AllocationResult(null, List.of(new AllocationError(failure.code, failure.detail + "; " + remedy)),
+                minimum);
+    }
+
+    /** The least whole-MiB memory at which the facts fit, by binary search (every floor holds more easily with more memory). */
+    private Long minimumMemory(WorkloadFacts facts) {
+        long high = SEARCH_LIMIT_BYTES / MiB;
+        if (!fits(facts, high)) {
+            return null;
+        }
+        long low = facts.memoryBytes() / MiB; // does not fit
+        while (high - low > 1) {
+            long middle = low + (high - low) / 2;
+            if (fits(facts, middle)) {
+                high = middle;
+            } else {
+                low = middle;
+            }
+        }
+        return high * MiB;
+    }
+
+    private boolean fits(WorkloadFacts facts, long memoryMiB) {
+        return compute(facts.toBuilder().memoryBytes(memoryMiB * MiB).build()).failure == null;
+    }
+
+    private record Failure(String code, String detail, String remedy) {
+    }
+
+    private record Outcome(Allocation allocation, Failure failure) {
+        static Outcome fail(String code, String detail, String remedy) {
+            return new Outcome(null, new Failure(code, detail, remedy));
+        }
+    }
+
+    private Outcome compute(WorkloadFacts facts) {
+        Overrides overrides = facts.overrides() == null ? Overrides.NONE : facts.overrides();
+        Topology topology = Topology.of(facts);
+        long memory = facts.memoryBytes();
+        long m = memory / MiB;
+        long subMiB = memory % MiB;
+
+        // 1. Code cache, then headroom, each from what is left.
+        long codeCache = ByteSize.clamp(m / CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB, CODE_CACHE_MAX_MIB);
+        long afterCode = m - codeCache;
+        long headroom = Math.max(afterCode * HEADROOM_PERCENT / 100, HEADROOM_MIN_MIB);
+        long afterHeadroom = afterCode - headroom;
+
+        // 2. Metaspace and thread stacks do not depend on the memory.
+        long metaspace = ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
+        long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
+        long pool = afterHeadroom - metaspace - stacks;
+        if (pool <= 0) {
+            return Outcome.fail("JvmOverheadExceedsMemory", String.format(
+                    "the JVM alone needs %s (code cache %s + headroom %s + metaspace %s + %d thread stacks x %d MiB) "
+                            + "but the pod has %s",
+                    format((codeCache + headroom + metaspace + stacks) * MiB), format(codeCache * MiB),
+                    format(headroom * MiB), format(metaspace * MiB), topology.jvmThreads(), THREAD_STACK_MIB,
+                    format(memory)), "lower the threads");
+        }
+
+        // 3. Client I/O: heap buffers of every producer and consumer, plus the direct copy the JDK makes of
+        //    each socket read, scaled down together from Kafka's defaults when the share is smaller.
+        long bufferDemand = topology.producers() * PRODUCER_BUFFER_DEFAULT
+                + (topology.consumers() + topology.socketReaders()) * FETCH_MAX_DEFAULT;
+        long clientIo = Math.min(pool * CLIENT_IO_PERCENT / 100, ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
+        long bufferBudget = clientIo * MiB - DIRECT_MEMORY_BASE;
+        long producerBuffer = scaledKiB(PRODUCER_BUFFER_DEFAULT, bufferBudget, bufferDemand);
+        long fetchMax = scaledKiB(FETCH_MAX_DEFAULT, bufferBudget, bufferDemand);
+        if (producerBuffer < CLIENT_BUFFER_MIN || fetchMax < CLIENT_BUFFER_MIN) {
+            long needed = (topology.producers() + topology.consumers() + topology.socketReaders()) * CLIENT_BUFFER_MIN
+                    + DIRECT_MEMORY_BASE;
+            return Outcome.fail("ClientBuffersTooSmall", String.format(
+                    "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s floor "
+                            + "need %s but the client I/O share is %s (%d%% of the %s left after JVM overhead)",
+                    facts.streamThreads(), topology.consumers() > 2L * facts.streamThreads() ? " + the global consumer" : "",
+                    format(CLIENT_BUFFER_MIN), format(needed), format(Math.max(clientIo, 0) * MiB), CLIENT_IO_PERCENT,
+                    format(pool * MiB)), "lower the threads");
+        }
+        long clientHeap = topology.producers() * producerBuffer + topology.consumers() * fetchMax;
+        long directMemory = clientIo * MiB - clientHeap;
+        long afterClients = pool - clientIo;
+
+        // 4. RocksDB and the heap's data part share the rest.
+        boolean persistent = topology.rocksDbInstances() > 0;
+        long rocksDb;
+        long dataHeap;
+        long spareHeadroom = 0;
+        if (overrides.heapBytes() != null) {
+            dataHeap = (overrides.heapBytes() - clientHeap) / MiB;
+            long left = afterClients - dataHeap;
+            if (dataHeap < 0 || left < 0) {
+                return Outcome.fail("HeapOverrideTooLarge", String.format(
+                        "the fixed heap of %s does not fit: client buffers take %s of it and heap plus RocksDB have %s",
+                        format(overrides.heapBytes()), format(clientHeap), format(afterClients * MiB + clientHeap)),
+                        "lower the heap override");
+            }
+            rocksDb = persistent ? left : 0;
+            spareHeadroom = persistent ? 0 : left;
+        } else if (persistent) {
+            double fraction = overrides.rocksDbFraction() != null ? overrides.rocksDbFraction() : ROCKSDB_FRACTION;
+            rocksDb = (long) Math.floor(afterClients * fraction);
+            dataHeap = afterClients - rocksDb;
+        } else {
+            rocksDb = 0;
+            dataHeap = afterClients;
+        }
+        long heap = clientHeap + dataHeap * MiB;
+        if (heap < HEAP_MIN_MIB * MiB) {
+            return Outcome.fail("HeapTooSmall", String.format("the heap would be %s, below the %d MiB floor",
+                    format(heap), HEAP_MIN_MIB), overrides.heapBytes() != null
+                    ? "raise the heap override" : "lower the threads or the RocksDB share");
+        }
+
+        // 5. RocksDB: one shared cache holding blocks and write buffers, plus what no bound catches.
+        Part rocksPart;
+        RocksDbSettings rocksSettings = null;
+        if (persistent) {
+            long rocksBytes = rocksDb * MiB;
+            long nativeOverhead = topology.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
+            long capacity = rocksBytes - nativeOverhead;
+            if (capacity < BLOCK_CACHE_MIN) {
+                return Outcome.fail("RocksDbBudgetTooSmall", String.format(
+                        "%d RocksDB instances (%s) need %s of native overhead (%s each) plus a %s shared cache = %s, "
+                                + "but the RocksDB share is %s",
+                        topology.rocksDbInstances(), instancesExplained(facts, topology), format(nativeOverhead),
+                        format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE), format(BLOCK_CACHE_MIN),
+                        format(nativeOverhead + BLOCK_CACHE_MIN), format(rocksBytes)),
+                        "lower the stores or the tasks per pod (more replicas)");
+            }
+            rocksSettings = rocksDbSettings(capacity, overrides);
+            rocksPart = rocksDbPart(facts, topology, rocksSettings, nativeOverhead);
+        } else {
+            rocksPart = Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
+        }
+
+        // 6. The heap: client buffers, record cache, input buffers, and the application's own objects.
+        KafkaStreamsVersion version = KafkaStreamsVersion.parse(facts.kafkaStreamsVersion());
+        long dataHeapBytes = dataHeap * MiB;
+        double cacheFraction = overrides.recordCacheFraction() != null ? overrides.recordCacheFraction()
+                : RECORD_CACHE_FRACTION;
+        boolean hasStores = facts.stores().total() + facts.globalStores() > 0;
+        long recordCache = hasStores ? (long) Math.floor(dataHeapBytes * cacheFraction) : 0;
+        long afterCache = dataHeapBytes - recordCache;
+        long bytesPerBufferedRecordRound = topology.activeTasksPerPod() * facts.recordBytes();
+        long bufferedRecords = Math.min(BUFFERED_RECORDS_DEFAULT, afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
+        if (bufferedRecords < BUFFERED_RECORDS_MIN) {
+            return Outcome.fail("InputBuffersTooSmall", String.format(
+                    "%d input partitions per pod x %d records x %s need %s but the input share of the heap is %s",
+                    topology.activeTasksPerPod(), BUFFERED_RECORDS_MIN, format(facts.recordBytes()),
+                    format(BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound), format(afterCache / INPUT_BUFFER_DIVISOR)),
+                    "lower the tasks per pod (more replicas)");
+        }
+        long inputBuffers = bufferedRecords * bytesPerBufferedRecordRound;
+        long application = afterCache - inputBuffers;
+        if (application * 2 < heap) {
+            return Outcome.fail("ApplicationHeapTooSmall", String.format(
+                    "the application would keep %s of a %s heap, less than half (client buffers %s, record cache %s, "
+                            + "input buffers %s)", format(application), format(heap), format(clientHeap),
+                    format(recordCache), format(inputBuffers)),
+                    "lower the record cache or RocksDB share, or the threads");
+        }
+
+        Map<String, String> streamsConfig = new LinkedHashMap<>();
+        List<Part> clientParts = clientParts(facts, topology, producerBuffer, fetchMax, streamsConfig);
+        Map<String, String> cacheConfig = Map.of(version.recordCacheKey(), Long.toString(recordCache));
+        Map<String, String> inputConfig = Map.of("buffered.records.per.partition", Long.toString(bufferedRecords));
+        streamsConfig.putAll(cacheConfig);
+        streamsConfig.putAll(inputConfig);
+
+        String cacheReason = hasStores
+                ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it over the %d stream "
+                        + "threads (%s each)", cacheFraction * 100, facts.streamThreads(),
+                        format(recordCache / facts.streamThreads()))
+                : "no state stores: the record cache would hold nothing";
+        String inputReason = String.format("%d records x %d partitions x %s per record, at most 1/%d of the heap "
+                        + "left after the record cache%s", bufferedRecords, topology.activeTasksPerPod(),
+                format(facts.recordBytes()), INPUT_BUFFER_DIVISOR,
+                bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : "");
+        Part heapPart = Part.of("heap", String.format(
+                        "the JVM heap: client buffers, record cache, input buffers and the application; -Xms = -Xmx so "
+                                + "the heap never grows into memory the other parts own%s",
+                        overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
+                Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.of(
+                        Part.of("client-buffers", String.format(
+                                "%d producers and %d consumers, each given %.0f%% of Kafka's default buffers "
+                                        + "(all clients of a pod share %d%% of the pool with their direct read copies)",
+                                topology.producers(), topology.consumers(), 100.0 * fetchMax / FETCH_MAX_DEFAULT,
+                                CLIENT_IO_PERCENT), Map.of(), clientParts),
+                        Part.leaf("record-cache", recordCache, cacheReason, cacheConfig),
+                        Part.leaf("input-buffers", inputBuffers, inputReason, inputConfig),
+                        Part.leaf("application", application,
+                                "the application's own objects: at least half of the heap", Map.of())));
+
+        List<Part> parts = new ArrayList<>();
+        parts.add(Part.leaf("jvm-code-cache", codeCache * MiB, String.format(
+                "1/%d of the pod within [%d, %d] MiB: JIT-compiled code", CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB,
+                CODE_CACHE_MAX_MIB), Map.of("-XX:ReservedCodeCacheSize", codeCache + "m")));
+        parts.add(Part.leaf("jvm-metaspace", metaspace * MiB, String.format(
+                "%,d loaded classes x %,d B + %s (Paketo memory calculator)", facts.loadedClasses(),
+                METASPACE_BYTES_PER_CLASS, format(METASPACE_FIXED_BYTES)),
+                Map.of("-XX:MaxMetaspaceSize", metaspace + "m")));
+        parts.add(Part.leaf("jvm-thread-stacks", stacks * MiB, String.format(
+                "%d JVM threads (%d base + %d per stream thread x %d%s) x %d MiB stack", topology.jvmThreads(),
+                BASE_JVM_THREADS, JVM_THREADS_PER_STREAM_THREAD, facts.streamThreads(),
+                facts.globalStores() > 0 ? " + global thread" : "", THREAD_STACK_MIB),
+                Map.of("-Xss", THREAD_STACK_MIB + "m")));
+        parts.add(Part.leaf("jvm-direct-memory", directMemory, String.format(
+                "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
+                        + "buffer; buffers over %s are not cached per thread", format(DIRECT_MEMORY_BASE),
+                topology.socketReaders(), format(fetchMax), format(MAX_CACHED_DIRECT_BUFFER)),
+                Map.of("-XX:MaxDirectMemorySize", jvmSize(directMemory),
+                        "-Djdk.nio.maxCachedBufferSize", Long.toString(MAX_CACHED_DIRECT_BUFFER))));
+        parts.add(Part.leaf("headroom", (headroom + spareHeadroom) * MiB + subMiB, String.format(
+                "%d%% of the pod after code cache, at least %d MiB, left unbounded for GC and JIT structures, malloc "
+                        + "fragmentation and blocks RocksDB pins while reading%s", HEADROOM_PERCENT, HEADROOM_MIN_MIB,
+                spareHeadroom > 0 ? "; holds what the fixed heap leaves unused" : ""), Map.of()));
+        parts.add(heapPart);
+        parts.add(rocksPart);
+
+        List<String> jvmOptions = List.of("-Xms" + jvmSize(heap), "-Xmx" + jvmSize(heap),
+                "-XX:MaxMetaspaceSize=" + metaspace + "m", "-XX:ReservedCodeCacheSize=" + codeCache + "m",
+                "-XX:MaxDirectMemorySize=" + jvmSize(directMemory), "-Xss" + THREAD_STACK_MIB + "m",
+                "-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
+        DefaultsBaseline baseline = DefaultsBaseline.of(facts, topology, metaspace * MiB);
+        String hash = AllocationHash.of(jvmOptions, streamsConfig, rocksSettings);
+        return new Outcome(new Allocation(memory, facts, topology, List.copyOf(parts), jvmOptions,
+                java.util.Collections.unmodifiableMap(streamsConfig), rocksSettings, baseline, hash), null);
+    }
+
+    /** {@code defaultValue} scaled by budget/demand (at most 1), rounded down to KiB. */
+    private static long scaledKiB(long defaultValue, long budget, long demand) {
+        if (budget >= demand) {
+            return defaultValue;
+        }
+        if (budget <= 0) {
+            return 0;
+        }
+        // defaultValue <= 50 MiB (2^26) and budget < demand <= a few TiB, so the product stays below 2^63.
+        return java.math.BigInteger.valueOf(defaultValue).multiply(java.math.BigInteger.valueOf(budget))
+                .divide(java.math.BigInteger.valueOf(demand)).longValue() / KiB * KiB;
+    }
+
+    private static List<Part> clientParts(WorkloadFacts facts, Topology topology, long producerBuffer, long fetchMax,
+                                          Map<String, String> streamsConfig) {
+        long threads = facts.streamThreads();
+        long partitionFetch = Math.min(PARTITION_FETCH_DEFAULT, fetchMax);
+        long batch = Math.min(PRODUCER_BATCH_DEFAULT, producerBuffer);
+        Map<String, String> producer = new LinkedHashMap<>();
+        producer.put("producer.buffer.memory", Long.toString(producerBuffer));
+        producer.put("producer.batch.size", Long.toString(batch));
+        streamsConfig.putAll(producer);
+        List<Part> parts = new ArrayList<>();
+        parts.add(Part.leaf("producer-buffers", threads * producerBuffer, String.format(
+                "%d producers (one per stream thread) x %s buffer.memory", threads, format(producerBuffer)), producer));
+        String[][] consumers = {{"main", "consumer-fetch-buffers", "main consumers (one per stream thread)"},
+                {"restore", "restore-consumer-fetch-buffers", "restore consumers (one per stream thread)"},
+                {"global", "global-consumer-fetch-buffers", "global consumer"}};
+        for (String[] consumer : consumers) {
+            long count = consumer[0].equals("global") ? topology.consumers() - 2 * threads : threads;
+            if (count == 0) {
+                continue;
+            }
+            Map<String, String> config = new LinkedHashMap<>();
+            config.put(consumer[0] + ".consumer.fetch.max.bytes", Long.toString(fetchMax));
+            config.put(consumer[0] + ".consumer.max.partition.fetch.bytes", Long.toString(partitionFetch));
+            config.put(consumer[0] + ".consumer.receive.buffer.bytes", Long.toString(RECEIVE_BUFFER_DEFAULT));
+            streamsConfig.putAll(config);
+            parts.add(Part.leaf(consumer[1], count * fetchMax, String.format("%d %s x %s fetch.max.bytes "
+                    + "(one fetch response held in the heap)", count, consumer[2], format(fetchMax)), config));
+        }
+        return parts;
+    }
+
+    private static RocksDbSettings rocksDbSettings(long capacity, Overrides overrides) {
+        double ratio = overrides.highPriorityPoolRatio() != null ? overrides.highPriorityPoolRatio()
+                : HIGH_PRIORITY_POOL_RATIO;
+        boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
+        long writeBuffers = capacity / WRITE_BUFFER_DIVISOR;
+        long writeBufferSize = ByteSize.clamp(writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN,
+                WRITE_BUFFER_SIZE_MAX);
+        return new RocksDbSettings(capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict);
+    }
+
+    private static Part rocksDbPart(WorkloadFacts facts, Topology topology, RocksDbSettings s, long nativeOverhead) {
+        long capacity = s.blockCacheCapacityBytes();
+        long indexFilter = (long) Math.floor(capacity * s.highPriorityPoolRatio());
+        long dataBlocks = capacity - s.writeBufferManagerBytes() - indexFilter;
+        Map<String, String> cacheConfig = new LinkedHashMap<>();
+        cacheConfig.put("block_cache.capacity", Long.toString(capacity));
+        cacheConfig.put("block_cache.strict_capacity_limit", Boolean.toString(s.strictCapacityLimit()));
+        Map<String, String> writeConfig = new LinkedHashMap<>();
+        writeConfig.put("write_buffer_manager.buffer_size", Long.toString(s.writeBufferManagerBytes()));
+        writeConfig.put("write_buffer_size", Long.toString(s.writeBufferSizeBytes()));
+        writeConfig.put("max_write_buffer_number", Integer.toString(s.maxWriteBufferNumber()));
+        Part cache = Part.of("rocksdb-block-cache", String.format(
+                "one LRU cache shared by all %d RocksDB instances of the JVM; %s",
+                topology.rocksDbInstances(), s.strictCapacityLimit()
+                        ? "strict limit: inserts fail rather than overshoot"
+                        : "not strict: a full shard overshoots briefly instead of failing reads (kept in headroom)"),
+                cacheConfig, List.of(
+                        Part.leaf("rocksdb-write-buffers", s.writeBufferManagerBytes(), String.format(
+                                "1/%d of the cache: one WriteBufferManager charged to it flushes the largest memtable "
+                                        + "when all memtables reach it; memtables of %s, %d per store",
+                                WRITE_BUFFER_DIVISOR, format(s.writeBufferSizeBytes()), s.maxWriteBufferNumber()),
+                                writeConfig),
+                        Part.leaf("rocksdb-index-filter-blocks", indexFilter, String.format(
+                                "%.0f%% high-priority pool: index and filter blocks cached, pinned at the top level, "
+                                        + "so data blocks cannot evict them", s.highPriorityPoolRatio() * 100),
+                                Map.of("block_cache.high_pri_pool_ratio", Double.toString(s.highPriorityPoolRatio()))),
+                        Part.leaf("rocksdb-data-blocks", dataBlocks, "the rest of the cache: data blocks of all stores",
+                                Map.of())));
+        Part overhead = Part.leaf("rocksdb-native-overhead", nativeOverhead, String.format(
+                "%d instances x %s that no cache bound catches (table readers, memtable arena slack)",
+                topology.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)), Map.of());
+        return Part.of("rocksdb", String.format("RocksDB of %d instances (%s)", topology.rocksDbInstances(),
+                instancesExplained(facts, topology)), Map.of(), List.of(cache, overhead));
+    }
+
+    private static String instancesExplained(WorkloadFacts facts, Topology topology) {
+        String text = String.format("%d active + %d standby tasks x %d per task", topology.activeTasksPerPod(),
+                topology.standbyTasksPerPod(), facts.stores().rocksDbInstancesPerTask());
+        return facts.globalStores() > 0 ? text + " + " + facts.globalStores() + " global" : text;
+    }
+
+    /** A JVM size flag value: whole MiB as {@code m}, otherwise KiB. Every size here is a whole KiB. */
+    static String jvmSize(long bytes) {
+        return bytes % MiB == 0 ? bytes / MiB + "m" : bytes / KiB + "k";
+    }
+}

@@ -1,0 +1,28 @@
+package io.streamsmemory.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** A short digest of every setting an allocation applies, so a pod can record what it runs with. */
+final class AllocationHash {
+    private AllocationHash() {
+    }
+
+    static String of(List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb) {
+        StringBuilder canonical = new StringBuilder();
+        jvmOptions.forEach(option -> canonical.append(option).append('\n'));
+        new TreeMap<>(streamsConfig).forEach((k, v) -> canonical.append(k).append('=').append(v).append('\n'));
+        canonical.append(rocksDb);
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException("every JVM has SHA-256", impossible);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.streamsmemory.engine;
+
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Byte units, Kubernetes memory quantities ({@code 512Mi}, {@code 2Gi}, {@code 1G}) and human-readable sizes. */
+public final class ByteSize {
+    public static final long KiB = 1L << 10;
+    public static final long MiB = 1L << 20;
+    public static final long GiB = 1L << 30;
+    public static final long TiB = 1L << 40;
+
+    // The Kubernetes quantity grammar restricted to what makes sense for memory: no milli units.
+    private static final Pattern QUANTITY =
+            Pattern.compile("^([0-9]+(?:\\.[0-9]+)?)(?:(Ki|Mi|Gi|Ti|Pi|Ei|k|K|M|G|T|P|E)|[eE]([0-9]+))?$");
+
+    private ByteSize() {
+    }
+
+    /**
+     * Parses a Kubernetes memory quantity into bytes.
+     *
+     * @throws IllegalArgumentException naming the input when it is not a whole, positive number of bytes
+     */
+    public static long parse(String quantity) {
+        if (quantity == null) {
+            throw new IllegalArgumentException("memory quantity is missing");
+        }
+        Matcher matcher = QUANTITY.matcher(quantity.trim());
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException("'" + quantity + "' is not a memory quantity (examples: 512Mi, 2Gi, 1G, 1500000000)");
+        }
+        BigDecimal number = new BigDecimal(matcher.group(1));
+        BigDecimal multiplier;
+        if (matcher.group(3) != null) {
+            multiplier = BigDecimal.TEN.pow(Integer.parseInt(matcher.group(3)));
+        } else {
+            multiplier = BigDecimal.valueOf(suffixMultiplier(matcher.group(2)));
+        }
+        BigDecimal bytes = number.multiply(multiplier);
+        try {
+            // Kubernetes rounds fractional byte quantities up; do the same.
+            return bytes.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+        } catch (ArithmeticException tooLarge) {
+            throw new IllegalArgumentException("'" + quantity + "' is too large", tooLarge);
+        }
+    }
+
+    private static long suffixMultiplier(String suffix) {
+        if (suffix == null) {
+            return 1;
+        }
+        return switch (suffix) {
+            case "Ki" -> KiB;
+            case "Mi" -> MiB;
+            case "Gi" -> GiB;
+            case "Ti" -> TiB;
+            case "Pi" -> TiB << 10;
+            case "Ei" -> TiB << 20;
+            case "k", "K" -> 1_000L;
+            case "M" -> 1_000_000L;
+            case "G" -> 1_000_000_000L;
+            case "T" -> 1_000_000_000_000L;
+            case "P" -> 1_000_000_000_000_000L;
+            default -> 1_000_000_000_000_000_000L; // "E"
+        };
+    }
+
+    /** Renders bytes for people: {@code 1.5 GiB}, {@code 320 MiB}, {@code 16 KiB}, {@code 12 B}. */
+    public static String format(long bytes) {
+        long abs = Math.abs(bytes);
+        if (abs >= GiB) {
+            return trim(bytes / (double) GiB) + " GiB";
+        }
+        if (abs >= MiB) {
+            return trim(bytes / (double) MiB) + " MiB";
+        }
+        if (abs >= KiB) {
+            return trim(bytes / (double) KiB) + " KiB";
+        }
+        return bytes + " B";
+    }
+
+    private static String trim(double value) {
+        String text = String.format(Locale.ROOT, "%.2f", value);
+        return text.replaceAll("\\.?0+$", "");
+    }
+
+    static long ceilDiv(long value, long divisor) {
+        return -Math.floorDiv(-value, divisor);
+    }
+
+    static long clamp(long value, long min, long max) {
+        return Math.max(min, Math.min(max, value));
+    }
+}

@@ -1,0 +1,28 @@
+package io.streamsmemory.engine;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The Kafka Streams version an application runs, as far as it changes config key names. */
+public record KafkaStreamsVersion(int major, int minor) {
+    public static final String DEFAULT = "4.4";
+    private static final Pattern VERSION = Pattern.compile("^(\\d+)\\.(\\d+)(?:\\.\\d+)?(?:[-.].*)?$");
+
+    /** Returns null when the text is not a version. */
+    public static KafkaStreamsVersion parse(String text) {
+        if (text == null) {
+            return null;
+        }
+        Matcher matcher = VERSION.matcher(text.trim());
+        if (!matcher.matches()) {
+            return null;
+        }
+        return new KafkaStreamsVersion(Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)));
+    }
+
+    /** KIP-770 renamed {@code cache.max.bytes.buffering} to {@code statestore.cache.max.bytes} in 3.4. */
+    public String recordCacheKey() {
+        boolean renamed = major > 3 || (major == 3 && minor >= 4);
+        return renamed ? "statestore.cache.max.bytes" : "cache.max.bytes.buffering";
+    }
+}

@@ -1,0 +1,118 @@
+package io.streamsmemory.engine;
+
+import static io.streamsmemory.engine.ByteSize.KiB;
+import static io.streamsmemory.engine.ByteSize.MiB;
+
+/**
+ * Every constant of the allocation formula, with where it comes from. Change a number here and the
+ * unit tests that pin the formula say what moved.
+ */
+public final class MemoryModel {
+    private MemoryModel() {
+    }
+
+    // ---- JVM non-heap -------------------------------------------------------------------------
+
+    /** Code cache is 1/16 of the pod, within [48 MiB, 240 MiB]. 240 MiB is the JVM's reserved size with
+     *  tiered compilation (and what the Paketo memory calculator assumes); 48 MiB holds C1+C2 code of a
+     *  typical streams service, so small pods do not pay for the full reservation. */
+    public static final long CODE_CACHE_DIVISOR = 16;
+    public static final long CODE_CACHE_MIN_MIB = 48;
+    public static final long CODE_CACHE_MAX_MIB = 240;
+
+    /** Metaspace per loaded class and its fixed part (Paketo memory calculator: 5,800 B/class + 14,000,000 B). */
+    public static final long METASPACE_BYTES_PER_CLASS = 5_800;
+    public static final long METASPACE_FIXED_BYTES = 14_000_000;
+    /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes. */
+    public static final int DEFAULT_LOADED_CLASSES = 15_000;
+
+    /** {@code -Xss}: the JVM default on x86-64 Linux; reserved in full per thread, as Paketo does. */
+    public static final long THREAD_STACK_MIB = 1;
+    /** JVM threads that exist whatever the topology: GC, JIT, admin client, metrics, the application's own. */
+    public static final long BASE_JVM_THREADS = 40;
+    /** Per stream thread: the stream thread, its producer's sender thread and its consumer's heartbeat thread. */
+    public static final long JVM_THREADS_PER_STREAM_THREAD = 3;
+
+    /** Direct memory beyond the client read buffers: NIO, TLS and JMX use a little. */
+    public static final long DIRECT_MEMORY_BASE = 16 * MiB;
+    /** Temporary direct buffers larger than this are freed after each read instead of being cached per thread
+     *  (the JDK's {@code jdk.nio.maxCachedBufferSize}; unlimited by default, so each client thread would keep
+     *  its largest fetch response off-heap for ever). */
+    public static final long MAX_CACHED_DIRECT_BUFFER = 256 * KiB;
+
+    // ---- headroom ----------------------------------------------------------------------------
+
+    /** Kept free of any bound: GC and JIT native structures, malloc fragmentation, blocks RocksDB pins outside its
+     *  cache while reading. 10% of what the code cache leaves, at least 128 MiB (Paketo keeps 10%; the design note
+     *  started from max(10%, 192 MiB), lowered so 512 MiB pods with few threads stay possible). */
+    public static final long HEADROOM_PERCENT = 10;
+    public static final long HEADROOM_MIN_MIB = 128;
+
+    // ---- client buffers (Kafka defaults, the most they are ever given) ------------------------
+
+    /** Producer {@code buffer.memory} default. */
+    public static final long PRODUCER_BUFFER_DEFAULT = 32 * MiB;
+    /** Producer {@code batch.size} default. */
+    public static final long PRODUCER_BATCH_DEFAULT = 16 * KiB;
+    /** Consumer {@code fetch.max.bytes} default: the largest response one fetch can hold in the heap. */
+    public static final long FETCH_MAX_DEFAULT = 50 * MiB;
+    /** Consumer {@code max.partition.fetch.bytes} default. */
+    public static final long PARTITION_FETCH_DEFAULT = 1 * MiB;
+    /** Consumer {@code receive.buffer.bytes} default: a kernel socket buffer, held in the headroom. */
+    public static final long RECEIVE_BUFFER_DEFAULT = 64 * KiB;
+    /** Smallest producer buffer and fetch size the engine sets; below this a client stalls rather than saves. */
+    public static final long CLIENT_BUFFER_MIN = 1 * MiB;
+    /** Share of the pool (what JVM overhead and headroom leave) for client I/O: heap buffers plus the direct
+     *  copies the JDK makes of every socket read. */
+    public static final long CLIENT_IO_PERCENT = 20;
+
+    // ---- heap shares --------------------------------------------------------------------------
+
+    /** Record cache: share of the heap left after client buffers (Kafka's default is a flat 10 MiB). */
+    public static final double RECORD_CACHE_FRACTION = 0.20;
+    /** Input buffers get at most 1/6 of what record cache and clients leave, so the application keeps at least half. */
+    public static final long INPUT_BUFFER_DIVISOR = 6;
+    /** {@code buffered.records.per.partition} default, the most the engine sets. */
+    public static final long BUFFERED_RECORDS_DEFAULT = 1000;
+    /** Fewer buffered records per partition than this starve the stream thread between fetches. */
+    public static final long BUFFERED_RECORDS_MIN = 10;
+    /** Assumed in-memory size of one deserialized buffered record when the user does not say. */
+    public static final long DEFAULT_RECORD_BYTES = KiB;
+    /** The JVM heap never drops below this. */
+    public static final long HEAP_MIN_MIB = 64;
+
+    // ---- RocksDB ------------------------------------------------------------------------------
+
+    /** Live segments of a window or session store (segment interval = retention / 2, so ~3 are open). */
+    public static final int SEGMENTS_PER_SEGMENTED_STORE = 3;
+    /** Share of the pool for RocksDB when the topology has persistent stores (design note: ~0.4). */
+    public static final double ROCKSDB_FRACTION = 0.40;
+    /** Native memory of one RocksDB instance that no cache bound catches: table readers, memtable arena
+     *  slack, DB structures (an estimate; {@code make bench-memory} measures the real total). */
+    public static final long ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE = 512 * KiB;
+    /** The shared block cache never drops below this: with 64 shards each gets 256 KiB. */
+    public static final long BLOCK_CACHE_MIN = 16 * MiB;
+    /** Write buffers charged to the cache: a third of its capacity (Kafka docs' bounded-memory example). */
+    public static final long WRITE_BUFFER_DIVISOR = 3;
+    /** Share of the cache kept for index and filter blocks (high-priority pool). Pass it explicitly: the
+     *  one-argument {@code LRUCache(capacity)} uses 0.0 in Java. */
+    public static final double HIGH_PRIORITY_POOL_RATIO = 0.10;
+    /** {@code write_buffer_size}: a quarter of the write buffer budget, at most RocksDB's default 16 MiB. */
+    public static final long MEMTABLES_PER_BUDGET = 4;
+    public static final long WRITE_BUFFER_SIZE_MAX = 16 * MiB;
+    public static final long WRITE_BUFFER_SIZE_MIN = 1 * MiB;
+    /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
+    public static final int MAX_WRITE_BUFFER_NUMBER = 2;
+
+    // ---- Kafka Streams defaults, for the baseline -----------------------------------------------
+
+    /** {@code statestore.cache.max.bytes} default. */
+    public static final long RECORD_CACHE_DEFAULT = 10 * MiB;
+    /** Kafka Streams' RocksDBStore: private 50 MiB LRU block cache per instance. */
+    public static final long ROCKSDB_BLOCK_CACHE_DEFAULT = 50 * MiB;
+    /** Kafka Streams' RocksDBStore: 16 MiB write buffers, 3 of them. */
+    public static final long ROCKSDB_WRITE_BUFFER_DEFAULT = 16 * MiB;
+    public static final int ROCKSDB_MAX_WRITE_BUFFERS_DEFAULT = 3;
+    /** JVM default heap in a container: {@code MaxRAMPercentage=25}. */
+    public static final long JVM_DEFAULT_HEAP_PERCENT = 25;
+}

@@ -1,0 +1,36 @@
+package io.streamsmemory.engine;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One slice of the pod's memory: its size, the config keys it becomes, why it is that size, and
+ * (for heap and RocksDB) the nested slices it is made of, which sum to it.
+ */
+public record Part(String name, long bytes, String reason, Map<String, String> config, List<Part> parts) {
+    public Part {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(reason, "reason");
+        config = config == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(config));
+        parts = parts == null ? List.of() : List.copyOf(parts);
+    }
+
+    public static Part leaf(String name, long bytes, String reason, Map<String, String> config) {
+        return new Part(name, bytes, reason, config, List.of());
+    }
+
+    /** A part made of nested parts; its size is their sum. */
+    public static Part of(String name, String reason, Map<String, String> config, List<Part> parts) {
+        return new Part(name, parts.stream().mapToLong(Part::bytes).sum(), reason, config, parts);
+    }
+
+    /** Finds a part by name anywhere below (or at) this one. */
+    public java.util.Optional<Part> find(String partName) {
+        if (name.equals(partName)) {
+            return java.util.Optional.of(this);
+        }
+        return parts.stream().map(p -> p.find(partName)).flatMap(java.util.Optional::stream).findFirst();
+    }
+}

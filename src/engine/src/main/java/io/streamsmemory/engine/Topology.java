@@ -1,0 +1,37 @@
+package io.streamsmemory.engine;
+
+/**
+ * What one pod runs, derived from the facts: tasks, RocksDB instances and Kafka clients.
+ *
+ * @param activeTasksPerPod  active tasks on the busiest pod (partitions spread evenly, rounded up)
+ * @param standbyTasksPerPod standby tasks on the busiest pod (a standby never shares a pod with its active)
+ * @param rocksDbInstances   RocksDB instances of the pod: (active + standby tasks) x instances per task + global stores
+ * @param producers          one per stream thread (at-least-once and exactly-once v2 alike)
+ * @param consumers          main and restore consumer per stream thread, plus the global consumer
+ * @param socketReaders      threads reading fetch responses, each needing a direct copy of the largest one
+ * @param jvmThreads         JVM threads whose stacks are reserved
+ */
+public record Topology(long activeTasksPerPod, long standbyTasksPerPod, long rocksDbInstances, long producers,
+                       long consumers, long socketReaders, long jvmThreads) {
+
+    static Topology of(WorkloadFacts facts) {
+        long active;
+        long standby;
+        // Kafka Streams places at most one copy of a task per instance, so standbys are capped at replicas - 1.
+        long effectiveStandbys = Math.min(facts.standbyReplicas(), facts.replicas() - 1L);
+        if (facts.partitions() != null) {
+            active = ByteSize.ceilDiv(facts.partitions(), facts.replicas());
+            standby = ByteSize.ceilDiv(facts.partitions() * effectiveStandbys, facts.replicas());
+        } else {
+            active = facts.tasksPerPod();
+            standby = active * effectiveStandbys;
+        }
+        boolean global = facts.globalStores() > 0;
+        long instances = (active + standby) * facts.stores().rocksDbInstancesPerTask() + facts.globalStores();
+        long threads = facts.streamThreads();
+        long globalThread = global ? 1 : 0;
+        return new Topology(active, standby, instances, threads, 2 * threads + globalThread,
+                threads + globalThread,
+                MemoryModel.BASE_JVM_THREADS + MemoryModel.JVM_THREADS_PER_STREAM_THREAD * threads + globalThread);
+    }
+}

@@ -1,0 +1,196 @@
+package io.streamsmemory.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the engine knows about one Kafka Streams workload: the pod's memory and the topology that
+ * decides how many clients, tasks and RocksDB instances one pod runs.
+ *
+ * <p>Exactly one of {@code partitions} (tasks of the whole application, spread over the replicas)
+ * and {@code tasksPerPod} is set.
+ *
+ * @param memoryBytes         total memory of one pod (the container's memory limit)
+ * @param streamThreads       {@code num.stream.threads} of one pod
+ * @param replicas            pods of the workload
+ * @param partitions          input partitions (= active tasks) of the whole application, or null
+ * @param tasksPerPod         active tasks of one pod, or null
+ * @param standbyReplicas     {@code num.standby.replicas}
+ * @param stores              state stores per task, by kind
+ * @param globalStores        stores of global tables (each one RocksDB instance per pod, plus a global consumer)
+ * @param recordBytes         average in-memory size of one buffered input record
+ * @param loadedClasses       classes the application loads (sizes metaspace)
+ * @param kafkaStreamsVersion Kafka Streams version of the application, {@code major.minor}
+ * @param overrides           the user's forced choices
+ */
+public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, Integer partitions,
+                            Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
+                            int recordBytes, int loadedClasses, String kafkaStreamsVersion,
+                            Overrides overrides) {
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.memoryBytes = memoryBytes;
+        builder.streamThreads = streamThreads;
+        builder.replicas = replicas;
+        builder.partitions = partitions;
+        builder.tasksPerPod = tasksPerPod;
+        builder.standbyReplicas = standbyReplicas;
+        builder.stores = stores;
+        builder.globalStores = globalStores;
+        builder.recordBytes = recordBytes;
+        builder.loadedClasses = loadedClasses;
+        builder.kafkaStreamsVersion = kafkaStreamsVersion;
+        builder.overrides = overrides;
+        return builder;
+    }
+
+    /** Problems with the facts themselves (not with fitting them): each names the field. Empty when valid. */
+    public List<String> validate() {
+        List<String> problems = new ArrayList<>();
+        if (memoryBytes <= 0) {
+            problems.add("memory must be positive, got " + memoryBytes);
+        }
+        if (streamThreads < 1) {
+            problems.add("threads must be at least 1, got " + streamThreads);
+        }
+        if (replicas < 1) {
+            problems.add("replicas must be at least 1, got " + replicas);
+        }
+        if ((partitions == null) == (tasksPerPod == null)) {
+            problems.add("set exactly one of partitions and tasksPerPod");
+        }
+        if (partitions != null && partitions < 1) {
+            problems.add("partitions must be at least 1, got " + partitions);
+        }
+        if (tasksPerPod != null && tasksPerPod < 1) {
+            problems.add("tasksPerPod must be at least 1, got " + tasksPerPod);
+        }
+        if (standbyReplicas < 0) {
+            problems.add("standbyReplicas must not be negative, got " + standbyReplicas);
+        }
+        if (stores == null || stores.keyValue() < 0 || stores.window() < 0 || stores.session() < 0) {
+            problems.add("store counts must not be negative, got " + stores);
+        }
+        if (globalStores < 0) {
+            problems.add("globalStores must not be negative, got " + globalStores);
+        }
+        if (recordBytes < 1) {
+            problems.add("recordBytes must be at least 1, got " + recordBytes);
+        }
+        if (loadedClasses < 1) {
+            problems.add("loadedClasses must be at least 1, got " + loadedClasses);
+        }
+        if (KafkaStreamsVersion.parse(kafkaStreamsVersion) == null) {
+            problems.add("kafkaStreamsVersion must look like 4.4 or 3.9.1, got " + kafkaStreamsVersion);
+        }
+        Overrides o = overrides == null ? Overrides.NONE : overrides;
+        if (o.heapBytes() != null && o.heapBytes() <= 0) {
+            problems.add("heap override must be positive, got " + o.heapBytes());
+        }
+        checkFraction(problems, "rocksDbFraction", o.rocksDbFraction(), 0.0, 0.9);
+        checkFraction(problems, "recordCacheFraction", o.recordCacheFraction(), 0.0, 0.5);
+        checkFraction(problems, "highPriorityPoolRatio", o.highPriorityPoolRatio(), 0.0, 0.5);
+        return problems;
+    }
+
+    private static void checkFraction(List<String> problems, String name, Double value, double min, double max) {
+        if (value != null && (value.isNaN() || value < min || value > max)) {
+            problems.add(name + " must be between " + min + " and " + max + ", got " + value);
+        }
+    }
+
+    /** Fills defaults so callers only state what they know. */
+    public static final class Builder {
+        private long memoryBytes;
+        private int streamThreads = 1;
+        private int replicas = 1;
+        private Integer partitions;
+        private Integer tasksPerPod;
+        private int standbyReplicas;
+        private StoreCounts stores = StoreCounts.NONE;
+        private int globalStores;
+        private int recordBytes = (int) MemoryModel.DEFAULT_RECORD_BYTES;
+        private int loadedClasses = MemoryModel.DEFAULT_LOADED_CLASSES;
+        private String kafkaStreamsVersion = KafkaStreamsVersion.DEFAULT;
+        private Overrides overrides = Overrides.NONE;
+
+        public Builder memoryBytes(long value) {
+            memoryBytes = value;
+            return this;
+        }
+
+        public Builder streamThreads(int value) {
+            streamThreads = value;
+            return this;
+        }
+
+        public Builder replicas(int value) {
+            replicas = value;
+            return this;
+        }
+
+        /** Sets the application's input partitions and clears tasksPerPod. */
+        public Builder partitions(Integer value) {
+            partitions = value;
+            if (value != null) {
+                tasksPerPod = null;
+            }
+            return this;
+        }
+
+        /** Sets tasks per pod and clears partitions. */
+        public Builder tasksPerPod(Integer value) {
+            tasksPerPod = value;
+            if (value != null) {
+                partitions = null;
+            }
+            return this;
+        }
+
+        public Builder standbyReplicas(int value) {
+            standbyReplicas = value;
+            return this;
+        }
+
+        public Builder stores(StoreCounts value) {
+            stores = value;
+            return this;
+        }
+
+        public Builder globalStores(int value) {
+            globalStores = value;
+            return this;
+        }
+
+        public Builder recordBytes(int value) {
+            recordBytes = value;
+            return this;
+        }
+
+        public Builder loadedClasses(int value) {
+            loadedClasses = value;
+            return this;
+        }
+
+        public Builder kafkaStreamsVersion(String value) {
+            kafkaStreamsVersion = value;
+            return this;
+        }
+
+        public Builder overrides(Overrides value) {
+            overrides = value == null ? Overrides.NONE : value;
+            return this;
+        }
+
+        public WorkloadFacts build() {
+            return new WorkloadFacts(memoryBytes, streamThreads, replicas, partitions, tasksPerPod,
+                    standbyReplicas, stores, globalStores, recordBytes, loadedClasses, kafkaStreamsVersion,
+                    overrides);
+        }
+    }
+}

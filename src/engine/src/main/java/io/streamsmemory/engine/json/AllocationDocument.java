@@ -1,0 +1,32 @@
+package io.streamsmemory.engine.json;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.DefaultsBaseline;
+import io.streamsmemory.engine.Part;
+import io.streamsmemory.engine.RocksDbSettings;
+import io.streamsmemory.engine.Topology;
+import io.streamsmemory.engine.WorkloadFacts;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The published form of an allocation: what {@code plan --output json} prints, what the operator
+ * puts in a workload's ConfigMap, and what the agent reads. {@code formatVersion} changes only when a
+ * reader written for the old version would misread the new one.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record AllocationDocument(String apiVersion, String kind, int formatVersion, String hash, long memoryBytes,
+                                 WorkloadFacts inputs, Topology topology, List<Part> parts, List<String> jvmOptions,
+                                 Map<String, String> streamsConfig, RocksDbSettings rocksdb,
+                                 DefaultsBaseline kafkaDefaults) {
+    public static final String API_VERSION = "streamsmemory.io/v1alpha1";
+    public static final String KIND = "StreamsMemoryAllocation";
+    public static final int FORMAT_VERSION = 1;
+
+    public static AllocationDocument of(Allocation allocation) {
+        return new AllocationDocument(API_VERSION, KIND, FORMAT_VERSION, allocation.hash(), allocation.memoryBytes(),
+                allocation.facts(), allocation.topology(), allocation.parts(), allocation.jvmOptions(),
+                allocation.streamsConfig(), allocation.rocksDb(), allocation.baseline());
+    }
+}

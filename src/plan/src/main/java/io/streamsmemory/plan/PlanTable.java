@@ -1,0 +1,68 @@
+package io.streamsmemory.plan;
+
+import static io.streamsmemory.engine.ByteSize.format;
+
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.DefaultsBaseline;
+import io.streamsmemory.engine.Part;
+import io.streamsmemory.engine.Topology;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Renders an allocation as the table {@code plan} prints: part, bytes, config, reason. */
+final class PlanTable {
+    private static final String ROW = "%-34s %14s %10s  %-44s %s%n";
+
+    private PlanTable() {
+    }
+
+    static String render(Allocation allocation) {
+        StringBuilder out = new StringBuilder();
+        Topology t = allocation.topology();
+        out.append(String.format(Locale.ROOT, "Memory plan for one pod of %s: %d stream threads, %d active + %d standby "
+                        + "tasks, %d RocksDB instances (allocation %s)%n%n", format(allocation.memoryBytes()),
+                allocation.facts().streamThreads(), t.activeTasksPerPod(), t.standbyTasksPerPod(),
+                t.rocksDbInstances(), allocation.hash()));
+        out.append(String.format(Locale.ROOT, ROW, "PART", "BYTES", "SIZE", "CONFIG", "REASON"));
+        for (Part part : allocation.parts()) {
+            row(out, part, 0);
+        }
+        out.append(String.format(Locale.ROOT, ROW, "total", allocation.memoryBytes(), format(allocation.memoryBytes()),
+                "", "the parts above sum to the pod memory"));
+
+        out.append(System.lineSeparator()).append("JAVA_TOOL_OPTIONS: ")
+                .append(String.join(" ", allocation.jvmOptions())).append(System.lineSeparator());
+
+        DefaultsBaseline defaults = allocation.baseline();
+        double ratio = defaults.totalBytes() / (double) allocation.memoryBytes();
+        out.append(System.lineSeparator()).append(String.format(Locale.ROOT,
+                "Kafka's defaults for the same topology: up to %s, %.1fx the pod's %s%s%n", format(defaults.totalBytes()),
+                ratio, format(allocation.memoryBytes()), ratio > 1 ? " -> the pod can be OOM-killed" : ""));
+        if (defaults.heapNeedBytes() > defaults.heapBytes()) {
+            out.append(String.format(Locale.ROOT, "  and the default heap (%s) is smaller than the %s Kafka's client "
+                    + "buffers and caches want in it%n", format(defaults.heapBytes()), format(defaults.heapNeedBytes())));
+        }
+        for (Part part : defaults.parts()) {
+            out.append(String.format(Locale.ROOT, "  %-32s %14d %10s  %s%n", part.name(), part.bytes(),
+                    format(part.bytes()), part.reason()));
+        }
+        return out.toString();
+    }
+
+    private static void row(StringBuilder out, Part part, int depth) {
+        String config = part.config().entrySet().stream().map(PlanTable::setting).collect(Collectors.joining(" "));
+        out.append(String.format(Locale.ROOT, ROW, "  ".repeat(depth) + part.name(), part.bytes(), format(part.bytes()),
+                config, part.reason()));
+        for (Part child : part.parts()) {
+            row(out, child, depth + 1);
+        }
+    }
+
+    private static String setting(Map.Entry<String, String> entry) {
+        String key = entry.getKey();
+        // JVM flags read as flags (-Xmx512m, -Xss1m); everything else as key=value.
+        boolean glued = key.equals("-Xmx") || key.equals("-Xms") || key.equals("-Xss");
+        return glued ? key + entry.getValue() : key + "=" + entry.getValue();
+    }
+}
