@@ -111,7 +111,10 @@ public final class AllocationEngine {
         //    each socket read, scaled down together from Kafka's defaults when the share is smaller.
         long bufferDemand = topology.producers() * PRODUCER_BUFFER_DEFAULT
                 + (topology.consumers() + topology.socketReaders()) * FETCH_MAX_DEFAULT;
-        long clientIo = Math.min(pool * CLIENT_IO_PERCENT / 100, ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
+        // A fixed heap fixes the clients' share too, so more memory never squeezes the heap's other parts.
+        long clientShareBase = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : pool;
+        long clientIo = Math.min(clientShareBase * CLIENT_IO_PERCENT / 100,
+                ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
         long bufferBudget = clientIo * MiB - DIRECT_MEMORY_BASE;
         long producerBuffer = scaledKiB(PRODUCER_BUFFER_DEFAULT, bufferBudget, bufferDemand);
         long fetchMax = scaledKiB(FETCH_MAX_DEFAULT, bufferBudget, bufferDemand);
@@ -120,10 +123,11 @@ public final class AllocationEngine {
                     + DIRECT_MEMORY_BASE;
             return Outcome.fail("ClientBuffersTooSmall", String.format(
                     "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s floor "
-                            + "need %s but the client I/O share is %s (%d%% of the %s left after JVM overhead)",
+                            + "need %s but the client I/O share is %s (%d%% of %s)",
                     facts.streamThreads(), topology.consumers() > 2L * facts.streamThreads() ? " + the global consumer" : "",
                     format(CLIENT_BUFFER_MIN), format(needed), format(Math.max(clientIo, 0) * MiB), CLIENT_IO_PERCENT,
-                    format(pool * MiB)), "lower the threads");
+                    format(clientShareBase * MiB) + (overrides.heapBytes() != null ? ", the fixed heap"
+                            : " left after JVM overhead and headroom")), "lower the threads");
         }
         long clientHeap = topology.producers() * producerBuffer + topology.consumers() * fetchMax;
         long directMemory = clientIo * MiB - clientHeap;
@@ -139,8 +143,9 @@ public final class AllocationEngine {
             long left = afterClients - dataHeap;
             if (dataHeap < 0 || left < 0) {
                 return Outcome.fail("HeapOverrideTooLarge", String.format(
-                        "the fixed heap of %s does not fit: client buffers take %s of it and heap plus RocksDB have %s",
-                        format(overrides.heapBytes()), format(clientHeap), format(afterClients * MiB + clientHeap)),
+                        "the fixed heap of %s does not fit: after JVM overhead, headroom and direct memory the pod "
+                                + "has %s for heap and RocksDB", format(overrides.heapBytes()),
+                        format(Math.max(0, (afterClients + clientIo) * MiB - directMemory))),
                         "lower the heap override");
             }
             rocksDb = persistent ? left : 0;

@@ -1,0 +1,170 @@
+package io.streamsmemory.engine;
+
+import static io.streamsmemory.engine.ByteSize.GiB;
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the formula against examples worked out by hand (the arithmetic is in the comments), so a
+ * change of any constant shows up as a named difference.
+ */
+class AllocationEngineExamplesTest {
+    private final AllocationEngine engine = new AllocationEngine();
+
+    /** 2 GiB, 4 threads, 24 partitions over 3 replicas, 2 key-value + 1 window store per task. */
+    private static WorkloadFacts realisticPod() {
+        return WorkloadFacts.builder().memoryBytes(2 * GiB).streamThreads(4).replicas(3).partitions(24)
+                .stores(new StoreCounts(2, 1, 0)).build();
+    }
+
+    @Test
+    void realisticPodMatchesTheHandComputedSplit() {
+        Allocation a = engine.allocate(realisticPod()).allocation();
+
+        // code cache = 2048/16 = 128 MiB; headroom = max((2048-128)*10%, 128) = 192 MiB
+        assertThat(a.part("jvm-code-cache").bytes()).isEqualTo(128 * MiB);
+        assertThat(a.part("headroom").bytes()).isEqualTo(192 * MiB);
+        // metaspace = ceil((15000 * 5800 + 14,000,000) / MiB) = ceil(96.3) = 97 MiB; stacks = (40 + 3*4) x 1 MiB
+        assertThat(a.part("jvm-metaspace").bytes()).isEqualTo(97 * MiB);
+        assertThat(a.part("jvm-thread-stacks").bytes()).isEqualTo(52 * MiB);
+        // pool = 1728 - 97 - 52 = 1579 MiB; client I/O = min(1579 * 20%, 744) = 315 MiB; buffers get 315 - 16 = 299 MiB
+        // of the 4x32 + 12x50 = 728 MiB Kafka's defaults would want: producer 32 MiB * 299/728 -> 13458 KiB,
+        // fetch 50 MiB * 299/728 -> 21028 KiB (rounded down to KiB)
+        assertThat(a.streamsConfig()).containsEntry("producer.buffer.memory", "13780992")
+                .containsEntry("main.consumer.fetch.max.bytes", "21532672")
+                .containsEntry("restore.consumer.fetch.max.bytes", "21532672")
+                .containsEntry("main.consumer.max.partition.fetch.bytes", "1048576")
+                .containsEntry("producer.batch.size", "16384")
+                .doesNotContainKey("global.consumer.fetch.max.bytes");
+        // client heap = 4 x 13780992 + 8 x 21532672; direct = 315 MiB - client heap
+        assertThat(a.part("client-buffers").bytes()).isEqualTo(227_385_344L);
+        assertThat(a.part("jvm-direct-memory").bytes()).isEqualTo(315 * MiB - 227_385_344L);
+        // RocksDB = floor((1579 - 315) * 0.4) = 505 MiB; heap = client heap + 759 MiB
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
+        assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 759 * MiB);
+        assertThat(a.jvmOptions()).contains("-Xmx999272k", "-Xms999272k", "-XX:MaxMetaspaceSize=97m",
+                "-XX:ReservedCodeCacheSize=128m", "-XX:MaxDirectMemorySize=100504k", "-Xss1m");
+        // 8 active tasks x (2 kv + 3 segments x 1 window) = 40 instances x 512 KiB outside the cache
+        assertThat(a.topology().rocksDbInstances()).isEqualTo(40);
+        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(20 * MiB);
+        long capacity = 485 * MiB;
+        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(capacity);
+        assertThat(a.rocksDb().writeBufferManagerBytes()).isEqualTo(capacity / 3);
+        assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 40 MiB, capped at 16
+        assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
+        assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
+        // record cache = 20% of the 759 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
+        assertThat(a.streamsConfig()).containsEntry("statestore.cache.max.bytes", Long.toString((long) (759 * MiB * 0.2)))
+                .containsEntry("buffered.records.per.partition", "1000");
+        assertThat(a.part("input-buffers").bytes()).isEqualTo(8_192_000L);
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+    }
+
+    @Test
+    void kafkaDefaultsBaselineShowsWhyTheDefaultPodIsKilled() {
+        DefaultsBaseline defaults = engine.allocate(realisticPod()).allocation().baseline();
+        // 40 instances x (50 MiB block cache + 3 x 16 MiB memtables) = 3920 MiB of RocksDB alone
+        assertThat(defaults.parts().get(1).bytes()).isEqualTo(40 * 98 * MiB);
+        // default heap = 25% of 2 GiB = 512 MiB, but clients alone want 4 x 32 + 8 x 50 = 528 MiB
+        assertThat(defaults.heapBytes()).isEqualTo(512 * MiB);
+        assertThat(defaults.heapNeedBytes()).isEqualTo(528 * MiB + 10 * MiB + 8_192_000L);
+        assertThat(defaults.totalBytes()).isGreaterThan(2 * 2 * GiB);
+    }
+
+    @Test
+    void statelessWorkloadGivesRocksDbNothingAndSkipsTheRecordCache() {
+        Allocation a = engine.allocate(WorkloadFacts.builder().memoryBytes(GiB).streamThreads(2).tasksPerPod(4)
+                .build()).allocation();
+        assertThat(a.part("rocksdb").bytes()).isZero();
+        assertThat(a.rocksDb()).isNull();
+        assertThat(a.streamsConfig()).containsEntry("statestore.cache.max.bytes", "0");
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(GiB);
+    }
+
+    @Test
+    void olderKafkaStreamsGetsTheOldRecordCacheKey() {
+        Allocation a = engine.allocate(realisticPod().toBuilder().kafkaStreamsVersion("3.3.2").build()).allocation();
+        assertThat(a.streamsConfig()).containsKey("cache.max.bytes.buffering").doesNotContainKey("statestore.cache.max.bytes");
+    }
+
+    @Test
+    void globalTableAddsAGlobalConsumerAndItsStore() {
+        Allocation a = engine.allocate(realisticPod().toBuilder().globalStores(2).build()).allocation();
+        assertThat(a.topology().rocksDbInstances()).isEqualTo(42);
+        assertThat(a.topology().consumers()).isEqualTo(9);
+        assertThat(a.streamsConfig()).containsKey("global.consumer.fetch.max.bytes");
+    }
+
+    @Test
+    void standbysAddRocksDbInstancesButAreCappedByReplicas() {
+        Topology oneReplica = engine.allocate(realisticPod().toBuilder().replicas(1).standbyReplicas(2).build())
+                .allocation().topology();
+        assertThat(oneReplica.standbyTasksPerPod()).isZero(); // no other pod to hold a standby
+        Topology three = engine.allocate(realisticPod().toBuilder().standbyReplicas(1).memoryBytes(4 * GiB).build())
+                .allocation().topology();
+        assertThat(three.standbyTasksPerPod()).isEqualTo(8);
+        assertThat(three.rocksDbInstances()).isEqualTo(80);
+    }
+
+    @Test
+    void tinyPodForManyThreadsAndStoresIsAnErrorNamingTheCauseAndTheMinimum() {
+        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(256 * MiB).streamThreads(8).replicas(1)
+                .partitions(8).stores(new StoreCounts(40, 0, 0)).build();
+        AllocationResult result = engine.allocate(facts);
+        assertThat(result.ok()).isFalse();
+        assertThat(result.allocation()).isNull();
+        assertThat(result.errors()).singleElement().satisfies(e -> {
+            assertThat(e.code()).isEqualTo("JvmOverheadExceedsMemory");
+            assertThat(e.message()).contains("the JVM alone needs", "but the pod has 256 MiB", "raise memory to at least");
+        });
+        long minimum = result.minimumMemoryBytes();
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build()).ok()).isTrue();
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build()).ok()).isFalse();
+    }
+
+    @Test
+    void manyThreadsInASmallPodFailOnClientBuffers() {
+        AllocationResult result = engine.allocate(WorkloadFacts.builder().memoryBytes(1 * GiB).streamThreads(48)
+                .tasksPerPod(48).build());
+        assertThat(result.errors()).singleElement().satisfies(e -> {
+            assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
+            assertThat(e.message()).startsWith("48 threads x (1 producer buffer + 2 consumer fetch buffers")
+                    .contains("lower the threads or raise memory to at least");
+        });
+    }
+
+    @Test
+    void heapOverrideFixesXmxAndGivesRocksDbTheRest() {
+        Allocation a = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE.withHeapBytes(768 * MiB))
+                .build()).allocation();
+        assertThat(a.part("heap").bytes()).isLessThanOrEqualTo(768 * MiB).isGreaterThan(767 * MiB);
+        assertThat(a.part("rocksdb").bytes()).isGreaterThan(505 * MiB);
+    }
+
+    @Test
+    void heapOverrideLargerThanThePodIsAnError() {
+        AllocationResult result = engine.allocate(realisticPod().toBuilder()
+                .overrides(Overrides.NONE.withHeapBytes(4 * GiB)).build());
+        assertThat(result.errors()).singleElement().extracting(AllocationError::code).isEqualTo("HeapOverrideTooLarge");
+    }
+
+    @Test
+    void invalidFactsAreRejectedNamingTheField() {
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().streamThreads(0).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads must be at least 1");
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
+                .overrides(Overrides.NONE.withRocksDbFraction(1.5)).build()))
+                .hasMessageContaining("rocksDbFraction must be between");
+    }
+
+    @Test
+    void strictLimitAndRatioOverridesReachTheSettings() {
+        RocksDbSettings s = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE
+                .withStrictCacheLimit(true).withHighPriorityPoolRatio(0.3)).build()).allocation().rocksDb();
+        assertThat(s.strictCapacityLimit()).isTrue();
+        assertThat(s.highPriorityPoolRatio()).isEqualTo(0.3);
+    }
+}

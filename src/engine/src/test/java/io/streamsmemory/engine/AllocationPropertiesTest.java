@@ -1,0 +1,197 @@
+package io.streamsmemory.engine;
+
+import static io.streamsmemory.engine.ByteSize.GiB;
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamsmemory.engine.json.AllocationJson;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Assume;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * The engine's invariants over generated workloads: 256 MiB..64 GiB, 1..64 threads, 1..200 replicas,
+ * 0..100 stores per task of every kind, with and without standbys, global stores and overrides.
+ */
+class AllocationPropertiesTest {
+    private static final int TRIES = 10_000;
+    private final AllocationEngine engine = new AllocationEngine();
+
+    @Provide
+    Arbitrary<WorkloadFacts> workloads() {
+        Arbitrary<Long> memory = Arbitraries.longs().between(256 * MiB, 64 * GiB);
+        Arbitrary<Integer> threads = Arbitraries.integers().between(1, 64);
+        Arbitrary<Integer> replicas = Arbitraries.integers().between(1, 200);
+        // Biased towards small counts, where real workloads are, while still reaching the extremes.
+        Arbitrary<Integer> tasks = Arbitraries.integers().between(1, 2000).withDistribution(RandomDistribution.biased());
+        Arbitrary<Boolean> tasksArePartitions = Arbitraries.of(true, false);
+        Arbitrary<StoreCounts> stores = Arbitraries.integers().between(0, 100)
+                .withDistribution(RandomDistribution.biased()).flatMap(total ->
+                Arbitraries.integers().between(0, total).flatMap(kv ->
+                        Arbitraries.integers().between(0, total - kv).map(window ->
+                                new StoreCounts(kv, window, total - kv - window))));
+        Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 3);
+        Arbitrary<Integer> globals = Arbitraries.integers().between(0, 4);
+        Arbitrary<Overrides> overrides = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(6, Arbitraries.just(Overrides.NONE)),
+                net.jqwik.api.Tuple.of(1, Combinators.combine(
+                        Arbitraries.longs().between(64 * MiB, 32 * GiB).injectNull(0.6),
+                        Arbitraries.doubles().between(0.05, 0.9).injectNull(0.5),
+                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
+                        Arbitraries.of(true, false).injectNull(0.5),
+                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5)).as(Overrides::new)));
+        return Combinators.combine(memory, threads, replicas, tasks, tasksArePartitions, stores, standbys, globals)
+                .as((m, t, r, n, partitions, s, sb, g) -> {
+                    WorkloadFacts.Builder b = WorkloadFacts.builder().memoryBytes(m).streamThreads(t).replicas(r)
+                            .stores(s).standbyReplicas(sb).globalStores(g);
+                    return partitions ? b.partitions(n).build() : b.tasksPerPod(Math.max(1, n / 20)).build();
+                }).flatMap(f -> overrides.map(o -> f.toBuilder().overrides(o).build()));
+    }
+
+    /** Workloads lifted to at least the memory they need (when some pod up to 64 GiB fits them). */
+    @Provide
+    Arbitrary<WorkloadFacts> fittingWorkloads() {
+        return workloads().map(facts -> {
+            AllocationResult result = engine.allocate(facts);
+            Long minimum = result.minimumMemoryBytes();
+            return result.ok() || minimum == null || minimum > 64 * GiB ? facts
+                    : facts.toBuilder().memoryBytes(minimum + (facts.memoryBytes() % (minimum / 4 + 1))).build();
+        });
+    }
+
+    @Property(tries = TRIES)
+    void partsSumExactlyToThePodMemoryAtEveryLevel(@ForAll("fittingWorkloads") WorkloadFacts facts) {
+        AllocationResult result = engine.allocate(facts);
+        Assume.that(result.ok());
+        Allocation a = result.allocation();
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(facts.memoryBytes());
+        a.parts().forEach(AllocationPropertiesTest::assertNestedPartsSum);
+    }
+
+    private static void assertNestedPartsSum(Part part) {
+        if (!part.parts().isEmpty()) {
+            assertThat(part.parts().stream().mapToLong(Part::bytes).sum()).as(part.name()).isEqualTo(part.bytes());
+            part.parts().forEach(AllocationPropertiesTest::assertNestedPartsSum);
+        }
+    }
+
+    @Property(tries = TRIES)
+    void noPartIsNegativeOrBelowItsFloor(@ForAll("fittingWorkloads") WorkloadFacts facts) {
+        AllocationResult result = engine.allocate(facts);
+        Assume.that(result.ok());
+        Allocation a = result.allocation();
+        a.parts().forEach(AllocationPropertiesTest::assertNotNegative);
+        assertThat(a.part("jvm-code-cache").bytes()).isBetween(MemoryModel.CODE_CACHE_MIN_MIB * MiB,
+                MemoryModel.CODE_CACHE_MAX_MIB * MiB);
+        assertThat(a.part("headroom").bytes()).isGreaterThanOrEqualTo(MemoryModel.HEADROOM_MIN_MIB * MiB);
+        assertThat(a.part("jvm-direct-memory").bytes()).isGreaterThanOrEqualTo(MemoryModel.DIRECT_MEMORY_BASE
+                + a.topology().socketReaders() * Long.parseLong(a.streamsConfig().get("main.consumer.fetch.max.bytes")));
+        long heap = a.part("heap").bytes();
+        assertThat(heap).isGreaterThanOrEqualTo(MemoryModel.HEAP_MIN_MIB * MiB).isLessThan(facts.memoryBytes());
+        assertThat(a.part("application").bytes() * 2).isGreaterThanOrEqualTo(heap);
+        assertThat(Long.parseLong(a.streamsConfig().get("producer.buffer.memory")))
+                .isBetween(MemoryModel.CLIENT_BUFFER_MIN, MemoryModel.PRODUCER_BUFFER_DEFAULT);
+        assertThat(Long.parseLong(a.streamsConfig().get("main.consumer.fetch.max.bytes")))
+                .isBetween(MemoryModel.CLIENT_BUFFER_MIN, MemoryModel.FETCH_MAX_DEFAULT);
+        assertThat(Long.parseLong(a.streamsConfig().get("buffered.records.per.partition")))
+                .isBetween(MemoryModel.BUFFERED_RECORDS_MIN, MemoryModel.BUFFERED_RECORDS_DEFAULT);
+        if (a.topology().rocksDbInstances() > 0) {
+            assertThat(a.rocksDb().blockCacheCapacityBytes()).isGreaterThanOrEqualTo(MemoryModel.BLOCK_CACHE_MIN);
+            assertThat(a.rocksDb().writeBufferSizeBytes()).isBetween(MemoryModel.WRITE_BUFFER_SIZE_MIN,
+                    MemoryModel.WRITE_BUFFER_SIZE_MAX);
+        } else {
+            assertThat(a.part("rocksdb").bytes()).isZero();
+        }
+        // The flags say exactly what the parts hold, and never more heap than the pod.
+        assertThat(a.jvmOptions()).contains("-Xmx" + AllocationEngine.jvmSize(heap),
+                "-XX:MaxDirectMemorySize=" + AllocationEngine.jvmSize(a.part("jvm-direct-memory").bytes()));
+    }
+
+    private static void assertNotNegative(Part part) {
+        assertThat(part.bytes()).as(part.name()).isNotNegative();
+        part.parts().forEach(AllocationPropertiesTest::assertNotNegative);
+    }
+
+    @Property(tries = TRIES)
+    void theResultIsDeterministic(@ForAll("workloads") WorkloadFacts facts) {
+        AllocationResult first = engine.allocate(facts);
+        AllocationResult second = engine.allocate(facts.toBuilder().build());
+        assertThat(second).isEqualTo(first);
+        if (first.ok()) {
+            assertThat(AllocationJson.write(second.allocation())).isEqualTo(AllocationJson.write(first.allocation()));
+        }
+    }
+
+    @Property(tries = TRIES)
+    void moreMemoryNeverShrinksAnyPart(@ForAll("fittingWorkloads") WorkloadFacts facts,
+                                       @ForAll @LongRange(min = 1, max = 8 * GiB) long extra) {
+        AllocationResult smaller = engine.allocate(facts);
+        Assume.that(smaller.ok());
+        AllocationResult larger = engine.allocate(facts.toBuilder().memoryBytes(facts.memoryBytes() + extra).build());
+        assertThat(larger.ok()).as("more memory still fits").isTrue();
+        Map<String, Long> before = flatten(smaller.allocation().parts());
+        Map<String, Long> after = flatten(larger.allocation().parts());
+        before.forEach((name, bytes) -> {
+            // Every part is a whole number of MiB (heap shares and RocksDB parts: bytes); the headroom also
+            // keeps the sub-MiB rest of the pod memory, so it is compared in whole MiB.
+            long was = name.equals("headroom") ? bytes / MiB : bytes;
+            long is = name.equals("headroom") ? after.get(name) / MiB : after.get(name);
+            assertThat(is).as(name).isGreaterThanOrEqualTo(was);
+        });
+    }
+
+    @Property(tries = TRIES)
+    void moreThreadsNeverRaiseAPerThreadClientBuffer(@ForAll("fittingWorkloads") WorkloadFacts facts,
+                                                     @ForAll @IntRange(min = 1, max = 32) int moreThreads) {
+        AllocationResult fewer = engine.allocate(facts);
+        Assume.that(fewer.ok());
+        AllocationResult more = engine.allocate(facts.toBuilder()
+                .streamThreads(facts.streamThreads() + moreThreads).build());
+        Assume.that(more.ok());
+        for (String key : List.of("producer.buffer.memory", "main.consumer.fetch.max.bytes",
+                "restore.consumer.fetch.max.bytes")) {
+            assertThat(Long.parseLong(more.allocation().streamsConfig().get(key))).as(key)
+                    .isLessThanOrEqualTo(Long.parseLong(fewer.allocation().streamsConfig().get(key)));
+        }
+    }
+
+    @Property(tries = TRIES)
+    void whatDoesNotFitIsAnErrorWithAMinimumThatFits(@ForAll("workloads") WorkloadFacts facts) {
+        AllocationResult result = engine.allocate(facts);
+        if (result.ok()) {
+            assertThat(result.errors()).isEmpty();
+            assertThat(result.allocation()).isNotNull();
+            return;
+        }
+        assertThat(result.allocation()).isNull();
+        assertThat(result.errors()).singleElement().satisfies(e -> {
+            assertThat(e.code()).matches("[A-Z][A-Za-z]+");
+            assertThat(e.message()).contains("; ").doesNotContainPattern("(^|[^\\w])-\\d");
+        });
+        if (result.minimumMemoryBytes() != null) {
+            long minimum = result.minimumMemoryBytes();
+            assertThat(minimum).isGreaterThan(facts.memoryBytes() - MiB);
+            assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build()).ok()).isTrue();
+            assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build()).ok()).isFalse();
+        }
+    }
+
+    private static Map<String, Long> flatten(List<Part> parts) {
+        Map<String, Long> flat = new HashMap<>();
+        for (Part part : parts) {
+            flat.put(part.name(), part.bytes());
+            flat.putAll(flatten(part.parts()));
+        }
+        return flat;
+    }
+}
