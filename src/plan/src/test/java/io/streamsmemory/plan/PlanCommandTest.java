@@ -1,0 +1,148 @@
+package io.streamsmemory.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class PlanCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run plan(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = PlanCommand.commandLine();
+        commandLine.setOut(new PrintWriter(out));
+        commandLine.setErr(new PrintWriter(err));
+        int exitCode = commandLine.execute(args);
+        return new Run(exitCode, out.toString(), err.toString());
+    }
+
+    @Test
+    void tablePrintsEveryPartWithItsConfigAndTheKafkaDefaults() {
+        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("heap", "-Xmx999272k", "statestore.cache.max.bytes=", "rocksdb-block-cache",
+                "block_cache.capacity=508559360", "total", "2147483648", "Kafka's defaults for the same topology",
+                "-> the pod can be OOM-killed", "JAVA_TOOL_OPTIONS: -Xms999272k");
+    }
+
+    @Test
+    void jsonHasVersionedDocumentWithPartsSummingToMemory() throws Exception {
+        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1", "--output", "json");
+        assertThat(run.exitCode()).isZero();
+        JsonNode doc = JSON.readTree(run.out());
+        assertThat(doc.get("formatVersion").asInt()).isEqualTo(1);
+        assertThat(doc.get("kind").asText()).isEqualTo("StreamsMemoryAllocation");
+        assertPartsSum(doc);
+        JsonNode heap = findPart(doc.get("parts"), "heap");
+        assertThat(heap.get("config").get("-Xmx").asText()).isEqualTo("999272k");
+        assertThat(heap.get("reason").asText()).isNotBlank();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--memory abc --partitions 4|--memory",
+            "--memory 1Gi --threads four --partitions 4|--threads",
+            "--memory 1Gi --partitions 4 --stores kv=x|--stores",
+            "--memory 1Gi --partitions 4 --stores disk=2|--stores",
+            "--memory 1Gi --partitions 4 --output yaml|--output",
+            "--memory 1Gi --partitions 4 --tasks-per-pod 2|mutually exclusive",
+            "--partitions 4|--memory",
+            "--memory 1Gi --threads 0 --partitions 4|threads must be at least 1",
+            "--memory 1Gi --partitions 4 --rocksdb-fraction 2|rocksDbFraction"})
+    void malformedInputExitsWithOneAndNamesTheFlag(String args, String named) {
+        Run run = plan(args.split(" "));
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).contains(named);
+        assertThat(run.out()).isEmpty();
+    }
+
+    @Test
+    void wellFormedInputThatDoesNotFitExitsWithTwoAndTheEngineMessage() throws Exception {
+        Run run = plan("--memory", "256Mi", "--threads", "8", "--partitions", "8", "--stores", "kv=40");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("does not fit", "the JVM alone needs", "raise memory to at least");
+        Run json = plan("--memory", "256Mi", "--threads", "8", "--partitions", "8", "--stores", "kv=40", "-o", "json");
+        assertThat(json.exitCode()).isEqualTo(2);
+        JsonNode doc = JSON.readTree(json.out());
+        assertThat(doc.get("errors").get(0).get("code").asText()).isEqualTo("JvmOverheadExceedsMemory");
+        assertThat(doc.get("minimumMemoryBytes").asLong()).isGreaterThan(256L << 20);
+    }
+
+    /** A grid of 240 inputs through the command: every planned JSON sums to its memory at every level. */
+    @Test
+    void gridOfInputsGivesJsonWhosePartsSumToTheMemory() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int planned = 0;
+        int total = 0;
+        for (String memory : new String[]{"512Mi", "1G", "1536Mi", "2Gi", "6Gi", "32Gi"}) {
+            for (String threads : new String[]{"1", "2", "4", "8", "16"}) {
+                for (String stores : new String[]{"kv=0", "kv=1", "kv=2,window=1", "kv=3,window=2,session=1"}) {
+                    for (String partitions : new String[]{"6", "48"}) {
+                        total++;
+                        Run run = plan("--memory", memory, "--threads", threads, "--partitions", partitions,
+                                "--replicas", "2", "--stores", stores, "-o", "json");
+                        if (run.exitCode() == 2) {
+                            assertThat(JSON.readTree(run.out()).get("errors")).isNotEmpty();
+                            continue;
+                        }
+                        if (run.exitCode() != 0) {
+                            failures.add(String.join(" ", memory, threads, stores, partitions) + ": " + run.err());
+                            continue;
+                        }
+                        assertPartsSum(JSON.readTree(run.out()));
+                        planned++;
+                    }
+                }
+            }
+        }
+        assertThat(failures).isEmpty();
+        assertThat(total).isGreaterThanOrEqualTo(200);
+        assertThat(planned).as("most of the grid fits").isGreaterThan(total * 3 / 4);
+    }
+
+    private static void assertPartsSum(JsonNode doc) {
+        long memory = doc.get("memoryBytes").asLong();
+        assertThat(sum(doc.get("parts"))).isEqualTo(memory);
+        doc.get("parts").forEach(PlanCommandTest::assertNestedSum);
+    }
+
+    private static void assertNestedSum(JsonNode part) {
+        JsonNode children = part.get("parts");
+        if (children != null && !children.isEmpty()) {
+            assertThat(sum(children)).as(part.get("name").asText()).isEqualTo(part.get("bytes").asLong());
+            children.forEach(PlanCommandTest::assertNestedSum);
+        }
+    }
+
+    private static long sum(JsonNode parts) {
+        long sum = 0;
+        for (JsonNode part : parts) {
+            sum += part.get("bytes").asLong();
+        }
+        return sum;
+    }
+
+    private static JsonNode findPart(JsonNode parts, String name) {
+        for (JsonNode part : parts) {
+            if (part.get("name").asText().equals(name)) {
+                return part;
+            }
+        }
+        throw new AssertionError("no part " + name);
+    }
+}
