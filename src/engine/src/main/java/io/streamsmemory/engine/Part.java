@@ -1,6 +1,5 @@
 package io.streamsmemory.engine;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,7 +12,8 @@ public record Part(String name, long bytes, String reason, Map<String, String> c
     public Part {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(reason, "reason");
-        config = config == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(config));
+        // Sorted, so the published document is byte-for-byte the same on every JVM.
+        config = config == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(config));
         parts = parts == null ? List.of() : List.copyOf(parts);
     }
 

@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
 
 /** Renders an allocation as the table {@code plan} prints: part, bytes, config, reason. */
 final class PlanTable {
-    private static final String ROW = "%-34s %14s %10s  %-44s %s%n";
+    private static final String ROW = "%-34s %14s %11s  %s%n";
+    private static final String REASON = "%-34s   %s%n";
 
     private PlanTable() {
     }
@@ -24,12 +25,13 @@ final class PlanTable {
                         + "tasks, %d RocksDB instances (allocation %s)%n%n", format(allocation.memoryBytes()),
                 allocation.facts().streamThreads(), t.activeTasksPerPod(), t.standbyTasksPerPod(),
                 t.rocksDbInstances(), allocation.hash()));
-        out.append(String.format(Locale.ROOT, ROW, "PART", "BYTES", "SIZE", "CONFIG", "REASON"));
+        out.append(String.format(Locale.ROOT, ROW, "PART", "BYTES", "SIZE", "CONFIG"));
+        out.append(String.format(Locale.ROOT, REASON, "", "# REASON"));
         for (Part part : allocation.parts()) {
             row(out, part, 0);
         }
         out.append(String.format(Locale.ROOT, ROW, "total", allocation.memoryBytes(), format(allocation.memoryBytes()),
-                "", "the parts above sum to the pod memory"));
+                "# the parts above sum to the pod memory"));
 
         out.append(System.lineSeparator()).append("JAVA_TOOL_OPTIONS: ")
                 .append(String.join(" ", allocation.jvmOptions())).append(System.lineSeparator());
@@ -44,8 +46,8 @@ final class PlanTable {
                     + "buffers and caches want in it%n", format(defaults.heapBytes()), format(defaults.heapNeedBytes())));
         }
         for (Part part : defaults.parts()) {
-            out.append(String.format(Locale.ROOT, "  %-32s %14d %10s  %s%n", part.name(), part.bytes(),
-                    format(part.bytes()), part.reason()));
+            out.append(String.format(Locale.ROOT, ROW, "  " + part.name(), part.bytes(), format(part.bytes()), ""));
+            out.append(String.format(Locale.ROOT, REASON, "", "# " + part.reason()));
         }
         return out.toString();
     }
@@ -53,7 +55,8 @@ final class PlanTable {
     private static void row(StringBuilder out, Part part, int depth) {
         String config = part.config().entrySet().stream().map(PlanTable::setting).collect(Collectors.joining(" "));
         out.append(String.format(Locale.ROOT, ROW, "  ".repeat(depth) + part.name(), part.bytes(), format(part.bytes()),
-                config, part.reason()));
+                config));
+        out.append(String.format(Locale.ROOT, REASON, "", "# " + part.reason()));
         for (Part child : part.parts()) {
             row(out, child, depth + 1);
         }

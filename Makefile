@@ -1,0 +1,45 @@
+# Streams Memory Operator: the commands a newcomer needs. `make help` lists them.
+SHELL := /bin/bash
+MVN ?= mvn -B -ntp -Dstyle.color=never
+# Everything Maven needs to build the plan command.
+PLAN_JAR := src/plan/target/streams-memory-plan.jar
+PLAN_SOURCES := $(shell find src/engine/src/main src/plan/src/main -type f 2>/dev/null) pom.xml src/engine/pom.xml src/plan/pom.xml
+AGENT_JAR := src/agent/target/streams-memory-agent.jar
+# The example pod the README talks about (2 GiB, 4 threads, 24 partitions over 3 replicas, 2 kv + 1 window store).
+EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
+
+.DEFAULT_GOAL := help
+.PHONY: help run test build plan agent control-plane-binaries control-plane control-plane-down clean
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
+
+run: $(PLAN_JAR) ## The main job: plan the example pod (the operator takes this over as it lands)
+	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
+
+test: control-plane-binaries ## All tests: engine, plan, agent on a real Kafka broker, operator on a real API server
+	$(MVN) verify
+
+build: ## Compile and package every module without tests
+	$(MVN) -q package -DskipTests
+
+plan: $(PLAN_JAR) ## Plan a pod: make plan ARGS='--memory 2Gi --threads 4 --partitions 24 --stores kv=2'
+	@java -jar $(PLAN_JAR) $(ARGS)
+
+$(PLAN_JAR): $(PLAN_SOURCES)
+	@$(MVN) -q -pl src/plan -am package -DskipTests >&2
+
+agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
+	$(MVN) -q -pl src/agent -am package -DskipTests
+
+control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
+	@src/controlplane/bin/build.sh >/dev/null
+
+control-plane: control-plane-binaries ## Start a local Kubernetes control plane; kubeconfig in .local-cluster/kubeconfig
+	src/controlplane/bin/up.sh
+
+control-plane-down: ## Stop the local control plane and remove its state
+	src/controlplane/bin/down.sh
+
+clean: ## Remove build outputs
+	$(MVN) -q clean
