@@ -16,10 +16,12 @@ import java.util.Map;
  * @param rocksDb       shared RocksDB cache settings, null when the topology has no persistent store
  * @param baseline      what Kafka's and the JVM's defaults would use for this topology
  * @param hash          digest of every applied setting: equal hashes mean equal pods
+ * @param restartHash   digest of the settings a running JVM cannot take without a restart (JVM flags and
+ *                      RocksDB capacities); Kafka Streams config alone changes only this the next time pods start
  */
 public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, List<Part> parts,
                          List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb,
-                         DefaultsBaseline baseline, String hash) {
+                         DefaultsBaseline baseline, String hash, String restartHash) {
 
     public Part part(String name) {
         return parts.stream().map(p -> p.find(name)).flatMap(java.util.Optional::stream).findFirst()

@@ -277,8 +277,10 @@ public final class AllocationEngine {
                 "-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
         DefaultsBaseline baseline = DefaultsBaseline.of(facts, topology, metaspace * MiB);
         String hash = AllocationHash.of(jvmOptions, streamsConfig, rocksSettings);
+        String restartHash = AllocationHash.of(jvmOptions, Map.of(), rocksSettings);
         return new Outcome(new Allocation(memory, facts, topology, List.copyOf(parts), jvmOptions,
-                java.util.Collections.unmodifiableMap(streamsConfig), rocksSettings, baseline, hash), null);
+                java.util.Collections.unmodifiableMap(streamsConfig), rocksSettings, baseline, hash, restartHash),
+                null);
     }
 
     /** {@code defaultValue} scaled by budget/demand (at most 1), rounded down to KiB. */

@@ -16,7 +16,8 @@ import java.util.Map;
  * reader written for the old version would misread the new one.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record AllocationDocument(String apiVersion, String kind, int formatVersion, String hash, long memoryBytes,
+public record AllocationDocument(String apiVersion, String kind, int formatVersion, String hash, String restartHash,
+                                 long memoryBytes,
                                  WorkloadFacts inputs, Topology topology, List<Part> parts, List<String> jvmOptions,
                                  Map<String, String> streamsConfig, RocksDbSettings rocksdb,
                                  DefaultsBaseline kafkaDefaults) {
@@ -25,7 +26,8 @@ public record AllocationDocument(String apiVersion, String kind, int formatVersi
     public static final int FORMAT_VERSION = 1;
 
     public static AllocationDocument of(Allocation allocation) {
-        return new AllocationDocument(API_VERSION, KIND, FORMAT_VERSION, allocation.hash(), allocation.memoryBytes(),
+        return new AllocationDocument(API_VERSION, KIND, FORMAT_VERSION, allocation.hash(), allocation.restartHash(),
+                allocation.memoryBytes(),
                 allocation.facts(), allocation.topology(), allocation.parts(), allocation.jvmOptions(),
                 allocation.streamsConfig(), allocation.rocksDb(), allocation.baseline());
     }

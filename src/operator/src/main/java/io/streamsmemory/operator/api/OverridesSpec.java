@@ -1,0 +1,71 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+
+/** Choices that replace the engine's defaults. */
+public class OverridesSpec {
+    @Pattern(StreamsMemoryPolicySpec.QUANTITY)
+    @JsonPropertyDescription("Fix the JVM heap (-Xmx); RocksDB gets what the heap leaves.")
+    private String heap;
+
+    @Min(0)
+    @Max(0.9)
+    @JsonPropertyDescription("Share of the pool (after JVM overhead, headroom and client I/O) for RocksDB; default 0.4.")
+    private Double rocksDbFraction;
+
+    @Min(0)
+    @Max(0.5)
+    @JsonPropertyDescription("Share of the heap after client buffers for the record cache; default 0.2.")
+    private Double recordCacheFraction;
+
+    @JsonPropertyDescription("Fail RocksDB inserts instead of overshooting the shared block cache; default false.")
+    private Boolean strictCacheLimit;
+
+    @Min(0)
+    @Max(0.5)
+    @JsonPropertyDescription("Share of the block cache kept for index and filter blocks; default 0.1.")
+    private Double highPriorityPoolRatio;
+
+    public String getHeap() {
+        return heap;
+    }
+
+    public void setHeap(String heap) {
+        this.heap = heap;
+    }
+
+    public Double getRocksDbFraction() {
+        return rocksDbFraction;
+    }
+
+    public void setRocksDbFraction(Double rocksDbFraction) {
+        this.rocksDbFraction = rocksDbFraction;
+    }
+
+    public Double getRecordCacheFraction() {
+        return recordCacheFraction;
+    }
+
+    public void setRecordCacheFraction(Double recordCacheFraction) {
+        this.recordCacheFraction = recordCacheFraction;
+    }
+
+    public Boolean getStrictCacheLimit() {
+        return strictCacheLimit;
+    }
+
+    public void setStrictCacheLimit(Boolean strictCacheLimit) {
+        this.strictCacheLimit = strictCacheLimit;
+    }
+
+    public Double getHighPriorityPoolRatio() {
+        return highPriorityPoolRatio;
+    }
+
+    public void setHighPriorityPoolRatio(Double highPriorityPoolRatio) {
+        this.highPriorityPoolRatio = highPriorityPoolRatio;
+    }
+}

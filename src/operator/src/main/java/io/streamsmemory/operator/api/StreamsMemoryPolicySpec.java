@@ -1,0 +1,62 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+
+/** What a user states: the pod's memory, the topology the split depends on, and how changes roll out. */
+public class StreamsMemoryPolicySpec {
+    /** A Kubernetes memory quantity without milli units. */
+    public static final String QUANTITY = "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|K|M|G|T|P|E|[eE][0-9]+)?$";
+
+    @Required
+    @Pattern(QUANTITY)
+    @JsonPropertyDescription("Total memory of one pod, as a Kubernetes quantity (512Mi, 2Gi). When the workload's "
+            + "container memory limit is lower, the limit wins and the policy reports a warning.")
+    private String memory;
+
+    @Required
+    @JsonPropertyDescription("The Kafka Streams topology of the workloads: threads, tasks and state stores.")
+    private StreamsSpec streams;
+
+    @JsonPropertyDescription("Choices that replace the engine's defaults; leave unset to let the engine decide.")
+    private OverridesSpec overrides;
+
+    @Default("Automatic")
+    @JsonPropertyDescription("Automatic: when a change needs a restart (JVM flags, RocksDB capacities), stamp the "
+            + "allocation hash on the pod template so the workload rolls. Manual: only report the pending restart.")
+    private Rollout rollout = Rollout.Automatic;
+
+    public String getMemory() {
+        return memory;
+    }
+
+    public void setMemory(String memory) {
+        this.memory = memory;
+    }
+
+    public StreamsSpec getStreams() {
+        return streams;
+    }
+
+    public void setStreams(StreamsSpec streams) {
+        this.streams = streams;
+    }
+
+    public OverridesSpec getOverrides() {
+        return overrides;
+    }
+
+    public void setOverrides(OverridesSpec overrides) {
+        this.overrides = overrides;
+    }
+
+    public Rollout getRollout() {
+        return rollout;
+    }
+
+    public void setRollout(Rollout rollout) {
+        this.rollout = rollout;
+    }
+}

@@ -1,0 +1,85 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+
+/** What the operator decided and saw, for kubectl get/describe. */
+public class StreamsMemoryPolicyStatus {
+    @JsonPropertyDescription("The metadata.generation this status describes.")
+    private Long observedGeneration;
+
+    @JsonPropertyDescription("Ready, InvalidSpec, Degraded and Warning conditions.")
+    private List<Condition> conditions;
+
+    @JsonPropertyDescription("JVM heap of one pod (of the first workload, or of one pod running every task when no workload names the policy).")
+    private String heap;
+
+    @JsonPropertyDescription("RocksDB share of one pod: shared block cache plus native overhead.")
+    private String rocksDb;
+
+    @JsonPropertyDescription("statestore.cache.max.bytes of one pod.")
+    private String recordCache;
+
+    @JsonPropertyDescription("Workloads that name this policy.")
+    private Integer workloadCount;
+
+    @JsonPropertyDescription("One entry per workload that names this policy.")
+    private List<WorkloadAllocationStatus> workloads;
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+
+    public String getHeap() {
+        return heap;
+    }
+
+    public void setHeap(String heap) {
+        this.heap = heap;
+    }
+
+    public String getRocksDb() {
+        return rocksDb;
+    }
+
+    public void setRocksDb(String rocksDb) {
+        this.rocksDb = rocksDb;
+    }
+
+    public String getRecordCache() {
+        return recordCache;
+    }
+
+    public void setRecordCache(String recordCache) {
+        this.recordCache = recordCache;
+    }
+
+    public Integer getWorkloadCount() {
+        return workloadCount;
+    }
+
+    public void setWorkloadCount(Integer workloadCount) {
+        this.workloadCount = workloadCount;
+    }
+
+    public List<WorkloadAllocationStatus> getWorkloads() {
+        return workloads;
+    }
+
+    public void setWorkloads(List<WorkloadAllocationStatus> workloads) {
+        this.workloads = workloads;
+    }
+}

@@ -1,0 +1,116 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** The Kafka Streams topology the split depends on. */
+@ValidationRule(value = "has(self.partitions) != has(self.tasksPerPod)",
+        message = "set exactly one of partitions and tasksPerPod")
+public class StreamsSpec {
+    @Min(1)
+    @Max(1024)
+    @Default("1")
+    @JsonPropertyDescription("num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads "
+            + "overrides it.")
+    private Integer threads = 1;
+
+    @Min(1)
+    @JsonPropertyDescription("Input partitions (= active tasks) of the whole application, spread over the "
+            + "workload's replicas. Set this or tasksPerPod.")
+    private Integer partitions;
+
+    @Min(1)
+    @JsonPropertyDescription("Active tasks of one pod, when it does not depend on replicas. Set this or partitions.")
+    private Integer tasksPerPod;
+
+    @JsonPropertyDescription("State stores per task, by kind.")
+    private StoresSpec stores;
+
+    @Min(0)
+    @Default("0")
+    @JsonPropertyDescription("num.standby.replicas: each standby task opens the same RocksDB stores.")
+    private Integer standbyReplicas = 0;
+
+    @Min(0)
+    @Default("0")
+    @JsonPropertyDescription("Stores of global tables: one RocksDB instance each per pod, plus a global consumer.")
+    private Integer globalStores = 0;
+
+    @Pattern(StreamsMemoryPolicySpec.QUANTITY)
+    @JsonPropertyDescription("Average in-memory size of one buffered input record (default 1Ki); sizes "
+            + "buffered.records.per.partition.")
+    private String recordSize;
+
+    @Pattern("^[0-9]+\\.[0-9]+(\\.[0-9]+)?$")
+    @JsonPropertyDescription("Kafka Streams version of the application (default 4.4); before 3.4 the record cache "
+            + "key is cache.max.bytes.buffering.")
+    private String kafkaStreamsVersion;
+
+    public Integer getThreads() {
+        return threads;
+    }
+
+    public void setThreads(Integer threads) {
+        this.threads = threads;
+    }
+
+    public Integer getPartitions() {
+        return partitions;
+    }
+
+    public void setPartitions(Integer partitions) {
+        this.partitions = partitions;
+    }
+
+    public Integer getTasksPerPod() {
+        return tasksPerPod;
+    }
+
+    public void setTasksPerPod(Integer tasksPerPod) {
+        this.tasksPerPod = tasksPerPod;
+    }
+
+    public StoresSpec getStores() {
+        return stores;
+    }
+
+    public void setStores(StoresSpec stores) {
+        this.stores = stores;
+    }
+
+    public Integer getStandbyReplicas() {
+        return standbyReplicas;
+    }
+
+    public void setStandbyReplicas(Integer standbyReplicas) {
+        this.standbyReplicas = standbyReplicas;
+    }
+
+    public Integer getGlobalStores() {
+        return globalStores;
+    }
+
+    public void setGlobalStores(Integer globalStores) {
+        this.globalStores = globalStores;
+    }
+
+    public String getRecordSize() {
+        return recordSize;
+    }
+
+    public void setRecordSize(String recordSize) {
+        this.recordSize = recordSize;
+    }
+
+    public String getKafkaStreamsVersion() {
+        return kafkaStreamsVersion;
+    }
+
+    public void setKafkaStreamsVersion(String kafkaStreamsVersion) {
+        this.kafkaStreamsVersion = kafkaStreamsVersion;
+    }
+}

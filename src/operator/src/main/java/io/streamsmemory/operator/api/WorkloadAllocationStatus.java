@@ -1,0 +1,171 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** The allocation of one workload that names the policy. */
+public class WorkloadAllocationStatus {
+    @JsonPropertyDescription("Deployment or StatefulSet.")
+    private String kind;
+
+    @JsonPropertyDescription("Name of the workload.")
+    private String name;
+
+    @JsonPropertyDescription("Replicas the split was computed for.")
+    private Integer replicas;
+
+    @JsonPropertyDescription("Stream threads per pod.")
+    private Integer threads;
+
+    @JsonPropertyDescription("Active tasks per pod.")
+    private Long tasksPerPod;
+
+    @JsonPropertyDescription("RocksDB instances per pod.")
+    private Long rocksDbInstances;
+
+    @JsonPropertyDescription("Memory the split divides: the policy's, or the container limit when lower.")
+    private String memory;
+
+    @JsonPropertyDescription("-Xmx of the pods.")
+    private String heap;
+
+    @JsonPropertyDescription("RocksDB share (shared cache plus native overhead).")
+    private String rocksDb;
+
+    @JsonPropertyDescription("statestore.cache.max.bytes.")
+    private String recordCache;
+
+    @JsonPropertyDescription("The ConfigMap holding the allocation document the agent reads.")
+    private String configMap;
+
+    @JsonPropertyDescription("Digest of every applied setting.")
+    private String allocationHash;
+
+    @JsonPropertyDescription("Digest of the settings that need a restart (JVM flags, RocksDB capacities).")
+    private String restartHash;
+
+    @JsonPropertyDescription("The running pods use older JVM or RocksDB settings than the published ones.")
+    private Boolean restartPending;
+
+    @JsonPropertyDescription("Why the allocation could not be updated, when it could not.")
+    private String message;
+
+    public String getKind() {
+        return kind;
+    }
+
+    public void setKind(String kind) {
+        this.kind = kind;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public Integer getReplicas() {
+        return replicas;
+    }
+
+    public void setReplicas(Integer replicas) {
+        this.replicas = replicas;
+    }
+
+    public Integer getThreads() {
+        return threads;
+    }
+
+    public void setThreads(Integer threads) {
+        this.threads = threads;
+    }
+
+    public Long getTasksPerPod() {
+        return tasksPerPod;
+    }
+
+    public void setTasksPerPod(Long tasksPerPod) {
+        this.tasksPerPod = tasksPerPod;
+    }
+
+    public Long getRocksDbInstances() {
+        return rocksDbInstances;
+    }
+
+    public void setRocksDbInstances(Long rocksDbInstances) {
+        this.rocksDbInstances = rocksDbInstances;
+    }
+
+    public String getMemory() {
+        return memory;
+    }
+
+    public void setMemory(String memory) {
+        this.memory = memory;
+    }
+
+    public String getHeap() {
+        return heap;
+    }
+
+    public void setHeap(String heap) {
+        this.heap = heap;
+    }
+
+    public String getRocksDb() {
+        return rocksDb;
+    }
+
+    public void setRocksDb(String rocksDb) {
+        this.rocksDb = rocksDb;
+    }
+
+    public String getRecordCache() {
+        return recordCache;
+    }
+
+    public void setRecordCache(String recordCache) {
+        this.recordCache = recordCache;
+    }
+
+    public String getConfigMap() {
+        return configMap;
+    }
+
+    public void setConfigMap(String configMap) {
+        this.configMap = configMap;
+    }
+
+    public String getAllocationHash() {
+        return allocationHash;
+    }
+
+    public void setAllocationHash(String allocationHash) {
+        this.allocationHash = allocationHash;
+    }
+
+    public String getRestartHash() {
+        return restartHash;
+    }
+
+    public void setRestartHash(String restartHash) {
+        this.restartHash = restartHash;
+    }
+
+    public Boolean getRestartPending() {
+        return restartPending;
+    }
+
+    public void setRestartPending(Boolean restartPending) {
+        this.restartPending = restartPending;
+    }
+
+    public String getMessage() {
+        return message;
+    }
+
+    public void setMessage(String message) {
+        this.message = message;
+    }
+}

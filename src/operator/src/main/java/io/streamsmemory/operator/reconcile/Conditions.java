@@ -1,0 +1,38 @@
+package io.streamsmemory.operator.reconcile;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds the status conditions, keeping lastTransitionTime when a condition's status did not change. */
+final class Conditions {
+    static final String READY = "Ready";
+    static final String INVALID_SPEC = "InvalidSpec";
+    static final String DEGRADED = "Degraded";
+    static final String WARNING = "Warning";
+
+    private final List<Condition> previous;
+    private final long generation;
+    private final List<Condition> next = new ArrayList<>();
+
+    Conditions(List<Condition> previous, long generation) {
+        this.previous = previous == null ? List.of() : previous;
+        this.generation = generation;
+    }
+
+    Conditions set(String type, boolean status, String reason, String message) {
+        String value = status ? "True" : "False";
+        String since = previous.stream()
+                .filter(c -> c.getType().equals(type) && value.equals(c.getStatus()))
+                .map(Condition::getLastTransitionTime).findFirst().orElse(Instant.now().toString());
+        next.add(new ConditionBuilder().withType(type).withStatus(value).withReason(reason).withMessage(message)
+                .withLastTransitionTime(since).withObservedGeneration(generation).build());
+        return this;
+    }
+
+    List<Condition> build() {
+        return List.copyOf(next);
+    }
+}

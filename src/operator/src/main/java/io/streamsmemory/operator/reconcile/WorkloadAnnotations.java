@@ -1,0 +1,37 @@
+package io.streamsmemory.operator.reconcile;
+
+/** The names users and the operator put on workloads, pod templates and ConfigMaps. */
+public final class WorkloadAnnotations {
+    /** On a Deployment or StatefulSet: the StreamsMemoryPolicy (same namespace) that sizes it. */
+    public static final String POLICY = "streamsmemory.io/policy";
+    /** On a workload: num.stream.threads of its pods, overriding the policy's. */
+    public static final String STREAM_THREADS = "streamsmemory.io/stream-threads";
+    /** On a workload: the container running Kafka Streams (default: the first). */
+    public static final String CONTAINER = "streamsmemory.io/container";
+    /** On a pod template: the restart hash of the allocation its pods must run with. Changing it rolls the pods. */
+    public static final String RESTART_HASH = "streamsmemory.io/restart-hash";
+
+    /** Labels on published ConfigMaps, so the operator finds its own. */
+    public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+    public static final String MANAGED_BY = "streams-memory-operator";
+    public static final String POLICY_LABEL = "streamsmemory.io/policy";
+    public static final String WORKLOAD_KIND_LABEL = "streamsmemory.io/workload-kind";
+    public static final String WORKLOAD_NAME_LABEL = "streamsmemory.io/workload-name";
+
+    /** ConfigMap key holding the allocation document the agent reads. */
+    public static final String ALLOCATION_KEY = "allocation.json";
+    /** ConfigMap annotations: hashes of what it holds and the facts it was computed from. */
+    public static final String ALLOCATION_HASH = "streamsmemory.io/allocation-hash";
+    public static final String FACTS = "streamsmemory.io/facts";
+
+    /** The field manager of every server-side apply the operator makes. */
+    public static final String FIELD_MANAGER = "streams-memory-operator";
+
+    private WorkloadAnnotations() {
+    }
+
+    /** The ConfigMap a workload's allocation is published in. */
+    public static String configMapName(String workloadName) {
+        return workloadName + "-streams-memory";
+    }
+}

@@ -1,0 +1,96 @@
+package io.streamsmemory.operator;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.api.StoresSpec;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** Objects the operator tests create, the way a user would write them. */
+final class Fixtures {
+    /** The committed CRD; CrdIsUpToDateTest keeps it equal to the one generated from the model. */
+    static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    private Fixtures() {
+    }
+
+    static void installCrd(KubernetesClient client) throws IOException {
+        try (InputStream in = Files.newInputStream(CRD)) {
+            CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
+            await().atMost(WAIT).until(() -> client.apiextensions().v1().customResourceDefinitions()
+                    .withName(crd.getMetadata().getName()).get().getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        }
+    }
+
+    static void namespace(KubernetesClient client, String name) {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+                .serverSideApply();
+    }
+
+    /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */
+    static StreamsMemoryPolicy policy(String namespace, String name, String memory) {
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName(name);
+        policy.getMetadata().setNamespace(namespace);
+        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
+        spec.setMemory(memory);
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(4);
+        streams.setPartitions(24);
+        StoresSpec stores = new StoresSpec();
+        stores.setKeyValue(2);
+        stores.setWindow(1);
+        streams.setStores(stores);
+        spec.setStreams(streams);
+        policy.setSpec(spec);
+        return policy;
+    }
+
+    static Deployment deployment(String namespace, String name, String policy, int replicas, String memoryLimit) {
+        DeploymentBuilder builder = new DeploymentBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewTemplate()
+                .withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewSpec()
+                .addNewContainer().withName("streams").withImage("example/streams-app:1")
+                .withNewResources().addToLimits("memory", new Quantity(memoryLimit)).endResources()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec();
+        if (policy != null) {
+            builder.editMetadata().addToAnnotations(WorkloadAnnotations.POLICY, policy).endMetadata();
+        }
+        return builder.build();
+    }
+
+    static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
+        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(workload)).get();
+    }
+
+    static String templateRestartHash(Deployment deployment) {
+        Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(WorkloadAnnotations.RESTART_HASH);
+    }
+}

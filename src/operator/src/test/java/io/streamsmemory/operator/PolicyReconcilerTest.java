@@ -1,0 +1,316 @@
+package io.streamsmemory.operator;
+
+import static io.streamsmemory.operator.Fixtures.WAIT;
+import static io.streamsmemory.operator.Fixtures.configMap;
+import static io.streamsmemory.operator.Fixtures.deployment;
+import static io.streamsmemory.operator.Fixtures.policy;
+import static io.streamsmemory.operator.Fixtures.templateRestartHash;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The policy reconciler against a real kube-apiserver (and kube-controller-manager for garbage collection). */
+@EnableLocalControlPlane(controllerManager = true)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PolicyReconcilerTest {
+    KubernetesClient client;
+    private RunningOperator operator;
+
+    @BeforeAll
+    void startOperator() throws Exception {
+        Fixtures.installCrd(client);
+        operator = RunningOperator.start(client);
+    }
+
+    @AfterAll
+    void stopOperator() {
+        operator.close();
+    }
+
+    private StreamsMemoryPolicy policyIn(String namespace, String name) {
+        return client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(name).get();
+    }
+
+    private static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
+        if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst();
+    }
+
+    private static boolean isReady(StreamsMemoryPolicy policy, String status) {
+        return condition(policy, "Ready").map(c -> c.getStatus().equals(status)).orElse(false);
+    }
+
+    private List<Event> events(String namespace, String objectName, String reason) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName) && e.getReason().equals(reason))
+                .toList();
+    }
+
+    @Test
+    void policyWithoutWorkloadsIsReadyWithItsNumbersInStatus() {
+        String ns = "lifecycle";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+
+        await().atMost(WAIT).until(() -> isReady(policyIn(ns, "orders"), "True"));
+        StreamsMemoryPolicy policy = policyIn(ns, "orders");
+        assertThat(policy.getStatus().getObservedGeneration()).isEqualTo(policy.getMetadata().getGeneration());
+        assertThat(policy.getStatus().getHeap()).endsWith("MiB");
+        assertThat(policy.getStatus().getRocksDb()).endsWith("MiB");
+        assertThat(policy.getStatus().getRecordCache()).endsWith("MiB");
+        assertThat(policy.getStatus().getWorkloadCount()).isZero();
+        assertThat(condition(policy, "InvalidSpec")).get().extracting(Condition::getStatus).isEqualTo("False");
+        assertThat(condition(policy, "Ready").get().getObservedGeneration()).isEqualTo(policy.getMetadata().getGeneration());
+    }
+
+    @Test
+    void crdRejectsMalformedPolicies() {
+        String ns = "validation";
+        Fixtures.namespace(client, ns);
+        StreamsMemoryPolicy badQuantity = policy(ns, "bad-memory", "two gigs");
+        assertThatThrownBy(() -> client.resource(badQuantity).create())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+                .hasMessageContaining("spec.memory");
+        StreamsMemoryPolicy both = policy(ns, "both", "2Gi");
+        both.getSpec().getStreams().setTasksPerPod(4);
+        assertThatThrownBy(() -> client.resource(both).create())
+                .hasMessageContaining("set exactly one of partitions and tasksPerPod");
+        StreamsMemoryPolicy zeroThreads = policy(ns, "zero", "2Gi");
+        zeroThreads.getSpec().getStreams().setThreads(0);
+        assertThatThrownBy(() -> client.resource(zeroThreads).create()).hasMessageContaining("spec.streams.threads");
+    }
+
+    @Test
+    void optInPublishesTheAllocationAndStampsTheTemplateThenOptOutRemovesIt() {
+        String ns = "opt-in";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        ConfigMap published = configMap(client, ns, "orders-app");
+        AllocationDocument document = AllocationJson.read(published.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+        assertThat(document.memoryBytes()).isEqualTo(2L << 30);
+        assertThat(document.inputs().replicas()).isEqualTo(3);
+        assertThat(document.topology().activeTasksPerPod()).isEqualTo(8);
+        assertThat(published.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(owner -> assertThat(owner.getName()).isEqualTo("orders-app"));
+        await().atMost(WAIT).until(() -> document.restartHash().equals(templateRestartHash(
+                client.apps().deployments().inNamespace(ns).withName("orders-app").get())));
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 1);
+        var row = policyIn(ns, "orders").getStatus().getWorkloads().get(0);
+        assertThat(row.getKind()).isEqualTo("Deployment");
+        assertThat(row.getTasksPerPod()).isEqualTo(8);
+        assertThat(row.getAllocationHash()).isEqualTo(document.hash());
+        assertThat(row.getRestartPending()).isFalse();
+        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "Allocated").isEmpty());
+
+        // The user's own field survives the operator's apply: the operator owns only its annotation.
+        Deployment live = client.apps().deployments().inNamespace(ns).withName("orders-app").get();
+        assertThat(live.getSpec().getTemplate().getSpec().getContainers()).singleElement()
+                .satisfies(c -> assertThat(c.getImage()).isEqualTo("example/streams-app:1"));
+
+        client.apps().deployments().inNamespace(ns).withName("orders-app")
+                .edit(d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
+    }
+
+    @Test
+    void scalingResplitsAndAutomaticRollsWhileManualOnlyReports() {
+        String ns = "scaling";
+        Fixtures.namespace(client, ns);
+        StreamsMemoryPolicy manual = policy(ns, "manual", "2Gi");
+        manual.getSpec().setRollout(Rollout.Manual);
+        client.resource(manual).create();
+        client.resource(policy(ns, "automatic", "2Gi")).create();
+        client.resource(deployment(ns, "auto-app", "automatic", 3, "2Gi")).create();
+        client.resource(deployment(ns, "manual-app", "manual", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "auto-app") != null
+                && configMap(client, ns, "manual-app") != null);
+        await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "auto-app")) != null);
+        String autoBefore = templateRestartHash(deploymentIn(ns, "auto-app"));
+        String manualCmBefore = configMap(client, ns, "manual-app").getMetadata().getAnnotations()
+                .get(WorkloadAnnotations.ALLOCATION_HASH);
+        assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
+
+        long started = System.nanoTime();
+        client.apps().deployments().inNamespace(ns).withName("auto-app").scale(6);
+        client.apps().deployments().inNamespace(ns).withName("manual-app").scale(6);
+
+        // 24 partitions over 6 pods: 4 tasks per pod, fewer RocksDB instances, a new split.
+        await().atMost(WAIT).until(() -> AllocationJson.read(configMap(client, ns, "auto-app").getData()
+                .get(WorkloadAnnotations.ALLOCATION_KEY)).topology().activeTasksPerPod() == 4);
+        System.out.printf("scale -> ConfigMap updated in %d ms%n", (System.nanoTime() - started) / 1_000_000);
+        await().atMost(WAIT).until(() -> !autoBefore.equals(templateRestartHash(deploymentIn(ns, "auto-app"))));
+        await().atMost(WAIT).until(() -> !manualCmBefore.equals(configMap(client, ns, "manual-app").getMetadata()
+                .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH)));
+        assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
+        await().atMost(WAIT).until(() -> Boolean.TRUE.equals(policyIn(ns, "manual").getStatus().getWorkloads().get(0)
+                .getRestartPending()));
+        await().atMost(WAIT).until(() -> !events(ns, "auto-app", "Resplit").isEmpty()
+                && !events(ns, "manual-app", "RestartPending").isEmpty());
+    }
+
+    @Test
+    void aChangeThatNeedsNoRestartDoesNotRollThePods() {
+        String ns = "no-restart";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "orders-app")) != null);
+        Deployment before = deploymentIn(ns, "orders-app");
+        String hashBefore = configMap(client, ns, "orders-app").getMetadata().getAnnotations()
+                .get(WorkloadAnnotations.ALLOCATION_HASH);
+
+        // Much larger records change only buffered.records.per.partition: Kafka Streams config, no JVM flag.
+        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders")
+                .edit(p -> { p.getSpec().getStreams().setRecordSize("64Ki"); return p; });
+        await().atMost(WAIT).until(() -> !hashBefore.equals(configMap(client, ns, "orders-app").getMetadata()
+                .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH)));
+        Deployment after = deploymentIn(ns, "orders-app");
+        assertThat(templateRestartHash(after)).isEqualTo(templateRestartHash(before));
+        assertThat(after.getMetadata().getGeneration()).isEqualTo(before.getMetadata().getGeneration());
+    }
+
+    @Test
+    void unsatisfiablePolicyIsNotReadyAndChangesNothingPublished() {
+        String ns = "unsatisfiable";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "4Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        String published = configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY);
+        String stamped = templateRestartHash(deploymentIn(ns, "orders-app"));
+
+        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+            p.getSpec().setMemory("256Mi");
+            p.getSpec().getStreams().setThreads(8);
+            p.getSpec().getStreams().getStores().setKeyValue(40);
+            return p;
+        });
+        await().atMost(WAIT).until(() -> isReady(policyIn(ns, "orders"), "False"));
+        StreamsMemoryPolicy policy = policyIn(ns, "orders");
+        assertThat(condition(policy, "Ready").get().getMessage()).contains("raise memory to at least");
+        assertThat(condition(policy, "Degraded").get().getStatus()).isEqualTo("True");
+        assertThat(configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY))
+                .isEqualTo(published);
+        assertThat(templateRestartHash(deploymentIn(ns, "orders-app"))).isEqualTo(stamped);
+        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "AllocationFailed").isEmpty());
+    }
+
+    @Test
+    void lowerContainerLimitWinsWithAWarningAndBadAnnotationsAreReported() {
+        String ns = "limits";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        Deployment app = deployment(ns, "orders-app", "orders", 3, "1536Mi");
+        app.getMetadata().getAnnotations().put(WorkloadAnnotations.STREAM_THREADS, "many");
+        client.resource(app).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        AllocationDocument document = AllocationJson.read(configMap(client, ns, "orders-app").getData()
+                .get(WorkloadAnnotations.ALLOCATION_KEY));
+        assertThat(document.memoryBytes()).isEqualTo(1536L << 20);
+        assertThat(document.inputs().streamThreads()).isEqualTo(4);
+        await().atMost(WAIT).until(() -> condition(policyIn(ns, "orders"), "Warning")
+                .map(c -> c.getStatus().equals("True") && c.getMessage().contains("below the policy's 2 GiB")
+                        && c.getMessage().contains("stream-threads=\"many\"")).orElse(false));
+        await().atMost(WAIT).until(() -> events(ns, "orders-app", "WorkloadWarning").size() >= 2);
+    }
+
+    @Test
+    void workloadNamingAMissingPolicyIsToldAndPickedUpWhenThePolicyAppears() {
+        String ns = "missing";
+        Fixtures.namespace(client, ns);
+        client.resource(deployment(ns, "orders-app", "later", 2, "2Gi")).create();
+        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "PolicyNotFound").isEmpty());
+        assertThat(configMap(client, ns, "orders-app")).isNull();
+
+        client.resource(policy(ns, "later", "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+    }
+
+    @Test
+    void deletingThePolicyLeavesWorkloadsRunningAndTellsThem() {
+        String ns = "policy-deleted";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
+        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "PolicyDeleted").isEmpty());
+        assertThat(configMap(client, ns, "orders-app")).isNotNull();
+        assertThat(templateRestartHash(deploymentIn(ns, "orders-app"))).isNotNull();
+    }
+
+    @Test
+    void deletingTheWorkloadDeletesItsConfigMapThroughOwnership() {
+        String ns = "workload-deleted";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        client.apps().deployments().inNamespace(ns).withName("orders-app").delete();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
+    }
+
+    @Test
+    void concurrentEditsOfTheWorkloadConverge() {
+        String ns = "conflicts";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 2, "2Gi")).create();
+        // Someone else keeps editing the workload while the operator reconciles it.
+        // Someone else keeps editing the workload while the operator reconciles it; like kubectl, they retry
+        // when their optimistic update loses to the operator's.
+        for (int i = 0; i < 10; i++) {
+            int round = i;
+            await().atMost(WAIT).ignoreException(KubernetesClientException.class).until(() -> {
+                client.apps().deployments().inNamespace(ns).withName("orders-app").edit(d -> {
+                    d.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("edited", Integer.toString(round))));
+                    d.getSpec().setReplicas(2 + round % 3);
+                    return d;
+                });
+                return true;
+            });
+        }
+        await().atMost(WAIT).until(() -> {
+            Deployment live = deploymentIn(ns, "orders-app");
+            ConfigMap cm = configMap(client, ns, "orders-app");
+            if (cm == null) {
+                return false;
+            }
+            AllocationDocument document = AllocationJson.read(cm.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+            return document.inputs().replicas() == live.getSpec().getReplicas()
+                    && document.restartHash().equals(templateRestartHash(live));
+        });
+        assertThat(deploymentIn(ns, "orders-app").getMetadata().getLabels()).containsEntry("edited", "9");
+    }
+
+    private Deployment deploymentIn(String namespace, String name) {
+        return client.apps().deployments().inNamespace(namespace).withName(name).get();
+    }
+}

@@ -1,0 +1,49 @@
+package io.streamsmemory.operator;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamsmemory.operator.reconcile.AllocationMetrics;
+import io.streamsmemory.operator.reconcile.EventRecorder;
+import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import java.time.Duration;
+
+/**
+ * The operator's reconciler on a plain java-operator-sdk {@link Operator}, as the Quarkus app runs it,
+ * against whatever API server (and identity) the client points at.
+ */
+final class RunningOperator implements AutoCloseable {
+    final Operator operator;
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final EventRecorder events;
+
+    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection) {
+        events = new EventRecorder(client);
+        operator = new Operator(o -> {
+            o.withKubernetesClient(client).withCloseClientOnStop(false)
+                    .withCacheSyncTimeout(Duration.ofSeconds(30))
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(2));
+            if (leaderElection != null) {
+                o.withLeaderElectionConfiguration(leaderElection);
+            }
+        });
+        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry)));
+        operator.start();
+    }
+
+    static RunningOperator start(KubernetesClient client) {
+        return new RunningOperator(client, null);
+    }
+
+    static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {
+        return new RunningOperator(client, new LeaderElectionConfiguration("streams-memory-operator", namespace,
+                Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false));
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+        events.close();
+    }
+}
