@@ -9,12 +9,15 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run test build plan agent control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test build plan agent control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
 
-run: $(PLAN_JAR) ## The main job: plan the example pod (the operator takes this over as it lands)
+run: control-plane-binaries ## The main job: the operator on the local control plane (or your cluster) with examples/
+	src/scripts/run.sh
+
+plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: control-plane-binaries ## All tests: engine, plan, agent on a real Kafka broker, operator on a real API server

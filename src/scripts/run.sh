@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# make run: the operator's main job. With no cluster configured (KUBECONFIG unset and no ~/.kube/config)
+# it starts the local control plane (src/controlplane), installs the CRD, runs the operator in the
+# foreground and applies examples/. With a cluster configured it runs the operator against that cluster.
+# Ctrl-C stops the operator and, if this script started it, the local control plane.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+port="${OPERATOR_HTTP_PORT:-8080}"
+operator_jar="src/operator/target/quarkus-app/quarkus-run.jar"
+embedded=0
+
+say() { printf '\n[run] %s\n' "$*" >&2; }
+
+if [[ -z "${KUBECONFIG:-}" && ! -f "$HOME/.kube/config" ]]; then
+  embedded=1
+  say "no cluster configured: starting the local control plane (src/controlplane/bin/up.sh)"
+  src/controlplane/bin/up.sh
+  export KUBECONFIG="$root/.local-cluster/kubeconfig"
+  kubectl_bin="$(src/controlplane/bin/build.sh 2>/dev/null)/kubectl"
+else
+  say "using the configured cluster: $(kubectl config current-context 2>/dev/null || echo "${KUBECONFIG:-~/.kube/config}")"
+  kubectl_bin="kubectl"
+fi
+kubectl() { "$kubectl_bin" "$@"; }
+
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "run.sh: ERROR: port $port is in use; set OPERATOR_HTTP_PORT to a free port" >&2
+  exit 1
+fi
+
+say "building the operator"
+mvn -B -ntp -q -Dstyle.color=never -pl src/operator -am package -DskipTests >&2
+
+say "installing the CRD"
+kubectl apply -k crds/ >&2
+kubectl wait --for=condition=Established crd/streamsmemorypolicies.streamsmemory.io --timeout=60s >&2
+
+operator_pid=""
+cleanup() {
+  trap - INT TERM EXIT
+  if [[ -n "$operator_pid" ]] && kill -0 "$operator_pid" 2>/dev/null; then
+    say "stopping the operator"
+    kill "$operator_pid" 2>/dev/null || true
+    wait "$operator_pid" 2>/dev/null || true
+  fi
+  if [[ "$embedded" == 1 && "${KEEP_CONTROL_PLANE:-0}" != 1 ]]; then
+    say "stopping the local control plane"
+    src/controlplane/bin/down.sh >&2 || true
+  fi
+}
+trap cleanup INT TERM EXIT
+
+say "starting the operator (health and metrics on http://127.0.0.1:$port/q/health and /q/metrics)"
+POD_NAMESPACE="${POD_NAMESPACE:-default}" POD_NAME="${POD_NAME:-$(hostname)}" \
+  java -Dquarkus.http.port="$port" -jar "$operator_jar" &
+operator_pid=$!
+for _ in $(seq 1 60); do
+  curl -fs "http://127.0.0.1:$port/q/health/ready" >/dev/null 2>&1 && break
+  kill -0 "$operator_pid" 2>/dev/null || { echo "run.sh: ERROR: the operator exited during start-up" >&2; exit 1; }
+  sleep 1
+done
+
+if [[ "$embedded" == 1 || "${APPLY_EXAMPLES:-0}" == 1 ]]; then
+  say "applying examples/"
+  kubectl apply -f examples/ >&2
+fi
+
+cat >&2 <<EOT
+
+The operator is running. In another terminal:
+  export KUBECONFIG=${KUBECONFIG:-$HOME/.kube/config}
+  kubectl get smp -o wide
+  kubectl describe smp orders
+  kubectl get configmap orders-streams-streams-memory -o jsonpath='{.data.allocation\.json}'
+  kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
+Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo " and the local control plane").
+EOT
+wait "$operator_pid"
