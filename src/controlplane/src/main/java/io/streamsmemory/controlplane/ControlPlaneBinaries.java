@@ -1,0 +1,98 @@
+package io.streamsmemory.controlplane;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds the binaries built by {@code src/controlplane/bin/build.sh} in
+ * {@code ${STREAMS_MEMORY_CACHE:-~/.cache/streams-memory-operator}/k8s/<version>-linux-amd64/}
+ * (the layout fabric8 kube-api-test also reads under {@code KUBE_API_TEST_DIR}).
+ */
+public final class ControlPlaneBinaries {
+
+  public static final String HOW_TO_BUILD =
+      "run 'make control-plane-binaries' (or src/controlplane/bin/build.sh) to build them";
+
+  private final Path dir;
+  private final String kubernetesVersion;
+
+  private ControlPlaneBinaries(Path dir, String kubernetesVersion) {
+    this.dir = dir;
+    this.kubernetesVersion = kubernetesVersion;
+  }
+
+  /** The pinned Kubernetes version (env K8S_VERSION overrides the one in versions.env). */
+  public static String pinnedKubernetesVersion() {
+    String env = System.getenv("K8S_VERSION");
+    if (env != null && !env.isBlank()) {
+      return env.trim();
+    }
+    return versionsEnvDefault("K8S_VERSION");
+  }
+
+  /** Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or ~/.cache/streams-memory-operator. */
+  public static Path cacheRoot() {
+    String env = System.getenv("STREAMS_MEMORY_CACHE");
+    if (env != null && !env.isBlank()) {
+      return Path.of(env);
+    }
+    String prop = System.getProperty("streams.memory.cache");
+    if (prop != null && !prop.isBlank()) {
+      return Path.of(prop);
+    }
+    return Path.of(System.getProperty("user.home"), ".cache", "streams-memory-operator");
+  }
+
+  /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */
+  public static ControlPlaneBinaries locate() {
+    String version = pinnedKubernetesVersion();
+    String override = System.getenv("CP_BIN_DIR");
+    Path dir = override != null && !override.isBlank()
+        ? Path.of(override)
+        : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-linux-amd64");
+    if (!Files.isRegularFile(dir.resolve(".complete"))) {
+      throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
+          + " (no .complete marker); " + HOW_TO_BUILD);
+    }
+    for (String b : new String[] {"etcd", "kube-apiserver", "kubectl"}) {
+      if (!Files.isExecutable(dir.resolve(b))) {
+        throw new IllegalStateException("missing " + dir.resolve(b) + "; " + HOW_TO_BUILD);
+      }
+    }
+    return new ControlPlaneBinaries(dir, version);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public String kubernetesVersion() {
+    return kubernetesVersion;
+  }
+
+  public boolean has(String binary) {
+    return Files.isExecutable(dir.resolve(binary));
+  }
+
+  static String versionsEnvDefault(String name) {
+    try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream("versions.env")) {
+      if (in == null) {
+        throw new IllegalStateException("versions.env missing from the classpath");
+      }
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      Matcher m = Pattern.compile(name + "=\"\\$\\{" + name + ":-([^}]+)}\"").matcher(text);
+      if (!m.find()) {
+        throw new IllegalStateException("no default for " + name + " in versions.env");
+      }
+      return m.group(1);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

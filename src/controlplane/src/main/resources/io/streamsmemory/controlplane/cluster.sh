@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# Starts / stops a local Kubernetes control plane (etcd, kube-apiserver and optionally
+# kube-controller-manager, kube-scheduler, kwok) from prebuilt binaries.
+# Used by src/controlplane/bin/up.sh / down.sh and by the Java LocalControlPlane (which
+# extracts this file from the jar), so both run exactly the same flags.
+#
+#   cluster.sh up      start everything, wait until the API answers, write $CP_STATE_DIR/kubeconfig
+#   cluster.sh down    stop exactly the processes recorded in $CP_STATE_DIR/pids, remove the state
+#   cluster.sh status  exit 0 if every recorded process runs, 3 if nothing runs, 4 if stale/partial
+#
+# Environment:
+#   CP_STATE_DIR         state directory (pids, logs, certs, etcd data, kubeconfig)   [required]
+#   CP_BIN_DIR           directory holding etcd, kube-apiserver, kubectl, ...          [required for up]
+#   CP_COMPONENTS        space separated subset of "etcd apiserver controller-manager scheduler kwok"
+#                        (default: all; etcd and apiserver are always started; kwok is
+#                        skipped with a note when its binary is absent)
+#   CP_APISERVER_PORT    default 16443       CP_ETCD_PORT       default 12379
+#   CP_ETCD_PEER_PORT    default 12380       CP_KWOK_PORT       default 10247 (kwok health/metrics)
+#   CP_START_TIMEOUT     seconds to wait for readiness (default 90)
+#   CP_WATCH_PID         if set, a watchdog tears the control plane down when that pid exits
+#   CP_KEEP_LOGS_ON_FAILURE  1 (default): a failed start keeps $CP_STATE_DIR/logs for diagnosis
+set -euo pipefail
+
+cmd="${1:-}"
+STATE="${CP_STATE_DIR:?CP_STATE_DIR is required}"
+SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+PIDS="$STATE/pids"
+LOGS="$STATE/logs"
+PKI="$STATE/pki"
+ORDER=(etcd apiserver controller-manager scheduler kwok)
+
+msg() { printf '[control-plane] %s\n' "$*" >&2; }
+die() { printf '[control-plane] ERROR: %s\n' "$*" >&2; exit 1; }
+
+binary_of() {
+  case "$1" in
+    etcd) echo etcd ;;
+    apiserver) echo kube-apiserver ;;
+    controller-manager) echo kube-controller-manager ;;
+    scheduler) echo kube-scheduler ;;
+    kwok) echo kwok ;;
+  esac
+}
+
+# pid of component $1 if its pid file names a live process whose command line is the
+# binary we started with our state dir in its arguments; empty otherwise.
+live_pid() {
+  local f="$PIDS/$1.pid" pid cmdline
+  [[ -f "$f" ]] || return 0
+  pid="$(cat "$f" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 0
+  [[ -r "/proc/$pid/cmdline" ]] || return 0
+  cmdline="$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null || true)"
+  [[ "$cmdline" == *"/$(binary_of "$1") "* && "$cmdline" == *"$STATE"* ]] || return 0
+  echo "$pid"
+}
+
+recorded() { local c; for c in "${ORDER[@]}"; do [[ -f "$PIDS/$c.pid" ]] && echo "$c"; done; return 0; }
+
+stop_all() {
+  local c pid i stopped=()
+  for ((i=${#ORDER[@]}-1; i>=0; i--)); do
+    c="${ORDER[$i]}"
+    pid="$(live_pid "$c")"
+    if [[ -n "$pid" ]]; then
+      kill -TERM "$pid" 2>/dev/null || true
+      stopped+=("$c:$pid")
+    fi
+  done
+  # wait up to 15 s, then SIGKILL what is left
+  local deadline=$(( $(date +%s) + 15 )) entry
+  for entry in "${stopped[@]}"; do
+    pid="${entry#*:}"
+    while kill -0 "$pid" 2>/dev/null && [[ $(date +%s) -lt $deadline ]]; do sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
+  for entry in "${stopped[@]}"; do
+    pid="${entry#*:}"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    msg "stopped ${entry%%:*} (pid $pid)"
+  done
+  if [[ -f "$PIDS/watchdog.pid" ]]; then
+    pid="$(cat "$PIDS/watchdog.pid" 2>/dev/null || true)"
+    if [[ "$pid" =~ ^[0-9]+$ && "$pid" != "${CP_SELF_WATCHDOG:-}" ]] \
+       && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "cluster.sh watchdog"; then
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
+  fi
+}
+
+port_in_use() { ss -ltnH "( sport = :$1 )" 2>/dev/null | grep -q .; }
+
+# ---------------------------------------------------------------------------------------
+status() {
+  local c any_live=0 any_dead=0
+  for c in $(recorded); do
+    if [[ -n "$(live_pid "$c")" ]]; then any_live=1; else any_dead=1; fi
+  done
+  if [[ $any_live == 1 && $any_dead == 0 ]]; then return 0; fi
+  if [[ $any_live == 0 && $any_dead == 0 ]]; then return 3; fi
+  return 4
+}
+
+# ---------------------------------------------------------------------------------------
+gen_certs() {
+  mkdir -p "$PKI"
+
+  cd "$PKI"
+  # CA (also the cluster-signing CA of kube-controller-manager)
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+    -keyout ca.key -out ca.crt -subj "/CN=streams-memory-local-ca" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" 2>/dev/null
+  # service account token signing key
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
+  openssl pkey -in sa.key -pubout -out sa.pub 2>/dev/null
+  # leaf certs: name subject ext
+  leaf() {
+    local name="$1" subj="$2" ext="$3"
+    # RSA leaf keys: Java clients (fabric8 without BouncyCastle) cannot load EC client keys
+    openssl req -newkey rsa:2048 -nodes -keyout "$name.key" \
+      -out "$name.csr" -subj "$subj" 2>/dev/null
+    printf '%s\n' "$ext" > "$name.ext"
+    openssl x509 -req -in "$name.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 \
+      -out "$name.crt" -extfile "$name.ext" 2>/dev/null
+    rm -f "$name.csr" "$name.ext"
+  }
+  leaf apiserver "/CN=kube-apiserver" \
+    "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  local client="basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth"
+  leaf admin "/O=system:masters/CN=streams-memory-admin" "$client"
+  leaf controller-manager "/CN=system:kube-controller-manager" "$client"
+  leaf scheduler "/CN=system:kube-scheduler" "$client"
+  # the apiserver's client cert towards kubelets / webhooks is not needed
+  rm -f ca.srl
+  chmod 600 ./*.key
+  cd - >/dev/null
+}
+
+write_kubeconfig() { # file user-cert-basename
+  local f="$1" u="$2"
+  cat > "$f" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $(base64 -w0 < "$PKI/ca.crt")
+users:
+- name: $u
+  user:
+    client-certificate-data: $(base64 -w0 < "$PKI/$u.crt")
+    client-key-data: $(base64 -w0 < "$PKI/$u.key")
+contexts:
+- name: local
+  context:
+    cluster: local
+    user: $u
+current-context: local
+EOF
+  chmod 600 "$f"
+}
+
+start_proc() { # component args...
+  local c="$1"; shift
+  local b; b="$BIN/$(binary_of "$c")"
+  # setsid: own session, so a Ctrl-C in the calling terminal does not hit the servers
+  setsid "$b" "$@" > "$LOGS/$c.log" 2>&1 < /dev/null &
+  echo $! > "$PIDS/$c.pid"
+  STARTED+=("$c")
+}
+
+check_alive() {
+  local c
+  for c in "${STARTED[@]}"; do
+    if [[ -z "$(live_pid "$c")" ]]; then
+      msg "$(binary_of "$c") exited during start-up; last lines of $LOGS/$c.log:"
+      tail -n 25 "$LOGS/$c.log" >&2 || true
+      return 1
+    fi
+  done
+}
+
+wait_for() { # description timeout command...
+  local what="$1" timeout="$2"; shift 2
+  local deadline=$(( $(date +%s) + timeout ))
+  until "$@" >/dev/null 2>&1; do
+    check_alive || return 1
+    if [[ $(date +%s) -ge $deadline ]]; then
+      msg "timed out after ${timeout}s waiting for $what"
+      return 1
+    fi
+    sleep 0.25
+  done
+}
+
+KUBECTL() { "$BIN/kubectl" --kubeconfig "$STATE/kubeconfig" "$@"; }
+
+on_failed_up() {
+  local rc=$?
+  trap - ERR EXIT
+  [[ $rc == 0 ]] && return 0
+  msg "start-up failed; tearing down the half-started control plane"
+  stop_all
+  if [[ "${CP_KEEP_LOGS_ON_FAILURE:-1}" == 1 && -d "$LOGS" ]]; then
+    find "$STATE" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
+    msg "logs kept in $LOGS"
+  else
+    rm -rf "$STATE"
+  fi
+  exit "$rc"
+}
+
+up() {
+  BIN="${CP_BIN_DIR:?CP_BIN_DIR is required}"
+  APISERVER_PORT="${CP_APISERVER_PORT:-16443}"
+  ETCD_PORT="${CP_ETCD_PORT:-12379}"
+  ETCD_PEER_PORT="${CP_ETCD_PEER_PORT:-12380}"
+  KWOK_PORT="${CP_KWOK_PORT:-10247}"
+  TIMEOUT="${CP_START_TIMEOUT:-90}"
+  local want=" ${CP_COMPONENTS:-etcd apiserver controller-manager scheduler kwok} "
+  want+=" etcd apiserver "
+
+  local b
+  for b in etcd kube-apiserver kubectl; do
+    [[ -x "$BIN/$b" ]] || die "missing binary $BIN/$b - run 'make control-plane-binaries' (src/controlplane/bin/build.sh) first"
+  done
+  [[ $want == *" controller-manager "* && ! -x "$BIN/kube-controller-manager" ]] && die "missing binary $BIN/kube-controller-manager - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
+  [[ $want == *" scheduler "* && ! -x "$BIN/kube-scheduler" ]] && die "missing binary $BIN/kube-scheduler - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
+  if [[ $want == *" kwok "* && ! -x "$BIN/kwok" ]]; then
+    msg "kwok is not built; pods will stay Pending (no fake node)"
+    want="${want// kwok / }"
+  fi
+  command -v openssl >/dev/null || die "openssl is needed to create the local CA and keys"
+
+  # already running / stale state
+  if [[ -n "$(recorded)" ]]; then
+    if status; then
+      msg "already running (state $STATE); nothing to do"
+      return 0
+    fi
+    msg "found stale state in $STATE from an earlier run that did not stop cleanly; cleaning it"
+    stop_all
+    rm -rf "$STATE"
+  fi
+
+  # ports
+  local p name busy=()
+  for p in "apiserver:$APISERVER_PORT" "etcd:$ETCD_PORT" "etcd-peer:$ETCD_PEER_PORT"; do
+    port_in_use "${p#*:}" && busy+=("${p#*:} (${p%%:*})")
+  done
+  [[ $want == *" kwok "* ]] && port_in_use "$KWOK_PORT" && busy+=("$KWOK_PORT (kwok)")
+  if [[ ${#busy[@]} -gt 0 ]]; then
+    die "port already in use: ${busy[*]}; stop whatever listens there or choose other ports (CP_APISERVER_PORT, CP_ETCD_PORT, CP_ETCD_PEER_PORT, CP_KWOK_PORT)"
+  fi
+
+  STARTED=()
+  trap on_failed_up EXIT
+  rm -rf "$STATE"
+  mkdir -p "$PIDS" "$LOGS" "$STATE/etcd"
+  chmod 700 "$STATE"
+  local t0; t0=$(date +%s%N)
+  gen_certs
+  write_kubeconfig "$STATE/kubeconfig" admin
+  write_kubeconfig "$STATE/controller-manager.kubeconfig" controller-manager
+  write_kubeconfig "$STATE/scheduler.kubeconfig" scheduler
+
+  start_proc etcd \
+    --name=local --data-dir="$STATE/etcd" \
+    --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster="local=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state=new \
+    --unsafe-no-fsync=true --log-level=warn
+  wait_for "etcd on 127.0.0.1:$ETCD_PORT" "$TIMEOUT" curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+
+  local admission=()
+  if [[ $want != *" controller-manager "* ]]; then
+    # without the token/serviceaccount controllers there is no "default" ServiceAccount
+    admission=(--disable-admission-plugins=ServiceAccount)
+  fi
+  start_proc apiserver \
+    --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    --endpoint-reconciler-type=none \
+    --cert-dir="$STATE/pki" \
+    --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
+    --client-ca-file="$PKI/ca.crt" \
+    --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
+    --service-account-issuer="https://kubernetes.default.svc.cluster.local" \
+    --api-audiences="https://kubernetes.default.svc.cluster.local" \
+    --service-cluster-ip-range=10.0.0.0/24 \
+    --authorization-mode=Node,RBAC \
+    --allow-privileged=true \
+    "${admission[@]}" \
+    --profiling=false
+  wait_for "kube-apiserver /readyz on https://127.0.0.1:$APISERVER_PORT" "$TIMEOUT" \
+    curl -fsS --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
+    "https://127.0.0.1:$APISERVER_PORT/readyz"
+
+  if [[ $want == *" controller-manager "* ]]; then
+    start_proc controller-manager \
+      --kubeconfig="$STATE/controller-manager.kubeconfig" \
+      --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
+      --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+      --use-service-account-credentials=true --controllers='*' \
+      --leader-elect=false --secure-port=0 \
+      --service-cluster-ip-range=10.0.0.0/24 --allocate-node-cidrs=false
+  fi
+  if [[ $want == *" scheduler "* ]]; then
+    start_proc scheduler \
+      --kubeconfig="$STATE/scheduler.kubeconfig" --leader-elect=false --secure-port=0
+  fi
+  if [[ $want == *" kwok "* ]]; then
+    local kwok_cfg=()
+    [[ -f "$BIN/kwok-stages.yaml" ]] && kwok_cfg=(--config="$BIN/kwok-stages.yaml")
+    start_proc kwok \
+      --kubeconfig="$STATE/kubeconfig" "${kwok_cfg[@]}" \
+      --manage-all-nodes=false \
+      --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+      --node-ip=10.0.1.1 --cidr=10.0.1.0/24 \
+      --server-address="127.0.0.1:$KWOK_PORT"
+    KUBECTL apply -f - > /dev/null <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-0
+  annotations:
+    node.alpha.kubernetes.io/ttl: "0"
+    kwok.x-k8s.io/node: fake
+  labels:
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+    kubernetes.io/hostname: kwok-node-0
+    type: kwok
+status:
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
+  capacity: {cpu: "32", memory: 256Gi, pods: "110"}
+  nodeInfo:
+    architecture: amd64
+    operatingSystem: linux
+    kubeletVersion: fake
+EOF
+  fi
+  if [[ $want == *" controller-manager "* ]]; then
+    # the "default" ServiceAccount appears once the controllers run; Pods need it (admission)
+    wait_for "kube-controller-manager (ServiceAccount default/default)" "$TIMEOUT" \
+      KUBECTL get serviceaccount default --namespace default
+  fi
+  if [[ $want == *" kwok "* ]]; then
+    wait_for "kwok node kwok-node-0 Ready" "$TIMEOUT" \
+      KUBECTL wait node/kwok-node-0 --for=condition=Ready --timeout=1s
+  fi
+  check_alive
+
+  if [[ -n "${CP_WATCH_PID:-}" ]]; then
+    # setsid so the watchdog survives the caller's process group; nohup-like via redirects
+    setsid bash "$SELF" watchdog "$CP_WATCH_PID" > "$LOGS/watchdog.log" 2>&1 < /dev/null &
+    echo $! > "$PIDS/watchdog.pid"
+  fi
+  trap - EXIT
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  msg "up in ${ms} ms: https://127.0.0.1:$APISERVER_PORT (components:$(printf ' %s' "${STARTED[@]}")); kubeconfig $STATE/kubeconfig"
+}
+
+down() {
+  if [[ ! -d "$STATE" ]]; then
+    msg "not running (no state in $STATE)"
+    return 0
+  fi
+  if [[ -z "$(recorded)" ]]; then
+    msg "no processes recorded in $STATE; removing the state"
+  fi
+  stop_all
+  rm -rf "$STATE"
+  msg "down; removed $STATE"
+}
+
+watchdog() {
+  local watched="$1"
+  while kill -0 "$watched" 2>/dev/null; do sleep 1; done
+  CP_SELF_WATCHDOG=$$ down
+}
+
+case "$cmd" in
+  up) up ;;
+  down) down ;;
+  status) set +e; status; rc=$?; set -e
+          case $rc in 0) msg "running";; 3) msg "not running";; *) msg "stale or partial state in $STATE";; esac
+          exit $rc ;;
+  watchdog) watchdog "${2:?pid}" ;;
+  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
