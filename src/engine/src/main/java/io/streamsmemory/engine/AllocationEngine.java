@@ -36,7 +36,7 @@ public final class AllocationEngine {
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
-        Outcome outcome = compute(facts);
+        Outcome outcome = compute(facts, true);
         if (outcome.failure == null) {
             return new AllocationResult(outcome.allocation, List.of(), null);
         }
@@ -69,19 +69,27 @@ public final class AllocationEngine {
     }
 
     private boolean fits(WorkloadFacts facts, long memoryMiB) {
-        return compute(facts.toBuilder().memoryBytes(memoryMiB * MiB).build()).failure == null;
+        return compute(facts.toBuilder().memoryBytes(memoryMiB * MiB).build(), false).failure == null;
     }
 
     private record Failure(String code, String detail, String remedy) {
     }
 
     private record Outcome(Allocation allocation, Failure failure) {
+        /** Fits, not explained. */
+        static final Outcome FITS = new Outcome(null, null);
+
         static Outcome fail(String code, String detail, String remedy) {
             return new Outcome(null, new Failure(code, detail, remedy));
         }
     }
 
-    private Outcome compute(WorkloadFacts facts) {
+    /**
+     * Sizes every part and checks every floor; with {@code explain} also builds the parts, reasons and
+     * settings (the minimum-memory search only needs to know whether the facts fit, and is much faster
+     * without the explanations).
+     */
+    private Outcome compute(WorkloadFacts facts, boolean explain) {
         Overrides overrides = facts.overrides() == null ? Overrides.NONE : facts.overrides();
         Topology topology = Topology.of(facts);
         long memory = facts.memoryBytes();
@@ -166,11 +174,10 @@ public final class AllocationEngine {
         }
 
         // 5. RocksDB: one shared cache holding blocks and write buffers, plus what no bound catches.
-        Part rocksPart;
         RocksDbSettings rocksSettings = null;
+        long nativeOverhead = topology.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
         if (persistent) {
             long rocksBytes = rocksDb * MiB;
-            long nativeOverhead = topology.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
             long capacity = rocksBytes - nativeOverhead;
             if (capacity < BLOCK_CACHE_MIN) {
                 return Outcome.fail("RocksDbBudgetTooSmall", String.format(
@@ -182,9 +189,6 @@ public final class AllocationEngine {
                         "lower the stores or the tasks per pod (more replicas)");
             }
             rocksSettings = rocksDbSettings(capacity, overrides);
-            rocksPart = rocksDbPart(facts, topology, rocksSettings, nativeOverhead);
-        } else {
-            rocksPart = Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
         }
 
         // 6. The heap: client buffers, record cache, input buffers, and the application's own objects.
@@ -213,7 +217,13 @@ public final class AllocationEngine {
                     format(recordCache), format(inputBuffers)),
                     "lower the record cache or RocksDB share, or the threads");
         }
+        if (!explain) {
+            return Outcome.FITS;
+        }
 
+        // 7. Every floor holds: explain each number.
+        Part rocksPart = persistent ? rocksDbPart(facts, topology, rocksSettings, nativeOverhead)
+                : Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
         Map<String, String> streamsConfig = new LinkedHashMap<>();
         List<Part> clientParts = clientParts(facts, topology, producerBuffer, fetchMax, streamsConfig);
         Map<String, String> cacheConfig = Map.of(version.recordCacheKey(), Long.toString(recordCache));

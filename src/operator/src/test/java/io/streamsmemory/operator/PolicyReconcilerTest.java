@@ -125,6 +125,11 @@ class PolicyReconcilerTest {
         assertThat(row.getAllocationHash()).isEqualTo(document.hash());
         assertThat(row.getRestartPending()).isFalse();
         await().atMost(WAIT).until(() -> !events(ns, "orders-app", "Allocated").isEmpty());
+        // Prometheus gauges carry each part of the allocation.
+        assertThat(operator.registry.find("streamsmemory.allocation.bytes").tags("namespace", ns,
+                "workload", "orders-app", "part", "heap").gauge().value())
+                .isEqualTo((double) document.parts().stream().filter(p -> p.name().equals("heap")).findFirst()
+                        .orElseThrow().bytes());
 
         // The user's own field survives the operator's apply: the operator owns only its annotation.
         Deployment live = client.apps().deployments().inNamespace(ns).withName("orders-app").get();
