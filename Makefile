@@ -9,7 +9,7 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test build plan agent control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test build plan agent bench-memory control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -34,6 +34,11 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
+
+bench-memory: ## Memory benchmark on a real broker: defaults vs Kafka docs' bounded config vs the agent (~6 min)
+	-@[ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || (apt-get install -y -qq libjemalloc2 >/dev/null 2>&1 || echo "libjemalloc2 not installed: the jemalloc variant is skipped")
+	$(MVN) -q -pl src/agent -am test-compile
+	java -Djava.awt.headless=true -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

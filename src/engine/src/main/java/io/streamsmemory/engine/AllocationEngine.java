@@ -188,7 +188,7 @@ public final class AllocationEngine {
                         format(nativeOverhead + BLOCK_CACHE_MIN), format(rocksBytes)),
                         "lower the stores or the tasks per pod (more replicas)");
             }
-            rocksSettings = rocksDbSettings(capacity, overrides);
+            rocksSettings = rocksDbSettings(capacity, overrides, topology.rocksDbInstances());
         }
 
         // 6. The heap: client buffers, record cache, input buffers, and the application's own objects.
@@ -337,14 +337,18 @@ public final class AllocationEngine {
         return parts;
     }
 
-    private static RocksDbSettings rocksDbSettings(long capacity, Overrides overrides) {
+    private static RocksDbSettings rocksDbSettings(long capacity, Overrides overrides, long instances) {
         double ratio = overrides.highPriorityPoolRatio() != null ? overrides.highPriorityPoolRatio()
                 : HIGH_PRIORITY_POOL_RATIO;
         boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
         long writeBuffers = capacity / WRITE_BUFFER_DIVISOR;
         long writeBufferSize = ByteSize.clamp(writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN,
                 WRITE_BUFFER_SIZE_MAX);
-        return new RocksDbSettings(capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict);
+        long memtables = instances * MAX_WRITE_BUFFER_NUMBER;
+        long arenaBlock = ByteSize.clamp(writeBuffers / 2 / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
+                ARENA_BLOCK_MIN, Math.min(ARENA_BLOCK_MAX, writeBufferSize / 8));
+        return new RocksDbSettings(capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict,
+                arenaBlock);
     }
 
     private static Part rocksDbPart(WorkloadFacts facts, Topology topology, RocksDbSettings s, long nativeOverhead) {
@@ -358,6 +362,7 @@ public final class AllocationEngine {
         writeConfig.put("write_buffer_manager.buffer_size", Long.toString(s.writeBufferManagerBytes()));
         writeConfig.put("write_buffer_size", Long.toString(s.writeBufferSizeBytes()));
         writeConfig.put("max_write_buffer_number", Integer.toString(s.maxWriteBufferNumber()));
+        writeConfig.put("arena_block_size", Long.toString(s.arenaBlockSizeBytes()));
         Part cache = Part.of("rocksdb-block-cache", String.format(
                 "one LRU cache shared by all %d RocksDB instances of the JVM; %s",
                 topology.rocksDbInstances(), s.strictCapacityLimit()
@@ -366,8 +371,10 @@ public final class AllocationEngine {
                 cacheConfig, List.of(
                         Part.leaf("rocksdb-write-buffers", s.writeBufferManagerBytes(), String.format(
                                 "1/%d of the cache: one WriteBufferManager charged to it flushes the largest memtable "
-                                        + "when all memtables reach it; memtables of %s, %d per store",
-                                WRITE_BUFFER_DIVISOR, format(s.writeBufferSizeBytes()), s.maxWriteBufferNumber()),
+                                        + "when all memtables reach it; memtables of %s, %d per store, arena blocks "
+                                        + "of %s so all %d instances' memtables fit in half of it",
+                                WRITE_BUFFER_DIVISOR, format(s.writeBufferSizeBytes()), s.maxWriteBufferNumber(),
+                                format(s.arenaBlockSizeBytes()), topology.rocksDbInstances()),
                                 writeConfig),
                         Part.leaf("rocksdb-index-filter-blocks", indexFilter, String.format(
                                 "%.0f%% high-priority pool: index and filter blocks cached, pinned at the top level, "

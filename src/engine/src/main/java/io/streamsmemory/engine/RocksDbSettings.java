@@ -5,5 +5,6 @@ package io.streamsmemory.engine;
  * block cache, one WriteBufferManager charged to it.
  */
 public record RocksDbSettings(long blockCacheCapacityBytes, long writeBufferManagerBytes, long writeBufferSizeBytes,
-                              int maxWriteBufferNumber, double highPriorityPoolRatio, boolean strictCapacityLimit) {
+                              int maxWriteBufferNumber, double highPriorityPoolRatio, boolean strictCapacityLimit,
+                              long arenaBlockSizeBytes) {
 }

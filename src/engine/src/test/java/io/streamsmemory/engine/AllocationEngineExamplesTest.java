@@ -55,6 +55,8 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().writeBufferManagerBytes()).isEqualTo(capacity / 3);
         assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 40 MiB, capped at 16
         assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
+        // arena block = (485 MiB / 3) / 2 / (40 instances x 2 memtables) = 1032 KiB, capped at RocksDB's 1 MiB
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
         // record cache = 20% of the 759 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
         assertThat(a.streamsConfig()).containsEntry("statestore.cache.max.bytes", Long.toString((long) (759 * MiB * 0.2)))

@@ -109,6 +109,8 @@ class AllocationPropertiesTest {
             assertThat(a.rocksDb().blockCacheCapacityBytes()).isGreaterThanOrEqualTo(MemoryModel.BLOCK_CACHE_MIN);
             assertThat(a.rocksDb().writeBufferSizeBytes()).isBetween(MemoryModel.WRITE_BUFFER_SIZE_MIN,
                     MemoryModel.WRITE_BUFFER_SIZE_MAX);
+            assertThat(a.rocksDb().arenaBlockSizeBytes()).isBetween(MemoryModel.ARENA_BLOCK_MIN,
+                    Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
         } else {
             assertThat(a.part("rocksdb").bytes()).isZero();
         }

@@ -1,0 +1,209 @@
+package io.streamsmemory.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An allocation document that passed the agent's checks: every number it will apply is present, non-negative and
+ * plausible for the pod it was computed for. Anything else is rejected as a whole; the agent never applies half a
+ * document.
+ */
+public final class AgentAllocation {
+    /** The formatVersion this agent reads. */
+    public static final int FORMAT_VERSION = 1;
+    /** Larger than any pod this agent is meant for: a value beyond it is a broken document, not a big pod. */
+    static final long ABSURD_MEMORY_BYTES = 64L << 40;
+    /** RocksDB accepts at most a few dozen memtables per column family before it stalls writes anyway. */
+    static final int MAX_WRITE_BUFFER_NUMBER = 64;
+
+    private final String hash;
+    private final long memoryBytes;
+    private final Map<String, Long> streamsConfig;
+    private final RocksDbSettings rocksDb;
+    private final String source;
+
+    private AgentAllocation(String hash, long memoryBytes, Map<String, Long> streamsConfig, RocksDbSettings rocksDb,
+                            String source) {
+        this.hash = hash;
+        this.memoryBytes = memoryBytes;
+        this.streamsConfig = Collections.unmodifiableMap(streamsConfig);
+        this.rocksDb = rocksDb;
+        this.source = source;
+    }
+
+    /** The document's identity: what the engine's {@code AllocationDocument} declares. */
+    static final String API_VERSION = "streamsmemory.io/v1alpha1";
+    static final String KIND = "StreamsMemoryAllocation";
+
+    /**
+     * Reads and checks an allocation document (the JSON of {@code plan --output json}, the engine's
+     * {@code AllocationDocument}). The agent reads only the fields it applies, so fields added later are ignored.
+     *
+     * @throws IllegalArgumentException naming the first problem found
+     */
+    public static AgentAllocation of(JsonNode document, String source) {
+        if (document == null || !document.isObject()) {
+            throw new IllegalArgumentException("the document is not a JSON object");
+        }
+        String kind = text(document, "kind");
+        if (!KIND.equals(kind)) {
+            throw new IllegalArgumentException("kind is " + quote(kind) + ", expected " + KIND);
+        }
+        String apiVersion = text(document, "apiVersion");
+        if (!API_VERSION.equals(apiVersion)) {
+            throw new IllegalArgumentException("apiVersion is " + quote(apiVersion) + ", expected " + API_VERSION);
+        }
+        JsonNode format = document.get("formatVersion");
+        if (format == null || !format.isIntegralNumber() || format.asLong() != FORMAT_VERSION) {
+            throw new IllegalArgumentException("formatVersion " + (format == null ? "missing" : format.toString())
+                    + " is not supported (this agent reads formatVersion " + FORMAT_VERSION + ")");
+        }
+        long memory = wholeNumber(document, "memoryBytes");
+        if (memory <= 0 || memory > ABSURD_MEMORY_BYTES) {
+            throw new IllegalArgumentException("memoryBytes " + memory + " is not a plausible pod memory");
+        }
+        Map<String, Long> config = new LinkedHashMap<>();
+        JsonNode streamsConfig = document.get("streamsConfig");
+        if (streamsConfig != null && !streamsConfig.isNull()) {
+            if (!streamsConfig.isObject()) {
+                throw new IllegalArgumentException("streamsConfig is not an object");
+            }
+            Iterator<Map.Entry<String, JsonNode>> fields = streamsConfig.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> entry = fields.next();
+                String key = entry.getKey();
+                if (key == null || key.isBlank()) {
+                    throw new IllegalArgumentException("streamsConfig has an empty key");
+                }
+                JsonNode node = entry.getValue();
+                long value;
+                try {
+                    if (node.isIntegralNumber() && node.canConvertToLong()) {
+                        value = node.asLong();
+                    } else if (node.isTextual()) {
+                        value = Long.parseLong(node.asText().trim());
+                    } else {
+                        throw new NumberFormatException();
+                    }
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("streamsConfig " + key + " = " + node
+                            + " is not a whole number");
+                }
+                if (value < 0) {
+                    throw new IllegalArgumentException("streamsConfig " + key + " = " + value + " is negative");
+                }
+                if (value > memory) {
+                    throw new IllegalArgumentException("streamsConfig " + key + " = " + value
+                            + " is larger than the whole pod (" + memory + " bytes)");
+                }
+                config.put(key, value);
+            }
+        }
+        RocksDbSettings rocks = null;
+        JsonNode rocksNode = document.get("rocksdb");
+        if (rocksNode != null && !rocksNode.isNull()) {
+            if (!rocksNode.isObject()) {
+                throw new IllegalArgumentException("rocksdb is not an object");
+            }
+            long capacity = wholeNumber(rocksNode, "blockCacheCapacityBytes");
+            checkRange("rocksdb.blockCacheCapacityBytes", capacity, 1, memory);
+            long manager = wholeNumber(rocksNode, "writeBufferManagerBytes");
+            checkRange("rocksdb.writeBufferManagerBytes", manager, 0, capacity);
+            long bufferSize = wholeNumber(rocksNode, "writeBufferSizeBytes");
+            checkRange("rocksdb.writeBufferSizeBytes", bufferSize, 1, memory);
+            long buffers = wholeNumber(rocksNode, "maxWriteBufferNumber");
+            checkRange("rocksdb.maxWriteBufferNumber", buffers, 1, MAX_WRITE_BUFFER_NUMBER);
+            JsonNode ratioNode = rocksNode.get("highPriorityPoolRatio");
+            if (ratioNode == null || !ratioNode.isNumber()) {
+                throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio is missing or not a number");
+            }
+            double ratio = ratioNode.asDouble();
+            if (!(ratio >= 0.0 && ratio <= 1.0)) {
+                throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio " + ratio + " is not within [0, 1]");
+            }
+            JsonNode strict = rocksNode.get("strictCapacityLimit");
+            if (strict == null || !strict.isBoolean()) {
+                throw new IllegalArgumentException("rocksdb.strictCapacityLimit is missing or not true/false");
+            }
+            long arenaBlock = wholeNumber(rocksNode, "arenaBlockSizeBytes");
+            checkRange("rocksdb.arenaBlockSizeBytes", arenaBlock, 4096, bufferSize);
+            rocks = new RocksDbSettings(capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(),
+                    arenaBlock);
+        }
+        if (config.isEmpty() && rocks == null) {
+            throw new IllegalArgumentException("it has neither streamsConfig nor rocksdb settings");
+        }
+        String hash = text(document, "hash");
+        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash, memory, config, rocks, source);
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    private static long wholeNumber(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
+            throw new IllegalArgumentException(field + " is " + (value == null ? "missing" : value.toString())
+                    + ", not a whole number");
+        }
+        return value.asLong();
+    }
+
+    private static void checkRange(String name, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " " + value + " is not within [" + min + ", " + max + "]");
+        }
+    }
+
+    private static String quote(Object value) {
+        return value == null ? "missing" : "\"" + value + "\"";
+    }
+
+    public String hash() {
+        return hash;
+    }
+
+    public long memoryBytes() {
+        return memoryBytes;
+    }
+
+    /** Kafka Streams property names (client prefixes applied) to their allocated values. */
+    public Map<String, Long> streamsConfig() {
+        return streamsConfig;
+    }
+
+    /** Null when the workload has no persistent stores. */
+    public RocksDbSettings rocksDb() {
+        return rocksDb;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    /** The one startup line: what this JVM is bounded to. */
+    String describe() {
+        StringBuilder line = new StringBuilder();
+        line.append("allocation ").append(hash).append(" from ").append(source)
+                .append(": pod ").append(Bytes.format(memoryBytes));
+        for (Map.Entry<String, Long> entry : streamsConfig.entrySet()) {
+            line.append(", ").append(entry.getKey()).append('=').append(entry.getValue());
+        }
+        if (rocksDb != null) {
+            line.append("; RocksDB: one shared block cache of ").append(Bytes.format(rocksDb.blockCacheCapacityBytes()))
+                    .append(" (strict=").append(rocksDb.strictCapacityLimit())
+                    .append(", high-priority ").append(rocksDb.highPriorityPoolRatio())
+                    .append("), WriteBufferManager ").append(Bytes.format(rocksDb.writeBufferManagerBytes()))
+                    .append(" charged to it, memtables ").append(rocksDb.maxWriteBufferNumber()).append(" x ")
+                    .append(Bytes.format(rocksDb.writeBufferSizeBytes()));
+        } else {
+            line.append("; no RocksDB bound (no persistent stores)");
+        }
+        return line.toString();
+    }
+}

@@ -1,0 +1,200 @@
+package io.streamsmemory.agent;
+
+import java.lang.management.ManagementFactory;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
+    @Override
+    public String getStatus() {
+        return AgentState.status();
+    }
+
+    @Override
+    public String getMode() {
+        return AgentState.mode();
+    }
+
+    @Override
+    public String getAgentVersion() {
+        return AgentState.agentVersion();
+    }
+
+    @Override
+    public String getAllocationHash() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? "" : allocation.hash();
+    }
+
+    @Override
+    public String getAllocationSource() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? "" : allocation.source();
+    }
+
+    @Override
+    public long getMemoryBytes() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? -1 : allocation.memoryBytes();
+    }
+
+    @Override
+    public String getKafkaStreamsVersion() {
+        return AgentState.kafkaStreamsVersion();
+    }
+
+    @Override
+    public Map<String, String> getAllocatedStreamsConfig() {
+        Map<String, String> out = new LinkedHashMap<>();
+        AgentAllocation allocation = AgentState.allocation();
+        if (allocation != null) {
+            allocation.streamsConfig().forEach((key, value) -> out.put(key, Long.toString(value)));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, String> getAppliedChanges() {
+        return AgentState.applied();
+    }
+
+    @Override
+    public Map<String, String> getSkippedKeys() {
+        return AgentState.skipped();
+    }
+
+    @Override
+    public long getStreamsConfigsMerged() {
+        return AgentState.merges();
+    }
+
+    @Override
+    public long getRecordCacheBytes() {
+        AgentAllocation allocation = AgentState.allocation();
+        if (allocation == null) {
+            return -1;
+        }
+        Long value = allocation.streamsConfig().get(ConfigMerger.STATESTORE_CACHE);
+        if (value == null) {
+            value = allocation.streamsConfig().get(ConfigMerger.LEGACY_CACHE);
+        }
+        return value == null ? -1 : value;
+    }
+
+    private static RocksDbSettings rocks() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? null : allocation.rocksDb();
+    }
+
+    @Override
+    public long getBlockCacheCapacityBytes() {
+        return RocksDbStats.capacity;
+    }
+
+    @Override
+    public long getBlockCacheUsageBytes() {
+        return safe(RocksDbStats.usage);
+    }
+
+    @Override
+    public long getBlockCachePinnedUsageBytes() {
+        return safe(RocksDbStats.pinnedUsage);
+    }
+
+    private static long safe(java.util.function.LongSupplier supplier) {
+        try {
+            return supplier.getAsLong();
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    @Override
+    public long getWriteBufferManagerBytes() {
+        RocksDbSettings rocks = rocks();
+        return rocks == null ? -1 : rocks.writeBufferManagerBytes();
+    }
+
+    @Override
+    public long getWriteBufferSizeBytes() {
+        RocksDbSettings rocks = rocks();
+        return rocks == null ? -1 : rocks.writeBufferSizeBytes();
+    }
+
+    @Override
+    public int getMaxWriteBufferNumber() {
+        RocksDbSettings rocks = rocks();
+        return rocks == null ? -1 : rocks.maxWriteBufferNumber();
+    }
+
+    @Override
+    public int getRocksDbInstances() {
+        return RocksDbStats.OPEN.get();
+    }
+
+    @Override
+    public long getRocksDbInstancesOpened() {
+        return RocksDbStats.OPENED.get();
+    }
+
+    @Override
+    public String getChainedConfigSetters() {
+        return String.join(",", RocksDbStats.CHAINED_SETTERS);
+    }
+
+    @Override
+    public int getStreamThreads() {
+        Set<ObjectName> names = query("kafka.streams:type=stream-thread-metrics,*");
+        Set<String> threads = new HashSet<>();
+        for (ObjectName name : names) {
+            String thread = name.getKeyProperty("thread-id");
+            if (thread != null) {
+                threads.add(thread);
+            }
+        }
+        return threads.isEmpty() ? -1 : threads.size();
+    }
+
+    @Override
+    public int getTasks() {
+        Set<String> tasks = new HashSet<>();
+        for (ObjectName name : query("kafka.streams:type=stream-task-metrics,*")) {
+            String task = name.getKeyProperty("task-id");
+            if (task != null) {
+                tasks.add(task);
+            }
+        }
+        return tasks.isEmpty() ? -1 : tasks.size();
+    }
+
+    @Override
+    public long getMemtableUsageBytes() {
+        long total = 0;
+        boolean any = false;
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (ObjectName name : query("kafka.streams:type=stream-state-metrics,*")) {
+            try {
+                Object value = server.getAttribute(name, "cur-size-all-mem-tables");
+                if (value instanceof Number number) {
+                    total += number.longValue();
+                    any = true;
+                }
+            } catch (Exception | LinkageError ignored) {
+                // in-memory stores have no such attribute
+            }
+        }
+        return any ? total : -1;
+    }
+
+    private static Set<ObjectName> query(String pattern) {
+        try {
+            return ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName(pattern), null);
+        } catch (Exception e) {
+            return Set.of();
+        }
+    }
+}

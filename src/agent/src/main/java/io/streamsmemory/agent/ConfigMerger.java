@@ -1,0 +1,202 @@
+package io.streamsmemory.agent;
+
+import io.streamsmemory.agent.KafkaCatalog.Client;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Merges an allocation into the properties an application gives {@code StreamsConfig}. Pure: no logging, no global
+ * state. For every allocated key the effective value becomes the smaller of the application's own (explicit, or
+ * inherited through Kafka Streams' prefix precedence, or the client default) and the allocation's; the application's
+ * stricter choices are kept, keys the allocation does not name are untouched.
+ */
+final class ConfigMerger {
+    static final String SETTER_KEY = "rocksdb.config.setter";
+    static final String STATESTORE_CACHE = "statestore.cache.max.bytes";
+    static final String LEGACY_CACHE = "cache.max.bytes.buffering";
+
+    /** One value the merge changed; {@code before} says where the old value came from. */
+    record Change(String key, String before, String after) {
+        String describe() {
+            return key + ": " + before + " -> " + after;
+        }
+    }
+
+    record Result(Map<Object, Object> props, List<Change> changes, List<String> skipped) {
+        boolean changed() {
+            return !changes.isEmpty();
+        }
+    }
+
+    /** A client prefix and the order in which Kafka Streams looks a client key up (most specific first). */
+    private record Prefix(String prefix, Client client, List<String> chain, List<String> narrower) {
+    }
+
+    private static final List<Prefix> PREFIXES = List.of(
+            new Prefix("main.consumer.", Client.CONSUMER, List.of("main.consumer.", "consumer.", ""), List.of()),
+            new Prefix("restore.consumer.", Client.CONSUMER, List.of("restore.consumer.", "consumer.", ""), List.of()),
+            new Prefix("global.consumer.", Client.CONSUMER, List.of("global.consumer.", "consumer.", ""), List.of()),
+            new Prefix("consumer.", Client.CONSUMER, List.of("consumer.", ""),
+                    List.of("main.consumer.", "restore.consumer.", "global.consumer.")),
+            new Prefix("producer.", Client.PRODUCER, List.of("producer.", ""), List.of()),
+            new Prefix("admin.", Client.ADMIN, List.of("admin.", ""), List.of()));
+
+    private ConfigMerger() {
+    }
+
+    /**
+     * @param setterClass the agent's RocksDB config setter to install, or null to leave {@code rocksdb.config.setter}
+     *                    alone (no persistent stores, or Kafka Streams cannot load the agent's classes)
+     */
+    static Result merge(Map<?, ?> app, AgentAllocation allocation, KafkaCatalog catalog, Class<?> setterClass) {
+        Map<Object, Object> out = new LinkedHashMap<>(app);
+        List<Change> changes = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (Map.Entry<String, Long> entry : allocation.streamsConfig().entrySet()) {
+            String key = entry.getKey();
+            long bound = entry.getValue();
+            Prefix prefix = prefixOf(key);
+            if (prefix == null) {
+                mergeStreamsKey(app, out, key, bound, catalog, changes, skipped);
+                continue;
+            }
+            String bare = key.substring(prefix.prefix().length());
+            if (!catalog.knows(prefix.client(), bare)) {
+                skipped.add(key + " (not a " + prefix.client().name().toLowerCase() + " config of Kafka "
+                        + catalog.version() + ")");
+                continue;
+            }
+            Object fallback = catalog.defaultValue(prefix.client(), bare);
+            bound(app, out, key, prefix.chain(), bare, fallback, bound, changes, skipped);
+            for (String narrower : prefix.narrower()) {
+                if (app.containsKey(narrower + bare)) {
+                    bound(app, out, narrower + bare, List.of(narrower), bare, null, bound, changes, skipped);
+                }
+            }
+        }
+        if (setterClass != null && allocation.rocksDb() != null) {
+            installSetter(app, out, setterClass, changes);
+        }
+        return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped);
+    }
+
+    private static void mergeStreamsKey(Map<?, ?> app, Map<Object, Object> out, String key, long bound,
+                                        KafkaCatalog catalog, List<Change> changes, List<String> skipped) {
+        if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
+            // KIP-770 renamed the record cache key in 3.4; the allocation names one of them, the application's
+            // version decides which one Kafka Streams reads.
+            if (catalog.knows(Client.STREAMS, STATESTORE_CACHE)) {
+                String value = present(app, STATESTORE_CACHE) ? STATESTORE_CACHE
+                        : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE
+                        : null;
+                boundResolved(app, out, STATESTORE_CACHE, value,
+                        catalog.defaultValue(Client.STREAMS, STATESTORE_CACHE), bound, changes, skipped);
+            } else if (catalog.knows(Client.STREAMS, LEGACY_CACHE)) {
+                boundResolved(app, out, LEGACY_CACHE, present(app, LEGACY_CACHE) ? LEGACY_CACHE : null,
+                        catalog.defaultValue(Client.STREAMS, LEGACY_CACHE), bound, changes, skipped);
+            } else {
+                skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
+            }
+            return;
+        }
+        if (!catalog.knows(Client.STREAMS, key)) {
+            skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
+            return;
+        }
+        boundResolved(app, out, key, present(app, key) ? key : null, catalog.defaultValue(Client.STREAMS, key), bound,
+                changes, skipped);
+    }
+
+    /** Bounds {@code target}, whose current value is the first of {@code chain}+bare set by the application. */
+    private static void bound(Map<?, ?> app, Map<Object, Object> out, String target, List<String> chain, String bare,
+                              Object fallback, long bound, List<Change> changes, List<String> skipped) {
+        String from = null;
+        for (String prefix : chain) {
+            if (present(app, prefix + bare)) {
+                from = prefix + bare;
+                break;
+            }
+        }
+        boundResolved(app, out, target, from, fallback, bound, changes, skipped);
+    }
+
+    private static void boundResolved(Map<?, ?> app, Map<Object, Object> out, String target, String from,
+                                      Object fallback, long bound, List<Change> changes, List<String> skipped) {
+        Object raw = from == null ? fallback : app.get(from);
+        String origin = from == null ? "default" : from.equals(target) ? null : "from " + from;
+        Long current;
+        if (raw == null) {
+            current = null; // no default: unbounded
+        } else {
+            current = asLong(raw);
+            if (current == null) {
+                skipped.add(target + " (the application's value \"" + raw + "\" is not a number; left alone)");
+                return;
+            }
+        }
+        // A negative value means "unbounded / OS default" for the size keys the allocation names.
+        if (current != null && current >= 0 && current <= bound) {
+            return;
+        }
+        String before = (raw == null ? "unset" : String.valueOf(raw)) + (origin == null ? "" : " (" + origin + ")");
+        out.put(target, Long.toString(bound));
+        changes.add(new Change(target, before, Long.toString(bound)));
+    }
+
+    private static void installSetter(Map<?, ?> app, Map<Object, Object> out, Class<?> setterClass,
+                                      List<Change> changes) {
+        Object existing = app.get(SETTER_KEY);
+        if (existing instanceof String text && text.isBlank()) {
+            existing = null;
+        }
+        if (existing != null && setterName(existing).equals(setterClass.getName())) {
+            return;
+        }
+        String after = setterClass.getName();
+        if (existing != null) {
+            if (!present(app, StreamsMemory.CHAINED_SETTER_CONFIG)) {
+                out.put(StreamsMemory.CHAINED_SETTER_CONFIG, existing);
+            }
+            after += " (calls " + setterName(existing) + " first)";
+        }
+        out.put(SETTER_KEY, setterClass);
+        changes.add(new Change(SETTER_KEY, existing == null ? "unset" : setterName(existing), after));
+    }
+
+    static String setterName(Object setter) {
+        if (setter instanceof Class<?> type) {
+            return type.getName();
+        }
+        return String.valueOf(setter).trim();
+    }
+
+    private static boolean present(Map<?, ?> app, String key) {
+        Object value = app.get(key);
+        return value != null && !(value instanceof String text && text.isBlank());
+    }
+
+    private static Prefix prefixOf(String key) {
+        for (Prefix prefix : PREFIXES) {
+            if (key.startsWith(prefix.prefix())) {
+                return prefix;
+            }
+        }
+        return null;
+    }
+
+    static Long asLong(Object value) {
+        if (value instanceof Number number) {
+            return number.longValue();
+        }
+        if (value instanceof String text) {
+            try {
+                return Long.parseLong(text.trim());
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,39 @@
+package io.streamsmemory.agent;
+
+/**
+ * What the application's own Kafka Streams knows: its version, which config keys each client accepts, and their
+ * defaults. Read from the application's classes, so the agent follows whatever version it brings.
+ */
+interface KafkaCatalog {
+    enum Client { STREAMS, CONSUMER, PRODUCER, ADMIN }
+
+    /** The version text, e.g. "4.4.0". */
+    String version();
+
+    /** Null when this version is supported, otherwise why not. */
+    String unsupportedReason();
+
+    boolean knows(Client client, String key);
+
+    /** The client's default for a key, or null when it has none or the key is unknown. */
+    Object defaultValue(Client client, String key);
+
+    /** The range of Kafka Streams versions the agent applies allocations to. */
+    static String supportReason(String version) {
+        java.util.regex.Matcher parsed = version == null ? null
+                : java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)(?:[.-].*)?$").matcher(version.trim());
+        if (parsed == null || !parsed.matches()) {
+            return "its version \"" + version + "\" cannot be read";
+        }
+        int major = Integer.parseInt(parsed.group(1));
+        int minor = Integer.parseInt(parsed.group(2));
+        // 2.8 has every key and hook the agent uses (client prefixes, RocksDBConfigSetter#close, the
+        // property-based RocksDB metrics); 5.x may rename or drop keys this agent was not written for.
+        boolean tooOld = major < 2 || (major == 2 && minor < 8);
+        boolean tooNew = major >= 5;
+        if (tooOld || tooNew) {
+            return "Kafka Streams " + version + " is outside the supported range 2.8 to 4.x";
+        }
+        return null;
+    }
+}

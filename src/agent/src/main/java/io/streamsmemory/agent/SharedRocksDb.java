@@ -1,0 +1,94 @@
+package io.streamsmemory.agent;
+
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.TableFormatConfig;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * The JVM's one block cache and one WriteBufferManager charged to it, shared by every RocksDB instance of every
+ * store (Kafka's "BoundedMemoryRocksDBConfig" pattern). Created on first use, never closed: stores come and go
+ * (window segments roll, tasks migrate), the bound stays.
+ */
+final class SharedRocksDb {
+    private static final Object LOCK = new Object();
+    private static volatile SharedRocksDb instance;
+    private static volatile boolean unavailable;
+
+    private final RocksDbSettings settings;
+    private final LRUCache cache;
+    private final WriteBufferManager writeBufferManager;
+
+    private SharedRocksDb(RocksDbSettings settings) {
+        this.settings = settings;
+        // numShardBits -1: RocksDB picks the shard count from the capacity (at least 512 KiB per shard).
+        this.cache = new LRUCache(settings.blockCacheCapacityBytes(), -1, settings.strictCapacityLimit(),
+                settings.highPriorityPoolRatio());
+        this.writeBufferManager = new WriteBufferManager(settings.writeBufferManagerBytes(), cache);
+    }
+
+    /** The shared objects, or null when there is no RocksDB bound to apply. */
+    static SharedRocksDb get() {
+        SharedRocksDb current = instance;
+        if (current != null || unavailable) {
+            return current;
+        }
+        synchronized (LOCK) {
+            if (instance != null || unavailable) {
+                return instance;
+            }
+            AgentAllocation allocation = AgentState.ensureLoaded("library (rocksdb.config.setter)");
+            if (allocation == null || allocation.rocksDb() == null) {
+                unavailable = true;
+                return null;
+            }
+            try {
+                SharedRocksDb created = new SharedRocksDb(allocation.rocksDb());
+                RocksDbStats.capacity = allocation.rocksDb().blockCacheCapacityBytes();
+                RocksDbStats.usage = created.cache::getUsage;
+                RocksDbStats.pinnedUsage = created.cache::getPinnedUsage;
+                instance = created;
+                AgentState.registerMBean();
+            } catch (Throwable t) {
+                unavailable = true;
+                AgentLog.warnOnce("rocksdb-create", "could not create the shared RocksDB block cache (" + t
+                        + "); RocksDB runs on the application's own settings");
+            }
+            return instance;
+        }
+    }
+
+    /** Applies the bound to one RocksDB instance's options (after the application's own setter ran). */
+    void apply(String storeName, Options options) {
+        TableFormatConfig format = options.tableFormatConfig();
+        if (format instanceof BlockBasedTableConfig table) {
+            // Mutate the object Kafka Streams created (its subclass exposes the cache to the RocksDB metrics).
+            table.setBlockCache(cache);
+            table.setCacheIndexAndFilterBlocks(true);
+            table.setCacheIndexAndFilterBlocksWithHighPriority(true);
+            table.setPinTopLevelIndexAndFilter(true);
+            options.setTableFormatConfig(table);
+        } else {
+            AgentLog.warnOnce("table-format:" + storeName, "store " + storeName + " does not use a block-based table ("
+                    + (format == null ? "none" : format.getClass().getName())
+                    + "); only its memtables are bounded");
+        }
+        options.setWriteBufferManager(writeBufferManager);
+        options.setWriteBufferSize(Math.min(options.writeBufferSize(), settings.writeBufferSizeBytes()));
+        options.setMaxWriteBufferNumber(Math.min(options.maxWriteBufferNumber(), settings.maxWriteBufferNumber()));
+        // The engine sizes arena blocks so every planned memtable fits the manager's budget (MemoryModel.ARENA_BLOCK_*).
+        long arena = options.arenaBlockSize();
+        if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
+            options.setArenaBlockSize(settings.arenaBlockSizeBytes());
+        }
+    }
+
+    static void resetForTests() {
+        synchronized (LOCK) {
+            instance = null;
+            unavailable = false;
+            RocksDbStats.reset();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.streamsmemory.agent;
+
+import java.lang.instrument.ClassFileTransformer;
+import java.security.ProtectionDomain;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+
+/**
+ * Inserts, at the start of the StreamsConfig constructor that every other one (and every subclass) ends in,
+ * {@code props = StreamsConfigHook.merge(props, StreamsConfig.class);}. The inserted code runs before the
+ * {@code super(...)} call, touches only the argument, and has no branches, so the class's stack map frames stay
+ * valid as they are. Nothing else of the class changes.
+ */
+final class StreamsConfigTransformer implements ClassFileTransformer {
+    static final String TARGET = "org/apache/kafka/streams/StreamsConfig";
+    static final String MAIN_CONSTRUCTOR = "(Ljava/util/Map;Z)V";
+    static final String PUBLIC_CONSTRUCTOR = "(Ljava/util/Map;)V";
+    private static final String HOOK = Type.getInternalName(StreamsConfigHook.class);
+    private static final String HOOK_DESCRIPTOR = "(Ljava/util/Map;Ljava/lang/Class;)Ljava/util/Map;";
+
+    @Override
+    public byte[] transform(ClassLoader loader, String className, Class<?> classBeingRedefined,
+                            ProtectionDomain protectionDomain, byte[] classfileBuffer) {
+        if (!TARGET.equals(className)) {
+            return null;
+        }
+        try {
+            if (!hookVisibleFrom(loader)) {
+                AgentLog.warnOnce("hook-invisible", "StreamsConfig is loaded by a class loader that cannot see the "
+                        + "agent, so configs are not merged; use library mode (StreamsMemory.apply)");
+                return null;
+            }
+            byte[] patched = patch(classfileBuffer);
+            if (patched == null) {
+                AgentLog.warnOnce("no-constructor", "StreamsConfig has no (Map, boolean) or (Map) constructor in this "
+                        + "Kafka Streams version; the application runs on its own memory settings");
+            }
+            return patched;
+        } catch (Throwable t) {
+            AgentLog.warnOnce("transform-failure", "could not instrument StreamsConfig (" + t
+                    + "); the application runs on its own memory settings");
+            return null;
+        }
+    }
+
+    private static boolean hookVisibleFrom(ClassLoader loader) {
+        if (loader == null) {
+            return false;
+        }
+        try {
+            return Class.forName(StreamsConfigHook.class.getName(), false, loader) == StreamsConfigHook.class;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** Returns the patched class, or null when it has no constructor to patch. */
+    static byte[] patch(byte[] classfile) {
+        ClassReader reader = new ClassReader(classfile);
+        boolean[] hasMain = {false};
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                if ("<init>".equals(name) && MAIN_CONSTRUCTOR.equals(descriptor)) {
+                    hasMain[0] = true;
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        String target = hasMain[0] ? MAIN_CONSTRUCTOR : PUBLIC_CONSTRUCTOR;
+        String owner = reader.getClassName();
+        boolean[] patched = {false};
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
+                if (!"<init>".equals(name) || !target.equals(descriptor)) {
+                    return visitor;
+                }
+                patched[0] = true;
+                return new MethodVisitor(Opcodes.ASM9, visitor) {
+                    @Override
+                    public void visitCode() {
+                        super.visitCode();
+                        super.visitVarInsn(Opcodes.ALOAD, 1);
+                        super.visitLdcInsn(Type.getObjectType(owner));
+                        super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "merge", HOOK_DESCRIPTOR, false);
+                        super.visitVarInsn(Opcodes.ASTORE, 1);
+                    }
+                };
+            }
+        }, 0);
+        return patched[0] ? writer.toByteArray() : null;
+    }
+}

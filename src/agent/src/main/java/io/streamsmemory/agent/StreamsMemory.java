@@ -1,0 +1,90 @@
+package io.streamsmemory.agent;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Library mode: the same bound without {@code -javaagent}. Put this jar on the application's class path and call
+ * {@link #apply(Properties)} on the properties before building {@code KafkaStreams}; it also sets
+ * {@code rocksdb.config.setter} to {@link BoundedRocksDBConfigSetter} (chaining a setter already there).
+ * <pre>{@code
+ * Properties props = ...;                  // the application's own settings
+ * StreamsMemory.apply(props);              // reads $STREAMS_MEMORY_ALLOCATION (or -Dstreamsmemory.allocation)
+ * new KafkaStreams(topology, props).start();
+ * }</pre>
+ * Nothing here throws: without a usable allocation the properties are left as they are (one warning).
+ */
+public final class StreamsMemory {
+    /** Where the agent keeps the application's own {@code rocksdb.config.setter}, which it calls first. */
+    public static final String CHAINED_SETTER_CONFIG = "streamsmemory.chained.rocksdb.config.setter";
+    /** The value to give {@code rocksdb.config.setter} for the shared-cache bound. */
+    public static final String ROCKSDB_CONFIG_SETTER = "io.streamsmemory.agent.BoundedRocksDBConfigSetter";
+    private static final String STREAMS_CONFIG = "org.apache.kafka.streams.StreamsConfig";
+
+    private StreamsMemory() {
+    }
+
+    /** Applies the allocation named by the environment to {@code props}, in place; returns {@code props}. */
+    public static Properties apply(Properties props) {
+        try {
+            AgentState.ensureLoaded("library");
+            return mergeInPlace(props);
+        } catch (Throwable t) {
+            AgentLog.warnOnce("library-failure", "could not apply the allocation (" + t
+                    + "); the application runs on its own memory settings");
+            return props;
+        }
+    }
+
+    /**
+     * Applies the allocation in {@code allocationFile} to {@code props}, in place. The first allocation a JVM loads
+     * is the one it keeps (an agent's, if there is one).
+     */
+    public static Properties apply(Properties props, Path allocationFile) {
+        try {
+            if (!AgentState.loaded()) {
+                AgentState.accept(AllocationLoader.read(allocationFile.toString(), "argument"), "library");
+            }
+            return mergeInPlace(props);
+        } catch (Throwable t) {
+            AgentLog.warnOnce("library-failure", "could not apply the allocation (" + t
+                    + "); the application runs on its own memory settings");
+            return props;
+        }
+    }
+
+    /** Whether this JVM has a usable allocation. */
+    public static boolean active() {
+        return AgentState.allocation() != null && AgentState.status().equals("active");
+    }
+
+    private static Properties mergeInPlace(Properties props) throws ClassNotFoundException {
+        if (props == null || AgentState.allocation() == null) {
+            return props;
+        }
+        Class<?> streamsConfig = streamsConfigClass();
+        Map<?, ?> merged = AgentState.merge(props, streamsConfig);
+        if (merged != props) {
+            for (Map.Entry<?, ?> entry : merged.entrySet()) {
+                if (entry.getKey() != null && entry.getValue() != null
+                        && !entry.getValue().equals(props.get(entry.getKey()))) {
+                    props.put(entry.getKey(), entry.getValue());
+                }
+            }
+        }
+        return props;
+    }
+
+    private static Class<?> streamsConfigClass() throws ClassNotFoundException {
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        if (context != null) {
+            try {
+                return Class.forName(STREAMS_CONFIG, false, context);
+            } catch (ClassNotFoundException ignored) {
+                // fall back to the loader of this library
+            }
+        }
+        return Class.forName(STREAMS_CONFIG, false, StreamsMemory.class.getClassLoader());
+    }
+}

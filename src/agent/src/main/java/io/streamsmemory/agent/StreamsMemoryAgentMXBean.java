@@ -1,0 +1,67 @@
+package io.streamsmemory.agent;
+
+import java.util.Map;
+
+/**
+ * {@code io.streamsmemory:type=Agent}: what the agent applied next to what the JVM really does, so a user (or the
+ * operator) can compare the budget with reality. Byte values are -1 when not known (yet).
+ */
+public interface StreamsMemoryAgentMXBean {
+    /** "active", or "inactive: reason". */
+    String getStatus();
+
+    /** How the allocation was loaded: "agent", "attached agent" or "library …". */
+    String getMode();
+
+    String getAgentVersion();
+
+    String getAllocationHash();
+
+    String getAllocationSource();
+
+    long getMemoryBytes();
+
+    String getKafkaStreamsVersion();
+
+    /** The allocation's Kafka Streams properties, as published. */
+    Map<String, String> getAllocatedStreamsConfig();
+
+    /** Each property the agent changed, as "old -> new". */
+    Map<String, String> getAppliedChanges();
+
+    /** Allocated keys this Kafka Streams version does not know, and why they were left out. */
+    Map<String, String> getSkippedKeys();
+
+    long getStreamsConfigsMerged();
+
+    long getRecordCacheBytes();
+
+    long getBlockCacheCapacityBytes();
+
+    long getBlockCacheUsageBytes();
+
+    long getBlockCachePinnedUsageBytes();
+
+    long getWriteBufferManagerBytes();
+
+    long getWriteBufferSizeBytes();
+
+    int getMaxWriteBufferNumber();
+
+    /** RocksDB instances (store x task x segment) open now with the shared cache. */
+    int getRocksDbInstances();
+
+    long getRocksDbInstancesOpened();
+
+    /** The application's own RocksDB config setters the agent chains. */
+    String getChainedConfigSetters();
+
+    /** Live stream threads, from Kafka Streams' own metrics (-1 when none are registered). */
+    int getStreamThreads();
+
+    /** Tasks with metrics registered by Kafka Streams (-1 when none are). */
+    int getTasks();
+
+    /** Sum of RocksDB's cur-size-all-mem-tables over all stores, from Kafka Streams' metrics (-1 when none). */
+    long getMemtableUsageBytes();
+}

@@ -1,0 +1,274 @@
+package io.streamsmemory.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamsmemory.agent.KafkaCatalog.Client;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.Options;
+
+class ConfigMergerTest {
+    private static final AgentAllocation ALLOCATION =
+            Allocations.agentAllocation(Allocations.oneGiB());
+    private static final KafkaCatalog KAFKA = ReflectiveKafkaCatalog.of(StreamsConfig.class);
+    private final List<String> lines = new ArrayList<>();
+    private Consumer<String> previous;
+
+    @BeforeEach
+    void capture() {
+        AgentState.reset();
+        previous = AgentLog.redirect(lines::add);
+    }
+
+    @AfterEach
+    void restore() {
+        AgentLog.redirect(previous);
+        AgentState.reset();
+    }
+
+    private static long alloc(String key) {
+        return ALLOCATION.streamsConfig().get(key);
+    }
+
+    @Test
+    void theCatalogReadsTheApplicationsKafka() {
+        assertThat(KAFKA.version()).isEqualTo("4.4.0");
+        assertThat(KAFKA.unsupportedReason()).isNull();
+        assertThat(KAFKA.knows(Client.CONSUMER, "fetch.max.bytes")).isTrue();
+        assertThat(KAFKA.defaultValue(Client.CONSUMER, "fetch.max.bytes")).isEqualTo(52428800);
+        assertThat(KAFKA.defaultValue(Client.PRODUCER, "buffer.memory")).isEqualTo(33554432L);
+    }
+
+    @Test
+    void defaultsAreBoundedToTheAllocation() {
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("application.id", "a"), ALLOCATION, KAFKA,
+                BoundedRocksDBConfigSetter.class);
+        Map<Object, Object> props = result.props();
+        assertThat(props).containsEntry("application.id", "a");
+        // Kafka's 10 MiB record cache is below a 1 GiB pod's allocation: Kafka's smaller value stays.
+        assertThat(props).doesNotContainKeys("statestore.cache.max.bytes", "cache.max.bytes.buffering");
+        assertThat(props).containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
+        assertThat(props).containsEntry("main.consumer.fetch.max.bytes",
+                Long.toString(alloc("main.consumer.fetch.max.bytes")));
+        assertThat(props).containsEntry("restore.consumer.fetch.max.bytes",
+                Long.toString(alloc("restore.consumer.fetch.max.bytes")));
+        // Equal to Kafka's defaults: nothing to change.
+        assertThat(props).doesNotContainKeys("producer.batch.size", "main.consumer.max.partition.fetch.bytes",
+                "buffered.records.per.partition");
+        assertThat(props).containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class);
+        assertThat(result.changes()).extracting(ConfigMerger.Change::key).contains("rocksdb.config.setter");
+    }
+
+    @Test
+    void theStricterValueWins() {
+        Map<String, Object> app = new HashMap<>();
+        app.put("statestore.cache.max.bytes", "0");
+        app.put("producer.batch.size", 8192);
+        app.put("statestore.cache.max.bytes", 0L);
+        app.put("main.consumer.fetch.max.bytes", 1024);
+        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        assertThat(result.props()).containsEntry("statestore.cache.max.bytes", 0L)
+                .containsEntry("producer.batch.size", 8192)
+                .containsEntry("main.consumer.fetch.max.bytes", 1024)
+                .doesNotContainKey("rocksdb.config.setter");
+    }
+
+    @Test
+    void aLargerApplicationValueIsReducedAndLogged() {
+        Map<String, Object> app = Map.of("statestore.cache.max.bytes", "1073741824", "buffered.records.per.partition",
+                "100000");
+        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        assertThat(result.props()).containsEntry("statestore.cache.max.bytes",
+                Long.toString(alloc("statestore.cache.max.bytes")))
+                .containsEntry("buffered.records.per.partition", "1000");
+        assertThat(result.changes()).anySatisfy(change -> {
+            assertThat(change.key()).isEqualTo("statestore.cache.max.bytes");
+            assertThat(change.describe()).isEqualTo("statestore.cache.max.bytes: 1073741824 -> "
+                    + alloc("statestore.cache.max.bytes"));
+        });
+    }
+
+    @Test
+    void prefixPrecedenceIsFollowed() {
+        // consumer.* applies to main and restore consumers; unprefixed fetch.max.bytes too.
+        Map<String, Object> app = Map.of("consumer.fetch.max.bytes", "2048", "fetch.max.bytes", "999999999",
+                "buffer.memory", "1000", "producer.buffer.memory", "999999999");
+        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        assertThat(result.props()).doesNotContainKeys("main.consumer.fetch.max.bytes",
+                "restore.consumer.fetch.max.bytes");
+        assertThat(result.props()).containsEntry("producer.buffer.memory",
+                Long.toString(alloc("producer.buffer.memory")));
+        ConfigMerger.Change change = result.changes().stream()
+                .filter(c -> c.key().equals("producer.buffer.memory")).findFirst().orElseThrow();
+        assertThat(change.before()).isEqualTo("999999999");
+        // An unprefixed value is inherited by the main consumer and bounded there.
+        result = ConfigMerger.merge(Map.of("fetch.max.bytes", "999999999"), ALLOCATION, KAFKA, null);
+        change = result.changes().stream().filter(c -> c.key().equals("main.consumer.fetch.max.bytes")).findFirst()
+                .orElseThrow();
+        assertThat(change.before()).isEqualTo("999999999 (from fetch.max.bytes)");
+    }
+
+    @Test
+    void theDeprecatedCacheKeyCountsAsTheApplicationsValue() {
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, KAFKA,
+                null);
+        assertThat(result.props()).doesNotContainKey("statestore.cache.max.bytes");
+        result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "9999999999"), ALLOCATION, KAFKA, null);
+        assertThat(result.props()).containsEntry("statestore.cache.max.bytes",
+                Long.toString(alloc("statestore.cache.max.bytes")));
+    }
+
+    @Test
+    void olderKafkaStreamsGetsTheOldRecordCacheKey() {
+        KafkaCatalog old = new FakeCatalog("3.3.2", Set.of("cache.max.bytes.buffering", "buffered.records.per.partition"));
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "999999999"), ALLOCATION,
+                old, null);
+        assertThat(result.props()).containsEntry("cache.max.bytes.buffering",
+                Long.toString(alloc("statestore.cache.max.bytes"))).doesNotContainKey("statestore.cache.max.bytes");
+    }
+
+    @Test
+    void keysTheVersionDoesNotKnowAreSkipped() {
+        KafkaCatalog tiny = new FakeCatalog("3.9.1", Set.of("statestore.cache.max.bytes"));
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of(), ALLOCATION, tiny, null);
+        assertThat(result.skipped()).anyMatch(s -> s.startsWith("producer.buffer.memory"))
+                .anyMatch(s -> s.startsWith("buffered.records.per.partition"));
+        assertThat(result.props()).isEmpty();
+    }
+
+    @Test
+    void aValueThatIsNotANumberIsLeftAlone() {
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("producer.buffer.memory", "lots"), ALLOCATION, KAFKA,
+                null);
+        assertThat(result.props()).containsEntry("producer.buffer.memory", "lots");
+        assertThat(result.skipped()).anyMatch(s -> s.startsWith("producer.buffer.memory"));
+    }
+
+    @Test
+    void aNegativeSocketBufferMeansOsDefaultAndIsBounded() {
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("main.consumer.receive.buffer.bytes", "-1"),
+                ALLOCATION, KAFKA, null);
+        assertThat(result.props()).containsEntry("main.consumer.receive.buffer.bytes",
+                Long.toString(alloc("main.consumer.receive.buffer.bytes")));
+    }
+
+    public static class UserSetter implements RocksDBConfigSetter {
+        @Override
+        public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+        }
+
+        @Override
+        public void close(String storeName, Options options) {
+        }
+    }
+
+    @Test
+    void theApplicationsSetterIsChained() {
+        ConfigMerger.Result result = ConfigMerger.merge(Map.of("rocksdb.config.setter", UserSetter.class), ALLOCATION,
+                KAFKA, BoundedRocksDBConfigSetter.class);
+        assertThat(result.props()).containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class)
+                .containsEntry(StreamsMemory.CHAINED_SETTER_CONFIG, UserSetter.class);
+        // Merging a merged config again changes nothing (StreamsConfig is built more than once).
+        ConfigMerger.Result again = ConfigMerger.merge(result.props(), ALLOCATION, KAFKA,
+                BoundedRocksDBConfigSetter.class);
+        assertThat(again.changed()).isFalse();
+        assertThat(again.props()).isEqualTo(result.props());
+        // By name, too.
+        result = ConfigMerger.merge(Map.of("rocksdb.config.setter", UserSetter.class.getName()), ALLOCATION, KAFKA,
+                BoundedRocksDBConfigSetter.class);
+        assertThat(result.props()).containsEntry(StreamsMemory.CHAINED_SETTER_CONFIG, UserSetter.class.getName());
+    }
+
+    @Test
+    void libraryModeAppliesToPropertiesAndTheResultBuildsAStreamsConfig() {
+        AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "library");
+        Properties props = new Properties();
+        props.put("application.id", "lib");
+        props.put("bootstrap.servers", "127.0.0.1:1");
+        props.put("statestore.cache.max.bytes", "1073741824");
+        props.put("rocksdb.config.setter", UserSetter.class.getName());
+        StreamsMemory.apply(props);
+        StreamsConfig config = new StreamsConfig(props);
+        assertThat(config.getLong("statestore.cache.max.bytes")).isEqualTo(alloc("statestore.cache.max.bytes"));
+        assertThat(config.getClass("rocksdb.config.setter")).isEqualTo(BoundedRocksDBConfigSetter.class);
+        Map<String, Object> producer = config.getProducerConfigs("c");
+        assertThat(producer.get("buffer.memory")).isEqualTo(Long.toString(alloc("producer.buffer.memory")));
+        Map<String, Object> consumer = config.getMainConsumerConfigs("g", "c", 0);
+        assertThat(consumer.get("fetch.max.bytes")).isEqualTo(Long.toString(alloc("main.consumer.fetch.max.bytes")));
+        // Each change logged once, even when merged again.
+        StreamsMemory.apply(props);
+        long cacheLines = lines.stream().filter(l -> l.contains("set statestore.cache.max.bytes")).count();
+        assertThat(cacheLines).isEqualTo(1);
+        assertThat(lines.stream().filter(l -> l.contains("WARN"))).isEmpty();
+    }
+
+    @Test
+    void anUnsupportedVersionGivesOneWarningAndChangesNothing() {
+        AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
+        Map<String, Object> app = Map.of("statestore.cache.max.bytes", "1073741824");
+        for (String version : List.of("5.0.0", "1.1.0", "banana")) {
+            AgentState.reset();
+            lines.clear();
+            AgentLog.redirect(lines::add);
+            AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
+            KafkaCatalog catalog = new FakeCatalog(version, Set.of("statestore.cache.max.bytes"));
+            assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
+            assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
+            assertThat(lines.stream().filter(l -> l.contains("WARN")).toList()).hasSize(1)
+                    .allSatisfy(l -> assertThat(l).contains(version).contains("own memory settings"));
+            assertThat(AgentState.status()).startsWith("inactive");
+        }
+    }
+
+    @Test
+    void theHookNeverThrows() {
+        AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
+        Map<Object, Object> weird = new HashMap<>() {
+            @Override
+            public java.util.Set<Map.Entry<Object, Object>> entrySet() {
+                throw new IllegalStateException("boom");
+            }
+
+            @Override
+            public int size() {
+                throw new IllegalStateException("boom");
+            }
+
+            @Override
+            public Object get(Object key) {
+                throw new IllegalStateException("boom");
+            }
+        };
+        assertThat(StreamsConfigHook.merge(weird, StreamsConfig.class) == weird).isTrue();
+        assertThat(StreamsConfigHook.merge(null, StreamsConfig.class)).isNull();
+        assertThat(lines.stream().filter(l -> l.contains("WARN")).toList()).hasSize(1);
+    }
+
+    /** A Kafka Streams of another version: knows only the given streams keys; clients know nothing. */
+    private record FakeCatalog(String version, Set<String> streamsKeys) implements KafkaCatalog {
+        @Override
+        public String unsupportedReason() {
+            return KafkaCatalog.supportReason(version);
+        }
+
+        @Override
+        public boolean knows(Client client, String key) {
+            return client == Client.STREAMS && streamsKeys.contains(key);
+        }
+
+        @Override
+        public Object defaultValue(Client client, String key) {
+            return key.contains("cache") ? 10485760L : 1000;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.streamsmemory.agent.bench;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.TimeWindows;
+
+/**
+ * The state-heavy application of the memory benchmark: per task two key-value stores (a count and the latest value
+ * per key) and a windowed count (three live segments), so 16 partitions give 16 x (2 + 3) = 80 RocksDB instances.
+ * Prints {@code PROCESSED <records> <epoch ms>} every second.
+ */
+public final class BenchApp {
+    private static final LongAdder PROCESSED = new LongAdder();
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        String applicationId = args[1];
+        String stateDir = args[2];
+        int threads = Integer.parseInt(args[3]);
+        String topic = args[4];
+        boolean docsBounded = args.length > 5 && args[5].equals("docs");
+
+        Properties props = new Properties();
+        props.put("application.id", applicationId);
+        props.put("bootstrap.servers", bootstrap);
+        props.put("state.dir", stateDir);
+        props.put("num.stream.threads", Integer.toString(threads));
+        props.put("consumer.auto.offset.reset", "earliest");
+        if (docsBounded) {
+            props.put("rocksdb.config.setter", DocsBoundedRocksDBConfig.class.getName());
+        }
+
+        StreamsBuilder builder = new StreamsBuilder();
+        KStream<String, String> input = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.String()))
+                .peek((key, value) -> PROCESSED.increment());
+        input.groupByKey().count(Materialized.as("count-store"));
+        input.groupByKey().reduce((previous, latest) -> latest, Materialized.as("latest-store"));
+        input.groupByKey()
+                .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                .count(Materialized.as("window-store"));
+
+        KafkaStreams streams = new KafkaStreams(builder.build(), props);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> streams.close(Duration.ofSeconds(15))));
+        streams.start();
+        while (true) {
+            Thread.sleep(1000);
+            System.out.println("PROCESSED " + PROCESSED.sum() + " " + System.currentTimeMillis());
+            System.out.flush();
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.streamsmemory.agent.bench;
+
+import java.util.Map;
+import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * The hand-written bound from Kafka's memory-management docs ("BoundedMemoryRocksDBConfig"), as a user would copy
+ * it: the sizes are constants (here system properties, so the benchmark gives it the same RocksDB budget as the
+ * engine), everything else (record cache, client buffers) stays at Kafka's defaults.
+ */
+public class DocsBoundedRocksDBConfig implements RocksDBConfigSetter {
+    private static final long TOTAL_OFF_HEAP_MEMORY = Long.getLong("docs.totalOffHeapMemory", 200L << 20);
+    private static final long TOTAL_MEMTABLE_MEMORY = Long.getLong("docs.totalMemtableMemory", 64L << 20);
+    private static final double INDEX_FILTER_BLOCK_RATIO = 0.1;
+    private static final long BLOCK_SIZE = 4096;
+    private static final int N_MEMTABLES = 3;
+    private static final long MEMTABLE_SIZE = 16L << 20;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private static final Cache CACHE =
+            new LRUCache(TOTAL_OFF_HEAP_MEMORY, -1, false, INDEX_FILTER_BLOCK_RATIO);
+    private static final WriteBufferManager WRITE_BUFFER_MANAGER =
+            new WriteBufferManager(TOTAL_MEMTABLE_MEMORY, CACHE);
+
+    @Override
+    public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+        BlockBasedTableConfig tableConfig = (BlockBasedTableConfig) options.tableFormatConfig();
+        // These three options in combination will limit the memory used by RocksDB to the size passed to the
+        // block cache (TOTAL_OFF_HEAP_MEMORY)
+        tableConfig.setBlockCache(CACHE);
+        tableConfig.setCacheIndexAndFilterBlocks(true);
+        options.setWriteBufferManager(WRITE_BUFFER_MANAGER);
+        // These options are recommended to be set when bounding the total memory
+        tableConfig.setCacheIndexAndFilterBlocksWithHighPriority(true);
+        tableConfig.setPinTopLevelIndexAndFilter(true);
+        tableConfig.setBlockSize(BLOCK_SIZE);
+        options.setMaxWriteBufferNumber(N_MEMTABLES);
+        options.setWriteBufferSize(MEMTABLE_SIZE);
+        options.setTableFormatConfig(tableConfig);
+    }
+
+    @Override
+    public void close(String storeName, Options options) {
+        // Cache and WriteBufferManager are shared: not closed here.
+    }
+}
