@@ -80,8 +80,8 @@ class DeployManifestsTest {
             await().atMost(WAIT).until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
                     .anyMatch(e -> e.getReason().equals("Allocated")));
             // Opt-out: the operator deletes the ConfigMap itself.
-            client.apps().deployments().inNamespace(ns).withName("orders-app")
-                    .edit(d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
+                    d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
             // Deleting the policy goes through the operator's finalizer.
             client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();

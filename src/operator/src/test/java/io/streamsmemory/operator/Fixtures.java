@@ -85,6 +85,19 @@ final class Fixtures {
         return builder.build();
     }
 
+    /**
+     * Edits an object the operator may be updating at the same moment, retrying on a conflict as kubectl
+     * users do (the operator writes status, finalizers and annotations of the same objects).
+     */
+    static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void edit(
+            io.fabric8.kubernetes.client.dsl.Resource<T> resource, java.util.function.UnaryOperator<T> change) {
+        await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof io.fabric8.kubernetes.client.KubernetesClientException k
+                && k.getCode() == 409).until(() -> {
+            resource.edit(change);
+            return true;
+        });
+    }
+
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
         return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(workload)).get();
     }

@@ -136,8 +136,8 @@ class PolicyReconcilerTest {
         assertThat(live.getSpec().getTemplate().getSpec().getContainers()).singleElement()
                 .satisfies(c -> assertThat(c.getImage()).isEqualTo("example/streams-app:1"));
 
-        client.apps().deployments().inNamespace(ns).withName("orders-app")
-                .edit(d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
+                d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
     }
@@ -190,8 +190,8 @@ class PolicyReconcilerTest {
                 .get(WorkloadAnnotations.ALLOCATION_HASH);
 
         // Much larger records change only buffered.records.per.partition: Kafka Streams config, no JVM flag.
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders")
-                .edit(p -> { p.getSpec().getStreams().setRecordSize("64Ki"); return p; });
+        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"),
+                p -> { p.getSpec().getStreams().setRecordSize("64Ki"); return p; });
         await().atMost(WAIT).until(() -> !hashBefore.equals(configMap(client, ns, "orders-app").getMetadata()
                 .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH)));
         Deployment after = deploymentIn(ns, "orders-app");
@@ -209,7 +209,7 @@ class PolicyReconcilerTest {
         String published = configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY);
         String stamped = templateRestartHash(deploymentIn(ns, "orders-app"));
 
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
             p.getSpec().setMemory("256Mi");
             p.getSpec().getStreams().setThreads(8);
             p.getSpec().getStreams().getStores().setKeyValue(40);
@@ -293,13 +293,10 @@ class PolicyReconcilerTest {
         // when their optimistic update loses to the operator's.
         for (int i = 0; i < 10; i++) {
             int round = i;
-            await().atMost(WAIT).ignoreException(KubernetesClientException.class).until(() -> {
-                client.apps().deployments().inNamespace(ns).withName("orders-app").edit(d -> {
-                    d.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("edited", Integer.toString(round))));
-                    d.getSpec().setReplicas(2 + round % 3);
-                    return d;
-                });
-                return true;
+            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"), d -> {
+                d.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("edited", Integer.toString(round))));
+                d.getSpec().setReplicas(2 + round % 3);
+                return d;
             });
         }
         await().atMost(WAIT).until(() -> {
