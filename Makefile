@@ -9,7 +9,7 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test build plan agent bench-memory control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test build plan agent bench-memory bench-webhook control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -39,6 +39,11 @@ bench-memory: ## Memory benchmark on a real broker: defaults vs Kafka docs' boun
 	-@[ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || (apt-get install -y -qq libjemalloc2 >/dev/null 2>&1 || echo "libjemalloc2 not installed: the jemalloc variant is skipped")
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
+
+bench-webhook: control-plane-binaries ## Pod-creation latency through a real API server, webhook on vs off (ARGS='pods rounds warmup')
+	$(MVN) -q -pl src/engine,src/controlplane install -DskipTests
+	cd src/operator && $(MVN) -q test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+	cd src/operator && java -cp target/test-classes:target/classes:$$(cat target/bench.classpath) io.streamsmemory.operator.admission.WebhookBenchmark $(ARGS)
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

@@ -7,6 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 port="${OPERATOR_HTTP_PORT:-8080}"
+webhook_port="${OPERATOR_WEBHOOK_PORT:-8443}"
 operator_jar="src/operator/target/quarkus-app/quarkus-run.jar"
 embedded=0
 
@@ -26,6 +27,10 @@ kubectl() { "$kubectl_bin" "$@"; }
 
 if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   echo "run.sh: ERROR: port $port is in use; set OPERATOR_HTTP_PORT to a free port" >&2
+  exit 1
+fi
+if (exec 3<>"/dev/tcp/127.0.0.1/$webhook_port") 2>/dev/null; then
+  echo "run.sh: ERROR: port $webhook_port is in use; set OPERATOR_WEBHOOK_PORT to a free port" >&2
   exit 1
 fi
 
@@ -51,8 +56,21 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-say "starting the operator (health and metrics on http://127.0.0.1:$port/q/health and /q/metrics)"
+if [[ "$embedded" == 1 ]]; then
+  # The API server runs on this machine: point deploy/webhook.yaml's configuration at the local operator
+  # (https://127.0.0.1:<port>) instead of the in-cluster Service; the operator fills in its caBundle.
+  say "installing the pod admission webhook configuration (https://127.0.0.1:$webhook_port/mutate-pods)"
+  awk -v url="https://127.0.0.1:$webhook_port/mutate-pods" '
+    /^---/ { exit }
+    /^      service:/ { print "      url: " url; skip = 4; next }
+    skip > 0 { skip--; next }
+    { print }' deploy/webhook.yaml | kubectl apply -f - >&2
+fi
+
+say "starting the operator (health and metrics on http://127.0.0.1:$port/q/health and /q/metrics, webhook on https://127.0.0.1:$webhook_port)"
 POD_NAMESPACE="${POD_NAMESPACE:-default}" POD_NAME="${POD_NAME:-$(hostname)}" \
+  STREAMSMEMORY_WEBHOOK_PORT="$webhook_port" STREAMSMEMORY_WEBHOOK_EXTRA_SANS="${STREAMSMEMORY_WEBHOOK_EXTRA_SANS:-IP:127.0.0.1}" \
+  STREAMSMEMORY_WEBHOOK_REFRESH_PERIOD="${STREAMSMEMORY_WEBHOOK_REFRESH_PERIOD:-PT10S}" \
   java -Dquarkus.http.port="$port" -jar "$operator_jar" &
 operator_pid=$!
 for _ in $(seq 1 60); do
@@ -61,9 +79,28 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 
+if [[ "$embedded" == 1 ]]; then
+  for _ in $(seq 1 30); do
+    [[ -n "$(kubectl get mutatingwebhookconfiguration streams-memory-operator -o jsonpath='{.webhooks[0].clientConfig.caBundle}' 2>/dev/null)" ]] && break
+    sleep 1
+  done
+fi
+
 if [[ "$embedded" == 1 || "${APPLY_EXAMPLES:-0}" == 1 ]]; then
   say "applying examples/"
   kubectl apply -f examples/ >&2
+fi
+
+if [[ "$embedded" == 1 ]]; then
+  say "waiting for the example's pods to be injected (annotation streamsmemory.io/allocation-hash)"
+  for _ in $(seq 1 60); do
+    total="$(kubectl get pods -l app=orders-streams --no-headers 2>/dev/null | grep -vc Terminating || true)"
+    injected="$(kubectl get pods -l app=orders-streams -o jsonpath='{range .items[?(@.metadata.annotations.streamsmemory\.io/allocation-hash)]}{.metadata.name}{"\n"}{end}' 2>/dev/null | grep -c . || true)"
+    [[ "$total" -gt 0 && "$injected" -ge "$total" ]] && break
+    sleep 1
+  done
+  kubectl get pods -l app=orders-streams \
+    -o custom-columns='POD:.metadata.name,STATUS:.status.phase,INIT:.spec.initContainers[*].name,ALLOCATION:.metadata.annotations.streamsmemory\.io/allocation-hash' >&2 || true
 fi
 
 cat >&2 <<EOT
@@ -74,6 +111,7 @@ The operator is running. In another terminal:
   kubectl describe smp orders
   kubectl get configmap orders-streams-streams-memory -o jsonpath='{.data.allocation\.json}'
   kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
+  kubectl get pod -l app=orders-streams -o yaml          # the injected agent, JAVA_TOOL_OPTIONS, allocation hash
 Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo " and the local control plane").
 EOT
 wait "$operator_pid"

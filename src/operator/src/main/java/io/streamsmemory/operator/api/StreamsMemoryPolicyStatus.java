@@ -27,6 +27,9 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription("One entry per workload that names this policy.")
     private List<WorkloadAllocationStatus> workloads;
 
+    @JsonPropertyDescription("Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of the workloads' podsNotInjected and podsOutdated).")
+    private Integer driftedPods;
+
     public Long getObservedGeneration() {
         return observedGeneration;
     }
@@ -81,5 +84,13 @@ public class StreamsMemoryPolicyStatus {
 
     public void setWorkloads(List<WorkloadAllocationStatus> workloads) {
         this.workloads = workloads;
+    }
+
+    public Integer getDriftedPods() {
+        return driftedPods;
+    }
+
+    public void setDriftedPods(Integer driftedPods) {
+        this.driftedPods = driftedPods;
     }
 }

@@ -49,6 +49,21 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("Why the allocation could not be updated, when it could not.")
     private String message;
 
+    @JsonPropertyDescription("Pods of the workload seen at the last reconcile (running or pending, not terminating).")
+    private Integer pods;
+
+    @JsonPropertyDescription("Pods injected with the current JVM flags (restart hash).")
+    private Integer podsInjected;
+
+    @JsonPropertyDescription("Drift: pods running without the agent (created while the webhook was unreachable, or before the allocation was published).")
+    private Integer podsNotInjected;
+
+    @JsonPropertyDescription("Drift: pods injected with the JVM flags of an older allocation.")
+    private Integer podsOutdated;
+
+    @JsonPropertyDescription("Pods the webhook saw and left as they were, with the reason in an InjectionSkipped event (JAVA_TOOL_OPTIONS from valueFrom, a memory limit below the allocation).")
+    private Integer podsSkipped;
+
     public String getKind() {
         return kind;
     }
@@ -167,5 +182,45 @@ public class WorkloadAllocationStatus {
 
     public void setMessage(String message) {
         this.message = message;
+    }
+
+    public Integer getPods() {
+        return pods;
+    }
+
+    public void setPods(Integer pods) {
+        this.pods = pods;
+    }
+
+    public Integer getPodsInjected() {
+        return podsInjected;
+    }
+
+    public void setPodsInjected(Integer podsInjected) {
+        this.podsInjected = podsInjected;
+    }
+
+    public Integer getPodsNotInjected() {
+        return podsNotInjected;
+    }
+
+    public void setPodsNotInjected(Integer podsNotInjected) {
+        this.podsNotInjected = podsNotInjected;
+    }
+
+    public Integer getPodsOutdated() {
+        return podsOutdated;
+    }
+
+    public void setPodsOutdated(Integer podsOutdated) {
+        this.podsOutdated = podsOutdated;
+    }
+
+    public Integer getPodsSkipped() {
+        return podsSkipped;
+    }
+
+    public void setPodsSkipped(Integer podsSkipped) {
+        this.podsSkipped = podsSkipped;
     }
 }

@@ -48,6 +48,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
     private final KubernetesClient client;
     private final EventRecorder events;
     private final RolloutStamper stamper;
+    private final PodDrift drift;
     private final AllocationMetrics metrics;
     private final AllocationEngine engine = new AllocationEngine();
 
@@ -55,6 +56,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
         this.client = client;
         this.events = events;
         this.stamper = new RolloutStamper(client);
+        this.drift = new PodDrift(client);
         this.metrics = metrics;
     }
 
@@ -151,6 +153,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
         }
         status.setWorkloadCount(rows.size());
         status.setWorkloads(rows);
+        status.setDriftedPods(rows.stream().mapToInt(r -> (r.getPodsNotInjected() == null ? 0 : r.getPodsNotInjected())
+                + (r.getPodsOutdated() == null ? 0 : r.getPodsOutdated())).sum());
 
         conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
         if (failures.isEmpty()) {
@@ -210,6 +214,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
 
         publish(policy, workload, published, allocation);
         row.setRestartPending(rollIfNeeded(policy, workload, allocation));
+        reportDrift(policy, workload, allocation, row);
         metrics.recordWorkload(workload, allocation);
         return new WorkloadOutcome(row, allocation);
     }
@@ -249,6 +254,64 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
                 "JVM flags or RocksDB capacities changed: stamped restart hash %s on the pod template",
                 allocation.restartHash()));
         return false;
+    }
+
+    /**
+     * Counts the workload's pods against the allocation (status) and, once the workload has settled on its
+     * current template, reports pods without the agent in an Event; with rollout Automatic it rolls the
+     * workload once for this restart hash (never again for the same allocation, so never in a loop).
+     */
+    private void reportDrift(StreamsMemoryPolicy policy, Workload workload, Allocation allocation,
+                             WorkloadAllocationStatus row) {
+        java.util.Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
+        if (counted.isEmpty()) {
+            return;
+        }
+        PodDrift.Count count = counted.get();
+        row.setPods(count.pods());
+        row.setPodsInjected(count.injected());
+        row.setPodsNotInjected(count.notInjected());
+        row.setPodsOutdated(count.outdated());
+        row.setPodsSkipped(count.skipped());
+        boolean templateCurrent = workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent();
+        if (count.drifted() == 0 || !PodDrift.settled(workload)
+                || (policy.getSpec().getRollout() != Rollout.Manual && !templateCurrent)) {
+            // Nothing drifted, or a rollout is still under way (it replaces these pods).
+            return;
+        }
+        String what = String.format("%d of %d pod(s) run without the agent (created while the admission webhook was "
+                        + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
+                count.notInjected(), count.pods(), allocation.hash(), count.outdated());
+        if (policy.getSpec().getRollout() == Rollout.Manual) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; rollout is Manual: restart the pods "
+                    + "(kubectl rollout restart) to inject them");
+            return;
+        }
+        String rolledFor = workload.template() == null || workload.template().getMetadata() == null
+                || workload.template().getMetadata().getAnnotations() == null ? null
+                : workload.template().getMetadata().getAnnotations().get(DRIFT_ROLLOUT);
+        if (allocation.restartHash().equals(rolledFor)) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload was already rolled once "
+                    + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
+                    + "the pods");
+            return;
+        }
+        if (!webhookInstalled()) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; the admission webhook is not installed "
+                    + "(MutatingWebhookConfiguration " + WEBHOOK_CONFIGURATION + "), so rolling would not help");
+            return;
+        }
+        stamper.stampDriftRollout(workload, allocation.restartHash());
+        events.record(workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
+    }
+
+    private boolean webhookInstalled() {
+        try {
+            return client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION)
+                    .get() != null;
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            return false;
+        }
     }
 
     private void removeOptedOut(StreamsMemoryPolicy policy, List<Workload> workloads,

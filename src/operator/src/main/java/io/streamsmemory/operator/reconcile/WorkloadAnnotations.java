@@ -24,6 +24,24 @@ public final class WorkloadAnnotations {
     public static final String ALLOCATION_HASH = "streamsmemory.io/allocation-hash";
     public static final String FACTS = "streamsmemory.io/facts";
 
+    /**
+     * On a pod template: the restart hash for which the operator already rolled the workload once because
+     * its pods ran without the agent (drift). It rolls at most once per allocation, never in a loop.
+     */
+    public static final String DRIFT_ROLLOUT = "streamsmemory.io/drift-rollout";
+
+    /** On a pod, written by the admission webhook: the allocation hash it applied ({@link #ALLOCATION_HASH}). */
+    public static final String APPLIED_RESTART_HASH = "streamsmemory.io/applied-restart-hash";
+    /** On a pod: the container the webhook injected. */
+    public static final String INJECTED_CONTAINER = "streamsmemory.io/injected-container";
+    /** On a pod: why the webhook saw the pod of an opted-in workload and left it as it was. */
+    public static final String INJECTION_SKIPPED = "streamsmemory.io/injection-skipped";
+    /** Label on a namespace or a pod: {@code disabled} keeps the webhook away from it. */
+    public static final String INJECTION_LABEL = "streamsmemory.io/injection";
+
+    /** The MutatingWebhookConfiguration of the pod webhook (deploy/webhook.yaml). */
+    public static final String WEBHOOK_CONFIGURATION = "streams-memory-operator";
+
     /** The field manager of every server-side apply the operator makes. */
     public static final String FIELD_MANAGER = "streams-memory-operator";
 

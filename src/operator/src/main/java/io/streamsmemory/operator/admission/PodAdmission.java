@@ -1,0 +1,138 @@
+package io.streamsmemory.operator.admission;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamsmemory.operator.reconcile.EventRecorder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers one {@code admission.k8s.io/v1} AdmissionReview for a Pod CREATE. Fail-open: anything
+ * unexpected (a malformed review, a bug) answers "allowed, unchanged", so the webhook can never keep a pod
+ * from being created; {@code failurePolicy: Ignore} covers the webhook being unreachable.
+ */
+public final class PodAdmission {
+    private static final Logger LOG = LoggerFactory.getLogger(PodAdmission.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final WorkloadIndex index;
+    private final PodMutator mutator;
+    private final EventRecorder events;
+    final LongAdder injected = new LongAdder();
+    final LongAdder skipped = new LongAdder();
+    final LongAdder errors = new LongAdder();
+
+    public PodAdmission(WorkloadIndex index, PodMutator mutator, EventRecorder events) {
+        this.index = index;
+        this.mutator = mutator;
+        this.events = events;
+    }
+
+    /** Handling times (ns) of the last {@link #SAMPLES} reviews, for the benchmark. */
+    static final int SAMPLES = 4096;
+    private final long[] handlingNanos = new long[SAMPLES];
+    private final java.util.concurrent.atomic.AtomicLong reviews = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The handling times (ms) of the last reviews (at most {@link #SAMPLES}). */
+    List<Double> recentHandlingMillis() {
+        long count = Math.min(reviews.get(), SAMPLES);
+        List<Double> result = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            result.add(handlingNanos[i] / 1e6);
+        }
+        return result;
+    }
+
+    /** The response body for a request body; never throws. */
+    public byte[] review(byte[] body) {
+        long start = System.nanoTime();
+        try {
+            return reviewTimed(body);
+        } finally {
+            handlingNanos[(int) (reviews.getAndIncrement() % SAMPLES)] = System.nanoTime() - start;
+        }
+    }
+
+    private byte[] reviewTimed(byte[] body) {
+        String uid = "";
+        try {
+            JsonNode review = MAPPER.readTree(body);
+            JsonNode request = review.path("request");
+            uid = request.path("uid").asText("");
+            return MAPPER.writeValueAsBytes(admit(uid, request));
+        } catch (Exception | StackOverflowError e) {
+            errors.increment();
+            LOG.warn("admission review {} failed, allowing the pod unchanged: {}", uid, e.toString(), e);
+            try {
+                return MAPPER.writeValueAsBytes(response(uid, null, List.of()));
+            } catch (Exception impossible) {
+                return ("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
+                        + uid.replaceAll("[^A-Za-z0-9-]", "") + "\",\"allowed\":true}}").getBytes(StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    private ObjectNode admit(String uid, JsonNode request) {
+        JsonNode pod = request.path("object");
+        if (!"CREATE".equals(request.path("operation").asText()) || !"Pod".equals(request.path("kind").path("kind").asText())
+                || !pod.isObject()) {
+            return response(uid, null, List.of());
+        }
+        String namespace = request.path("namespace").asText(pod.path("metadata").path("namespace").asText(""));
+        Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod);
+        if (resolution.isEmpty()) {
+            return response(uid, null, List.of());
+        }
+        InjectionTarget target = resolution.get().target();
+        boolean dryRun = request.path("dryRun").asBoolean(false);
+        if (target.allocation() == null) {
+            return response(uid, null, List.of("streams-memory-operator: " + resolution.get().problem()));
+        }
+        PodMutator.Outcome outcome = mutator.mutate(pod, target);
+        if (outcome instanceof PodMutator.Patched patched) {
+            injected.increment();
+            List<String> warnings = new ArrayList<>();
+            patched.warnings().forEach(w -> warnings.add("streams-memory-operator: " + w));
+            return response(uid, patched.patch(), warnings);
+        }
+        if (outcome instanceof PodMutator.Skipped skip) {
+            skipped.increment();
+            if (!dryRun) {
+                events.record(target.workload(), EventRecorder.Type.Warning, "InjectionSkipped", skip.reason());
+            }
+            return response(uid, skip.patch(), List.of("streams-memory-operator: " + skip.reason()));
+        }
+        return response(uid, null, List.of());
+    }
+
+    private static ObjectNode response(String uid, ArrayNode patch, List<String> warnings) {
+        ObjectNode review = MAPPER.createObjectNode();
+        review.put("apiVersion", "admission.k8s.io/v1");
+        review.put("kind", "AdmissionReview");
+        ObjectNode response = review.putObject("response");
+        response.put("uid", uid);
+        response.put("allowed", true);
+        if (patch != null && !patch.isEmpty()) {
+            response.put("patchType", "JSONPatch");
+            try {
+                response.put("patch", Base64.getEncoder().encodeToString(MAPPER.writeValueAsBytes(patch)));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        if (!warnings.isEmpty()) {
+            ArrayNode list = response.putArray("warnings");
+            // Shown by kubectl; the API server truncates long ones itself.
+            warnings.forEach(list::add);
+        }
+        return review;
+    }
+}

@@ -1,0 +1,124 @@
+package io.streamsmemory.operator.admission;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How the pod webhook is served and what it injects. The Quarkus app fills it from
+ * {@code streamsmemory.webhook.*} in application.properties (see there for each key); tests set it directly.
+ */
+public final class WebhookSettings {
+    /** Names the operator's manifests (deploy/webhook.yaml) use. */
+    public static final String DEFAULT_CONFIGURATION_NAME = io.streamsmemory.operator.reconcile.WorkloadAnnotations.WEBHOOK_CONFIGURATION;
+    public static final String DEFAULT_SECRET_NAME = "streams-memory-operator-webhook-tls";
+    public static final String DEFAULT_SERVICE_NAME = "streams-memory-operator-webhook";
+    public static final String PATH = "/mutate-pods";
+
+    /** Names of what the webhook adds to a pod. */
+    public static final String INIT_CONTAINER = "streams-memory-agent";
+    public static final String AGENT_VOLUME = "streams-memory-agent";
+    public static final String ALLOCATION_VOLUME = "streams-memory-allocation";
+    public static final String AGENT_JAR = "streams-memory-agent.jar";
+
+    String host = "0.0.0.0";
+    int port = 8443;
+    int threads = 4;
+    String namespace = "default";
+    String serviceName = DEFAULT_SERVICE_NAME;
+    List<String> extraSans = new ArrayList<>();
+    String configurationName = DEFAULT_CONFIGURATION_NAME;
+    String secretName = DEFAULT_SECRET_NAME;
+    Path certFile;
+    Path keyFile;
+    Duration certificateValidity = Duration.ofDays(90);
+    Duration certificateRenewBefore = Duration.ofDays(30);
+    Duration caValidity = Duration.ofDays(3 * 365);
+    Duration caRenewBefore = Duration.ofDays(365);
+    Duration refreshPeriod = Duration.ofSeconds(60);
+
+    String agentImage = "ghcr.io/streams-memory/streams-memory-agent:0.1.0";
+    String agentJarPath = "/streams-memory/" + AGENT_JAR;
+    String agentMountPath = "/streams-memory-agent";
+    String allocationMountPath = "/etc/streams-memory";
+    String volumeSizeLimit = "32Mi";
+    String initCpuRequest = "10m";
+    String initCpuLimit = "100m";
+    String initMemory = "32Mi";
+    Long runAsUser = 65532L;
+    String mallocArenaMax = "2";
+
+    public WebhookSettings host(String host) { this.host = host; return this; }
+    public WebhookSettings port(int port) { this.port = port; return this; }
+    public WebhookSettings threads(int threads) { this.threads = threads; return this; }
+    public WebhookSettings namespace(String namespace) { this.namespace = namespace; return this; }
+    public WebhookSettings serviceName(String serviceName) { this.serviceName = serviceName; return this; }
+    public WebhookSettings extraSans(List<String> extraSans) { this.extraSans = new ArrayList<>(extraSans); return this; }
+    public WebhookSettings configurationName(String name) { this.configurationName = name; return this; }
+    public WebhookSettings secretName(String secretName) { this.secretName = secretName; return this; }
+    public WebhookSettings certificateFiles(Path certFile, Path keyFile) { this.certFile = certFile; this.keyFile = keyFile; return this; }
+    public WebhookSettings certificateValidity(Duration validity, Duration renewBefore) {
+        this.certificateValidity = validity;
+        this.certificateRenewBefore = renewBefore;
+        return this;
+    }
+    public WebhookSettings caValidity(Duration validity, Duration renewBefore) {
+        this.caValidity = validity;
+        this.caRenewBefore = renewBefore;
+        return this;
+    }
+    public WebhookSettings refreshPeriod(Duration refreshPeriod) { this.refreshPeriod = refreshPeriod; return this; }
+    public WebhookSettings agentImage(String agentImage) { this.agentImage = agentImage; return this; }
+    public WebhookSettings agentJarPath(String agentJarPath) { this.agentJarPath = agentJarPath; return this; }
+    public WebhookSettings agentMountPath(String agentMountPath) { this.agentMountPath = agentMountPath; return this; }
+    public WebhookSettings allocationMountPath(String path) { this.allocationMountPath = path; return this; }
+    public WebhookSettings volumeSizeLimit(String volumeSizeLimit) { this.volumeSizeLimit = volumeSizeLimit; return this; }
+    public WebhookSettings initResources(String cpuRequest, String cpuLimit, String memory) {
+        this.initCpuRequest = cpuRequest;
+        this.initCpuLimit = cpuLimit;
+        this.initMemory = memory;
+        return this;
+    }
+    public WebhookSettings runAsUser(Long runAsUser) { this.runAsUser = runAsUser; return this; }
+    public WebhookSettings mallocArenaMax(String value) { this.mallocArenaMax = value; return this; }
+
+    public int port() { return port; }
+    public String namespace() { return namespace; }
+    public String configurationName() { return configurationName; }
+    public String secretName() { return secretName; }
+    public String agentImage() { return agentImage; }
+    public String agentMountPath() { return agentMountPath; }
+    public String allocationMountPath() { return allocationMountPath; }
+
+    /** Where the application container finds the agent jar. */
+    public String agentJarInPod() {
+        return agentMountPath + "/" + AGENT_JAR;
+    }
+
+    /** The allocation document the agent reads (STREAMS_MEMORY_ALLOCATION). */
+    public String allocationFileInPod() {
+        return allocationMountPath + "/allocation.json";
+    }
+
+    /** The names the serving certificate must cover: the Service's DNS names plus {@link #extraSans}. */
+    public List<String> subjectAltNames() {
+        List<String> sans = new ArrayList<>();
+        sans.add("DNS:" + serviceName);
+        sans.add("DNS:" + serviceName + "." + namespace);
+        sans.add("DNS:" + serviceName + "." + namespace + ".svc");
+        sans.add("DNS:" + serviceName + "." + namespace + ".svc.cluster.local");
+        for (String san : extraSans) {
+            String trimmed = san.trim();
+            if (!trimmed.isEmpty()) {
+                sans.add(trimmed.contains(":") ? trimmed : "DNS:" + trimmed);
+            }
+        }
+        return sans;
+    }
+
+    /** True when the certificate comes from files (cert-manager) rather than the operator's own CA. */
+    public boolean certificateFromFiles() {
+        return certFile != null && keyFile != null;
+    }
+}

@@ -1,0 +1,194 @@
+package io.streamsmemory.operator.admission;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StoresSpec;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.reconcile.AllocationMetrics;
+import io.streamsmemory.operator.reconcile.EventRecorder;
+import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operator as the Quarkus app runs it, on a plain java-operator-sdk Operator: the policy reconciler
+ * and the admission webhook, against whatever API server (and identity) the client points at. Plus the
+ * objects the webhook tests create.
+ */
+final class WebhookOperator implements AutoCloseable {
+    static final String OPERATOR_NAMESPACE = "streams-memory-system";
+    static final Path DEPLOY = Path.of("../../deploy");
+    static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
+    static final Duration WAIT = Duration.ofSeconds(60);
+
+    final Operator operator;
+    final EventRecorder events;
+    final AdmissionWebhook webhook;
+
+    private WebhookOperator(KubernetesClient client, WebhookSettings settings) {
+        events = new EventRecorder(client);
+        webhook = AdmissionWebhook.start(client, events, settings);
+        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
+                .withCacheSyncTimeout(Duration.ofSeconds(30))
+                .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
+        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry())));
+        operator.start();
+    }
+
+    static WebhookOperator start(KubernetesClient client, WebhookSettings settings) {
+        return new WebhookOperator(client, settings);
+    }
+
+    /** Settings for a webhook the API server reaches on https://127.0.0.1:port. */
+    static WebhookSettings localSettings(int port) {
+        return new WebhookSettings().host("127.0.0.1").port(port).namespace(OPERATOR_NAMESPACE)
+                .extraSans(List.of("IP:127.0.0.1")).refreshPeriod(Duration.ofSeconds(1))
+                .agentImage("example.test/streams-memory-agent:test");
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+        webhook.close();
+        events.close();
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static List<HasMetadata> deployFile(KubernetesClient client, String file) {
+        try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
+            return client.load(in).items();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** deploy/webhook.yaml's configuration, pointed at a local operator instead of the Service. */
+    static MutatingWebhookConfiguration installWebhookConfiguration(KubernetesClient client, int port) {
+        MutatingWebhookConfiguration configuration = deployFile(client, "webhook.yaml").stream()
+                .filter(MutatingWebhookConfiguration.class::isInstance).map(MutatingWebhookConfiguration.class::cast)
+                .findFirst().orElseThrow();
+        for (MutatingWebhook webhook : configuration.getWebhooks()) {
+            webhook.setClientConfig(new WebhookClientConfigBuilder()
+                    .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH).build());
+        }
+        return client.resource(configuration).serverSideApply();
+    }
+
+    static void installCrd(KubernetesClient client) throws IOException {
+        try (InputStream in = Files.newInputStream(CRD)) {
+            CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
+            await().atMost(WAIT).until(() -> client.apiextensions().v1().customResourceDefinitions()
+                    .withName(crd.getMetadata().getName()).get().getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        }
+    }
+
+    static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).withLabels(labels)
+                .endMetadata().build()).serverSideApply();
+    }
+
+    /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */
+    static StreamsMemoryPolicy policy(String namespace, String name, Rollout rollout) {
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName(name);
+        policy.getMetadata().setNamespace(namespace);
+        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
+        spec.setMemory("2Gi");
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(4);
+        streams.setPartitions(24);
+        StoresSpec stores = new StoresSpec();
+        stores.setKeyValue(2);
+        stores.setWindow(1);
+        streams.setStores(stores);
+        spec.setStreams(streams);
+        spec.setRollout(rollout);
+        policy.setSpec(spec);
+        return policy;
+    }
+
+    /**
+     * A Deployment whose pods pass the restricted Pod Security Standard: a "proxy" sidecar first, then the
+     * "streams" container (named by streamsmemory.io/container) with a 2Gi limit and {@code env}.
+     */
+    static Deployment deployment(String namespace, String name, String policy, int replicas, List<EnvVar> env) {
+        DeploymentBuilder builder = new DeploymentBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewTemplate()
+                .withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewSpec()
+                .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(1000L)
+                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+                .addNewContainer().withName("proxy").withImage("example.test/proxy:1")
+                .withNewSecurityContext().withAllowPrivilegeEscalation(false)
+                .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+                .endContainer()
+                .addNewContainer().withName("streams").withImage("example.test/streams-app:1")
+                .withEnv(env)
+                .withNewResources().addToLimits("memory", new Quantity("2Gi")).endResources()
+                .withNewSecurityContext().withAllowPrivilegeEscalation(false)
+                .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec();
+        if (policy != null) {
+            builder.editMetadata().addToAnnotations(WorkloadAnnotations.POLICY, policy)
+                    .addToAnnotations(WorkloadAnnotations.CONTAINER, "streams").endMetadata();
+        }
+        return builder.build();
+    }
+
+    static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
+        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(workload)).get();
+    }
+
+    /** The workload's pods that are not being deleted. */
+    static List<Pod> livePods(KubernetesClient client, String namespace, String app) {
+        return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    }
+
+    static String annotation(HasMetadata object, String key) {
+        Map<String, String> annotations = object.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(key);
+    }
+}

@@ -1,0 +1,119 @@
+package io.streamsmemory.operator.admission;
+
+import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
+import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
+import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
+import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
+import static io.streamsmemory.operator.admission.WebhookOperator.deployment;
+import static io.streamsmemory.operator.admission.WebhookOperator.livePods;
+import static io.streamsmemory.operator.admission.WebhookOperator.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The webhook under deploy/'s ServiceAccount and RBAC, with deploy/webhook.yaml as shipped (the empty
+ * Secret included): it fills the Secret, sets the caBundle, injects pods, and rotates its serving
+ * certificate while the API server keeps calling it. A permission missing from deploy/ fails here.
+ */
+@EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
+class WebhookRbacTest {
+    KubernetesClient client;
+    LocalControlPlane controlPlane;
+
+    @Test
+    void theWebhookDoesItsJobUnderTheDeployedRbacAndRotatesItsCertificate() throws Exception {
+        WebhookOperator.installCrd(client);
+        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
+            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
+                client.resource(item).serverSideApply();
+            }
+        }
+        int port = WebhookOperator.freePort();
+        WebhookOperator.installWebhookConfiguration(client, port);
+        KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
+
+        // Least privilege: its own Secret and webhook configuration only; pods read, never deleted.
+        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "streams-memory-operator-webhook-tls")).isTrue();
+        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "other")).isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "list", OPERATOR_NAMESPACE, null)).isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "create", OPERATOR_NAMESPACE, null)).isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "get", "shop", "streams-memory-operator-webhook-tls")).isFalse();
+        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch", null,
+                "someone-else")).isFalse();
+        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "create", null,
+                null)).isFalse();
+        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "patch", null,
+                "streams-memory-operator")).isFalse();
+        assertThat(allowed(asOperator, "", "pods", "delete", "shop", null)).isFalse();
+        assertThat(allowed(asOperator, "", "pods", "patch", "shop", null)).isFalse();
+
+        // A serving certificate valid for 30 s, renewed 20 s before it ends: a rotation every ~10 s.
+        WebhookSettings settings = WebhookOperator.localSettings(port)
+                .certificateValidity(Duration.ofSeconds(30), Duration.ofSeconds(20));
+        String ns = "shop";
+        WebhookOperator.namespace(client, ns, Map.of());
+        try (WebhookOperator operator = WebhookOperator.start(asOperator, settings)) {
+            assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName("streams-memory-operator-webhook-tls")
+                    .get().getData()).containsKeys("ca.crt", "tls.crt");
+            String caBundle = client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                    .withName("streams-memory-operator").get().getWebhooks().get(1).getClientConfig().getCaBundle();
+            assertThat(new String(Base64.getDecoder().decode(caBundle), StandardCharsets.UTF_8)).isEqualTo(operator.webhook.caBundlePem());
+
+            client.resource(policy(ns, "orders", Rollout.Automatic)).create();
+            client.resource(deployment(ns, "orders-app", "orders", 1, List.of())).create();
+            String hash = awaitInjected(ns);
+
+            BigInteger first = operator.webhook.servingCertificate().getSerialNumber();
+            await().atMost(Duration.ofSeconds(30)).until(() -> !operator.webhook.servingCertificate().getSerialNumber()
+                    .equals(first));
+            // The API server verifies the renewed certificate with the unchanged caBundle: a new pod is injected.
+            assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                    .withName("streams-memory-operator").get().getWebhooks().get(0).getClientConfig().getCaBundle())
+                    .isEqualTo(caBundle);
+            client.pods().inNamespace(ns).withLabel("app", "orders-app").withGracePeriod(0).delete();
+            await().atMost(WAIT).until(() -> {
+                List<Pod> pods = livePods(client, ns, "orders-app");
+                return pods.size() == 1 && hash.equals(annotation(pods.get(0), WorkloadAnnotations.ALLOCATION_HASH))
+                        && !pods.get(0).getMetadata().getUid().equals(firstPodUid);
+            });
+            assertThat(operator.webhook.errors()).isZero();
+        }
+    }
+
+    private String firstPodUid;
+
+    private String awaitInjected(String ns) {
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        await().atMost(WAIT).until(() -> {
+            String hash = annotation(configMap(client, ns, "orders-app"), WorkloadAnnotations.ALLOCATION_HASH);
+            List<Pod> pods = livePods(client, ns, "orders-app");
+            return pods.size() == 1 && hash.equals(annotation(pods.get(0), WorkloadAnnotations.ALLOCATION_HASH));
+        });
+        firstPodUid = livePods(client, ns, "orders-app").get(0).getMetadata().getUid();
+        return annotation(configMap(client, ns, "orders-app"), WorkloadAnnotations.ALLOCATION_HASH);
+    }
+
+    private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace,
+                                   String name) {
+        return as.authorization().v1().selfSubjectAccessReview().create(new SelfSubjectAccessReviewBuilder()
+                .withNewSpec().withNewResourceAttributes().withGroup(group).withResource(resource).withVerb(verb)
+                .withNamespace(namespace).withName(name).endResourceAttributes().endSpec().build())
+                .getStatus().getAllowed();
+    }
+}
