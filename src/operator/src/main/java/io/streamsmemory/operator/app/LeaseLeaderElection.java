@@ -29,7 +29,8 @@ public class LeaseLeaderElection extends LeaderElectionConfiguration {
     }
 
     private static void exitAsFollower() {
-        LOG.info("lost the Lease {}: exiting to restart as a follower", LEASE_NAME);
+        LOG.info("stopped leading on Lease {}: exiting (to restart as a follower, unless already shutting down)",
+                LEASE_NAME);
         Thread exit = new Thread(() -> System.exit(1), "exit-on-lost-lease");
         // During a normal shutdown this thread just waits; the shutdown goes on without it.
         exit.setDaemon(true);
