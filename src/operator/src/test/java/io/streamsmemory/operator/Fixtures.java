@@ -22,7 +22,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /** Objects the operator tests create, the way a user would write them. */
-final class Fixtures {
+public final class Fixtures {
     /** The committed CRD; CrdIsUpToDateTest keeps it equal to the one generated from the model. */
     static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
     static final Duration WAIT = Duration.ofSeconds(30);
@@ -46,7 +46,7 @@ final class Fixtures {
     }
 
     /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */
-    static StreamsMemoryPolicy policy(String namespace, String name, String memory) {
+    public static StreamsMemoryPolicy policy(String namespace, String name, String memory) {
         StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
         policy.getMetadata().setName(name);
         policy.getMetadata().setNamespace(namespace);

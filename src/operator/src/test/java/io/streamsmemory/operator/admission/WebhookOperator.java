@@ -18,10 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.api.Rollout;
-import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
-import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
@@ -122,23 +119,10 @@ final class WebhookOperator implements AutoCloseable {
                 .endMetadata().build()).serverSideApply();
     }
 
-    /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */
+    /** {@link io.streamsmemory.operator.Fixtures#policy}'s 2Gi policy with the given rollout. */
     static StreamsMemoryPolicy policy(String namespace, String name, Rollout rollout) {
-        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
-        policy.getMetadata().setName(name);
-        policy.getMetadata().setNamespace(namespace);
-        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
-        spec.setMemory("2Gi");
-        StreamsSpec streams = new StreamsSpec();
-        streams.setThreads(4);
-        streams.setPartitions(24);
-        StoresSpec stores = new StoresSpec();
-        stores.setKeyValue(2);
-        stores.setWindow(1);
-        streams.setStores(stores);
-        spec.setStreams(streams);
-        spec.setRollout(rollout);
-        policy.setSpec(spec);
+        StreamsMemoryPolicy policy = io.streamsmemory.operator.Fixtures.policy(namespace, name, "2Gi");
+        policy.getSpec().setRollout(rollout);
         return policy;
     }
 
