@@ -143,6 +143,31 @@ class PolicyReconcilerTest {
     }
 
     @Test
+    void statefulSetOptsInLikeADeployment() {
+        String ns = "statefulsets";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        Deployment template = deployment(ns, "orders-sts", "orders", 4, "2Gi");
+        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+                .withMetadata(template.getMetadata())
+                .withNewSpec().withServiceName("orders-sts").withReplicas(4)
+                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
+                .endSpec().build()).create();
+
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-sts") != null);
+        AllocationDocument document = AllocationJson.read(configMap(client, ns, "orders-sts").getData()
+                .get(WorkloadAnnotations.ALLOCATION_KEY));
+        assertThat(document.topology().activeTasksPerPod()).isEqualTo(6); // 24 partitions over 4 pods
+        assertThat(configMap(client, ns, "orders-sts").getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(owner -> assertThat(owner.getKind()).isEqualTo("StatefulSet"));
+        await().atMost(WAIT).until(() -> document.restartHash().equals(client.apps().statefulSets().inNamespace(ns)
+                .withName("orders-sts").get().getSpec().getTemplate().getMetadata().getAnnotations()
+                .get(WorkloadAnnotations.RESTART_HASH)));
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloads().stream()
+                .anyMatch(w -> w.getKind().equals("StatefulSet") && w.getName().equals("orders-sts")));
+    }
+
+    @Test
     void scalingResplitsAndAutomaticRollsWhileManualOnlyReports() {
         String ns = "scaling";
         Fixtures.namespace(client, ns);
