@@ -77,6 +77,13 @@ class WebhookInjectionTest {
                 .create();
         client.resource(deployment(NS, "drift-auto", "orders", 2, List.of())).create();
         client.resource(deployment(NS, "drift-manual", "manual", 2, List.of())).create();
+        Deployment statefulTemplate = deployment(NS, "orders-sts", "orders", 2, List.of());
+        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+                .withMetadata(statefulTemplate.getMetadata())
+                .withNewSpec().withServiceName("orders-sts").withReplicas(2).withPodManagementPolicy("Parallel")
+                .withSelector(statefulTemplate.getSpec().getSelector())
+                .withTemplate(statefulTemplate.getSpec().getTemplate())
+                .endSpec().build()).create();
     }
 
     @AfterAll
@@ -228,6 +235,23 @@ class WebhookInjectionTest {
             return row != null && Integer.valueOf(1).equals(row.getPodsSkipped());
         });
         assertThat(row("orders", "from-env").getPodsNotInjected()).isZero();
+    }
+
+    @Test
+    void podsOfAnOptedInStatefulSetAreInjectedToo() {
+        AllocationDocument allocation = allocation("orders-sts");
+        for (Pod pod : injectedPods("orders-sts", 2)) {
+            assertThat(pod.getMetadata().getAnnotations())
+                    .containsEntry(WorkloadAnnotations.APPLIED_RESTART_HASH, allocation.restartHash());
+            assertThat(pod.getSpec().getInitContainers()).singleElement()
+                    .satisfies(init -> assertThat(init.getName()).isEqualTo("streams-memory-agent"));
+            Container streams = pod.getSpec().getContainers().get(1);
+            assertThat(streams.getEnv()).anySatisfy(env -> {
+                assertThat(env.getName()).isEqualTo("JAVA_TOOL_OPTIONS");
+                assertThat(env.getValue()).contains("-javaagent:").contains(allocation.jvmOptions().get(0));
+            });
+            assertThat(pod.getSpec().getContainers().get(0).getEnv()).isNullOrEmpty(); // the sidecar is untouched
+        }
     }
 
     @Test
