@@ -5,6 +5,7 @@ import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.*;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,9 +30,11 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -76,7 +79,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
     }
 
     private static <W extends HasMetadata> InformerEventSource<W, StreamsMemoryPolicy> workloadSource(
-            Class<W> kind, String name, Function<ResourceID, java.util.Optional<ConfigMap>> configMaps,
+            Class<W> kind, String name, Function<ResourceID, Optional<ConfigMap>> configMaps,
             MissingPolicyReporter missing, EventSourceContext<StreamsMemoryPolicy> context) {
         WorkloadToPolicyMapper<W> mapper = new WorkloadToPolicyMapper<>(configMaps);
         return new InformerEventSource<>(InformerEventSourceConfiguration.from(kind, StreamsMemoryPolicy.class)
@@ -112,7 +115,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
         String policyName = policy.getMetadata().getName();
         List<Workload> workloads = Stream.concat(context.getSecondaryResources(Deployment.class).stream(),
                         context.getSecondaryResources(StatefulSet.class).stream())
-                .map(Workload::of).flatMap(java.util.Optional::stream)
+                .map(Workload::of).flatMap(Optional::stream)
                 .filter(w -> w.policyName().filter(policyName::equals).isPresent())
                 .filter(w -> w.resource().getMetadata().getDeletionTimestamp() == null)
                 .sorted(Comparator.comparing(Workload::kind).thenComparing(Workload::name))
@@ -263,7 +266,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
      */
     private void reportDrift(StreamsMemoryPolicy policy, Workload workload, Allocation allocation,
                              WorkloadAllocationStatus row) {
-        java.util.Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
+        Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
         if (counted.isEmpty()) {
             return;
         }
@@ -315,7 +318,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
     }
 
     private void removeOptedOut(StreamsMemoryPolicy policy, List<Workload> workloads,
-                                java.util.Collection<ConfigMap> published) {
+                                Collection<ConfigMap> published) {
         Set<String> wanted = workloads.stream().map(w -> configMapName(w.name())).collect(Collectors.toSet());
         for (ConfigMap configMap : published) {
             if (!wanted.contains(configMap.getMetadata().getName())) {
@@ -335,7 +338,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
         // Workloads keep running with their last allocation; tell each of them.
         Stream.concat(context.getSecondaryResources(Deployment.class).stream(),
                         context.getSecondaryResources(StatefulSet.class).stream())
-                .map(Workload::of).flatMap(java.util.Optional::stream)
+                .map(Workload::of).flatMap(Optional::stream)
                 .filter(w -> w.policyName().filter(policy.getMetadata().getName()::equals).isPresent())
                 .forEach(w -> events.record(w.resource(), Type.Warning, "PolicyDeleted", String.format(
                         "StreamsMemoryPolicy %s was deleted; the workload keeps its last allocation (ConfigMap %s)",
@@ -355,7 +358,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
     /** A fresh object carrying only identity and status, so the status patch claims nothing else. */
     private static StreamsMemoryPolicy withStatus(StreamsMemoryPolicy policy, StreamsMemoryPolicyStatus status) {
         StreamsMemoryPolicy patch = new StreamsMemoryPolicy();
-        patch.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+        patch.setMetadata(new ObjectMetaBuilder()
                 .withName(policy.getMetadata().getName()).withNamespace(policy.getMetadata().getNamespace()).build());
         patch.setStatus(status);
         return patch;
