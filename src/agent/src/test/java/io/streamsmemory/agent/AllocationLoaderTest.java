@@ -5,34 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every way the allocation can be missing or broken gives exactly one warning and applies nothing. */
 class AllocationLoaderTest {
     @TempDir
     Path dir;
-    private final List<String> lines = new ArrayList<>();
-    private Consumer<String> previous;
-
-    @BeforeEach
-    void capture() {
-        AgentState.reset();
-        previous = AgentLog.redirect(lines::add);
-    }
-
-    @AfterEach
-    void restore() {
-        AgentLog.redirect(previous);
-        AgentState.reset();
-    }
+    @RegisterExtension
+    final CapturedAgentLog log = new CapturedAgentLog();
+    private final List<String> lines = log.lines();
 
     private AgentAllocation loadFile(String content) throws Exception {
         Path file = dir.resolve("alloc.json");

@@ -3,38 +3,24 @@ package io.streamsmemory.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamsmemory.agent.KafkaCatalog.Client;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rocksdb.Options;
 
 class ConfigMergerTest {
     private static final AgentAllocation ALLOCATION =
             Allocations.agentAllocation(Allocations.oneGiB());
     private static final KafkaCatalog KAFKA = ReflectiveKafkaCatalog.of(StreamsConfig.class);
-    private final List<String> lines = new ArrayList<>();
-    private Consumer<String> previous;
-
-    @BeforeEach
-    void capture() {
-        AgentState.reset();
-        previous = AgentLog.redirect(lines::add);
-    }
-
-    @AfterEach
-    void restore() {
-        AgentLog.redirect(previous);
-        AgentState.reset();
-    }
+    @RegisterExtension
+    final CapturedAgentLog log = new CapturedAgentLog();
+    private final List<String> lines = log.lines();
 
     private static long alloc(String key) {
         return ALLOCATION.streamsConfig().get(key);
@@ -217,9 +203,7 @@ class ConfigMergerTest {
         AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
         Map<String, Object> app = Map.of("statestore.cache.max.bytes", "1073741824");
         for (String version : List.of("5.0.0", "1.1.0", "banana")) {
-            AgentState.reset();
-            lines.clear();
-            AgentLog.redirect(lines::add);
+            log.restart();
             AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
             KafkaCatalog catalog = new FakeCatalog(version, Set.of("statestore.cache.max.bytes"));
             assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
