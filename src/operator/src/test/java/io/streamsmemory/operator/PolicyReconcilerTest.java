@@ -46,6 +46,15 @@ class PolicyReconcilerTest {
         operator.close();
     }
 
+    /** Policy "orders" (2Gi) and Deployment "orders-app" (3 replicas) in a new namespace, once published. */
+    private ConfigMap publishedWorkload(String ns) {
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        return configMap(client, ns, "orders-app");
+    }
+
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
         return client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(name).get();
     }
@@ -104,12 +113,7 @@ class PolicyReconcilerTest {
     @Test
     void optInPublishesTheAllocationAndStampsTheTemplateThenOptOutRemovesIt() {
         String ns = "opt-in";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
-
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-        ConfigMap published = configMap(client, ns, "orders-app");
+        ConfigMap published = publishedWorkload(ns);
         AllocationDocument document = AllocationJson.read(published.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
         assertThat(document.memoryBytes()).isEqualTo(2L << 30);
         assertThat(document.inputs().replicas()).isEqualTo(3);
@@ -284,10 +288,7 @@ class PolicyReconcilerTest {
     @Test
     void deletingThePolicyLeavesWorkloadsRunningAndTellsThem() {
         String ns = "policy-deleted";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        publishedWorkload(ns);
         client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
         await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
         await().atMost(WAIT).until(() -> !events(ns, "orders-app", "PolicyDeleted").isEmpty());
@@ -298,10 +299,7 @@ class PolicyReconcilerTest {
     @Test
     void deletingTheWorkloadDeletesItsConfigMapThroughOwnership() {
         String ns = "workload-deleted";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        publishedWorkload(ns);
         client.apps().deployments().inNamespace(ns).withName("orders-app").delete();
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
