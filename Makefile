@@ -21,7 +21,9 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: control-plane-binaries ## All tests: engine, plan, agent on a real Kafka broker, operator on a real API server
+	rm -rf src/*/target/do-no-harm
 	$(MVN) verify
+	@src/scripts/do-no-harm.sh
 
 build: ## Compile and package every module without tests
 	$(MVN) -q package -DskipTests
