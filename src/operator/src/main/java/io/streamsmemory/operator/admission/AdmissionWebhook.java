@@ -51,7 +51,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         this.settings = settings;
         this.index = new WorkloadIndex(client);
         this.certificates = new CertificateManager(client, settings, clock);
-        this.admission = new PodAdmission(index, new PodMutator(settings), events);
+        this.admission = new PodAdmission(index, settings, events);
     }
 
     /** Fills the caches, gets a serving certificate, then listens. */
@@ -113,6 +113,11 @@ public final class AdmissionWebhook implements AutoCloseable {
                 out.write(answer);
             }
         }
+    }
+
+    /** The caches answering admissions (tests wait on them to see an edit). */
+    WorkloadIndex index() {
+        return index;
     }
 
     /** The port actually bound (settings may say 0). */

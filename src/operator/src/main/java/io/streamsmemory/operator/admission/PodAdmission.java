@@ -24,15 +24,17 @@ public final class PodAdmission {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final WorkloadIndex index;
-    private final PodMutator mutator;
+    private final InjectionDecision decider;
+    private final PodPatch patcher;
     private final EventRecorder events;
     final LongAdder injected = new LongAdder();
     final LongAdder skipped = new LongAdder();
     final LongAdder errors = new LongAdder();
 
-    public PodAdmission(WorkloadIndex index, PodMutator mutator, EventRecorder events) {
+    public PodAdmission(WorkloadIndex index, WebhookSettings settings, EventRecorder events) {
         this.index = index;
-        this.mutator = mutator;
+        this.decider = new InjectionDecision(settings);
+        this.patcher = new PodPatch(settings);
         this.events = events;
     }
 
@@ -94,23 +96,32 @@ public final class PodAdmission {
         InjectionTarget target = resolution.get().target();
         boolean dryRun = request.path("dryRun").asBoolean(false);
         if (target.allocation() == null) {
+            if (resolution.get().refused()) {
+                return skip(uid, pod, target, "AllocationRefused", resolution.get().problem(), dryRun);
+            }
             return response(uid, null, List.of("streams-memory-operator: " + resolution.get().problem()));
         }
-        PodMutator.Outcome outcome = mutator.mutate(pod, target);
-        if (outcome instanceof PodMutator.Patched patched) {
+        InjectionDecision.Decision decision = decider.decide(pod, target, index.limitRanges(namespace));
+        if (decision instanceof InjectionDecision.Inject inject) {
             injected.increment();
             List<String> warnings = new ArrayList<>();
-            patched.warnings().forEach(w -> warnings.add("streams-memory-operator: " + w));
-            return response(uid, patched.patch(), warnings);
+            ArrayNode patch = patcher.inject(pod, inject, target, warnings);
+            return response(uid, patch, warnings.stream().map(w -> "streams-memory-operator: " + w).toList());
         }
-        if (outcome instanceof PodMutator.Skipped skip) {
-            skipped.increment();
-            if (!dryRun) {
-                events.record(target.workload(), EventRecorder.Type.Warning, "InjectionSkipped", skip.reason());
-            }
-            return response(uid, skip.patch(), List.of("streams-memory-operator: " + skip.reason()));
+        if (decision instanceof InjectionDecision.Skip skip) {
+            return skip(uid, pod, target, "InjectionSkipped", skip.reason(), dryRun);
         }
         return response(uid, null, List.of());
+    }
+
+    /** Leaves the pod as it is but for an annotation saying why, and tells the workload in an Event. */
+    private ObjectNode skip(String uid, JsonNode pod, InjectionTarget target, String reason, String message,
+                            boolean dryRun) {
+        skipped.increment();
+        if (!dryRun) {
+            events.record(target.workload(), EventRecorder.Type.Warning, reason, message);
+        }
+        return response(uid, PodPatch.skip(pod, message), List.of("streams-memory-operator: " + message));
     }
 
     private static ObjectNode response(String uid, ArrayNode patch, List<String> warnings) {

@@ -43,10 +43,15 @@ public final class WebhookSettings {
     String agentMountPath = "/streams-memory-agent";
     String allocationMountPath = "/etc/streams-memory";
     String volumeSizeLimit = "32Mi";
+    /** The init container's resources; null leaves one out (a LimitRange default may then fill it in). */
     String initCpuRequest = "10m";
     String initCpuLimit = "100m";
-    String initMemory = "32Mi";
+    String initMemoryRequest = "32Mi";
+    String initMemoryLimit = "32Mi";
+    /** The init container's user; null leaves runAsUser out (OpenShift's restricted SCC assigns one). */
     Long runAsUser = 65532L;
+    /** Secrets for pulling the agent image, added to the pod's imagePullSecrets unless it lists them already. */
+    List<String> imagePullSecrets = new ArrayList<>();
     String mallocArenaMax = "2";
 
     public WebhookSettings host(String host) { this.host = host; return this; }
@@ -74,10 +79,15 @@ public final class WebhookSettings {
     public WebhookSettings agentMountPath(String agentMountPath) { this.agentMountPath = agentMountPath; return this; }
     public WebhookSettings allocationMountPath(String path) { this.allocationMountPath = path; return this; }
     public WebhookSettings volumeSizeLimit(String volumeSizeLimit) { this.volumeSizeLimit = volumeSizeLimit; return this; }
-    public WebhookSettings initResources(String cpuRequest, String cpuLimit, String memory) {
-        this.initCpuRequest = cpuRequest;
-        this.initCpuLimit = cpuLimit;
-        this.initMemory = memory;
+    public WebhookSettings initResources(String cpuRequest, String cpuLimit, String memoryRequest, String memoryLimit) {
+        this.initCpuRequest = blankToNull(cpuRequest);
+        this.initCpuLimit = blankToNull(cpuLimit);
+        this.initMemoryRequest = blankToNull(memoryRequest);
+        this.initMemoryLimit = blankToNull(memoryLimit);
+        return this;
+    }
+    public WebhookSettings imagePullSecrets(List<String> names) {
+        this.imagePullSecrets = names.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
         return this;
     }
     public WebhookSettings runAsUser(Long runAsUser) { this.runAsUser = runAsUser; return this; }
@@ -90,6 +100,20 @@ public final class WebhookSettings {
     public String agentImage() { return agentImage; }
     public String agentMountPath() { return agentMountPath; }
     public String allocationMountPath() { return allocationMountPath; }
+
+    /** The init container's request of {@code cpu} or {@code memory}, or null for none. */
+    String initRequest(String resource) {
+        return "cpu".equals(resource) ? initCpuRequest : initMemoryRequest;
+    }
+
+    /** The init container's limit of {@code cpu} or {@code memory}, or null for none. */
+    String initLimit(String resource) {
+        return "cpu".equals(resource) ? initCpuLimit : initMemoryLimit;
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
 
     /** Where the application container finds the agent jar. */
     public String agentJarInPod() {

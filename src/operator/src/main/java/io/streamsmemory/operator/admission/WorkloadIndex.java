@@ -5,11 +5,14 @@ import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.*;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,14 +38,18 @@ public final class WorkloadIndex implements AutoCloseable {
     private SharedIndexInformer<Deployment> deployments;
     private SharedIndexInformer<StatefulSet> statefulSets;
     private SharedIndexInformer<ConfigMap> configMaps;
-    /** Parsed documents by ConfigMap uid, with the resourceVersion they were parsed at. */
+    private SharedIndexInformer<LimitRange> limitRanges;
+    /** Checked and parsed ConfigMaps by ConfigMap and workload uid, with the resourceVersion they were read at. */
     private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
 
-    private record Parsed(String resourceVersion, PublishedAllocation allocation) {
+    private record Parsed(String resourceVersion, PublishedAllocation allocation, String problem) {
     }
 
-    /** Why a pod of an opted-in workload could not get an allocation (none published yet). */
-    public record Resolution(InjectionTarget target, String problem) {
+    /**
+     * The target of a pod; when it has no allocation, why: none published yet ({@code refused} false: the pod
+     * is reported as drift later), or a ConfigMap the webhook does not trust ({@code refused}: an Event says so).
+     */
+    public record Resolution(InjectionTarget target, String problem, boolean refused) {
     }
 
     public WorkloadIndex(KubernetesClient client) {
@@ -53,7 +60,8 @@ public final class WorkloadIndex implements AutoCloseable {
         deployments = client.apps().deployments().inAnyNamespace().runnableInformer(0);
         statefulSets = client.apps().statefulSets().inAnyNamespace().runnableInformer(0);
         configMaps = client.configMaps().inAnyNamespace().withLabel(MANAGED_BY_LABEL, MANAGED_BY).runnableInformer(0);
-        for (SharedIndexInformer<?> informer : new SharedIndexInformer<?>[] {deployments, statefulSets, configMaps}) {
+        limitRanges = client.limitRanges().inAnyNamespace().runnableInformer(0);
+        for (SharedIndexInformer<?> informer : informers()) {
             try {
                 informer.start().toCompletableFuture().get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (Exception e) {
@@ -64,27 +72,11 @@ public final class WorkloadIndex implements AutoCloseable {
 
     /** The target of a pod, empty when the pod does not belong to an opted-in workload. */
     public Optional<Resolution> resolve(String namespace, JsonNode pod) {
-        JsonNode owner = controllerOwner(pod);
-        if (owner == null) {
-            return Optional.empty();
-        }
-        String kind = owner.path("kind").asText();
-        String name = owner.path("name").asText();
-        HasMetadata workload = null;
-        if ("ReplicaSet".equals(kind)) {
-            String hash = pod.path("metadata").path("labels").path(POD_TEMPLATE_HASH).asText("");
-            if (hash.isEmpty() || !name.endsWith("-" + hash)) {
-                return Optional.empty();
-            }
-            workload = deployments.getStore().getByKey(namespace + "/" + name.substring(0, name.length() - hash.length() - 1));
-        } else if ("StatefulSet".equals(kind)) {
-            workload = statefulSets.getStore().getByKey(namespace + "/" + name);
-        }
+        HasMetadata workload = workload(namespace, pod);
         if (workload == null || workload.getMetadata().getAnnotations() == null) {
             return Optional.empty();
         }
-        Map<String, String> annotations = workload.getMetadata().getAnnotations();
-        String policy = annotations.get(POLICY);
+        String policy = workload.getMetadata().getAnnotations().get(POLICY);
         if (policy == null || policy.isBlank()) {
             return Optional.empty();
         }
@@ -93,34 +85,72 @@ public final class WorkloadIndex implements AutoCloseable {
         ConfigMap configMap = configMaps.getStore().getByKey(namespace + "/" + configMapName);
         if (configMap == null || configMap.getData() == null || configMap.getData().get(ALLOCATION_KEY) == null
                 || !workloadName.equals(configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL))) {
-            return Optional.of(new Resolution(new InjectionTarget(workload, annotations.get(CONTAINER), configMapName, null),
+            return Optional.of(new Resolution(new InjectionTarget(workload, null, configMapName, null),
                     "no allocation is published for " + workload.getKind() + " " + workloadName + " yet (ConfigMap "
-                            + configMapName + "); the pod starts without the agent and is reported as drift"));
+                            + configMapName + "); the pod starts without the agent and is reported as drift", false));
         }
-        PublishedAllocation allocation;
-        try {
-            allocation = allocation(configMap);
-        } catch (IllegalArgumentException e) {
-            return Optional.of(new Resolution(new InjectionTarget(workload, annotations.get(CONTAINER), configMapName, null),
-                    "ConfigMap " + configMapName + " holds no usable allocation: " + e.getMessage()));
+        String target = configMap.getMetadata().getAnnotations() == null ? null
+                : configMap.getMetadata().getAnnotations().get(TARGET_CONTAINER);
+        Parsed parsed = parsed(configMap, workload);
+        if (parsed.allocation() == null) {
+            return Optional.of(new Resolution(new InjectionTarget(workload, target, configMapName, null),
+                    "ConfigMap " + configMapName + " was not used: " + parsed.problem() + "; nothing was injected",
+                    true));
         }
-        return Optional.of(new Resolution(new InjectionTarget(workload, annotations.get(CONTAINER), configMapName,
-                allocation), null));
+        return Optional.of(new Resolution(new InjectionTarget(workload, target, configMapName, parsed.allocation()),
+                null, false));
     }
 
-    private PublishedAllocation allocation(ConfigMap configMap) {
-        String uid = configMap.getMetadata().getUid();
-        String version = configMap.getMetadata().getResourceVersion();
-        Parsed cached = parsed.get(uid);
-        if (cached != null && cached.resourceVersion().equals(version)) {
-            return cached.allocation();
+    /** The LimitRanges of a namespace (the injected init container must fit them). */
+    public List<LimitRange> limitRanges(String namespace) {
+        return limitRanges.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
+    }
+
+    /** The Deployment (through its ReplicaSet) or StatefulSet controlling the pod, from the caches. */
+    private HasMetadata workload(String namespace, JsonNode pod) {
+        JsonNode owner = controllerOwner(pod);
+        if (owner == null) {
+            return null;
         }
-        PublishedAllocation allocation = PublishedAllocation.parse(configMap.getData().get(ALLOCATION_KEY));
+        String kind = owner.path("kind").asText();
+        String name = owner.path("name").asText();
+        if ("ReplicaSet".equals(kind)) {
+            String hash = pod.path("metadata").path("labels").path(POD_TEMPLATE_HASH).asText("");
+            if (hash.isEmpty() || !name.endsWith("-" + hash)) {
+                return null;
+            }
+            return deployments.getStore().getByKey(namespace + "/" + name.substring(0, name.length() - hash.length() - 1));
+        }
+        if ("StatefulSet".equals(kind)) {
+            return statefulSets.getStore().getByKey(namespace + "/" + name);
+        }
+        return null;
+    }
+
+    /** The allocation of a ConfigMap the operator published, or why it is refused; cached per resourceVersion. */
+    private Parsed parsed(ConfigMap configMap, HasMetadata workload) {
+        String key = configMap.getMetadata().getUid() + "/" + workload.getMetadata().getUid();
+        String version = configMap.getMetadata().getResourceVersion();
+        Parsed cached = parsed.get(key);
+        if (cached != null && cached.resourceVersion().equals(version)) {
+            return cached;
+        }
+        Parsed fresh;
+        String problem = ConfigMapProvenance.problem(configMap, workload);
+        if (problem != null) {
+            fresh = new Parsed(version, null, problem);
+        } else {
+            try {
+                fresh = new Parsed(version, PublishedAllocation.parse(configMap.getData().get(ALLOCATION_KEY)), null);
+            } catch (IllegalArgumentException e) {
+                fresh = new Parsed(version, null, "it holds no usable allocation: " + e.getMessage());
+            }
+        }
         if (parsed.size() > 10_000) {
             parsed.clear();
         }
-        parsed.put(uid, new Parsed(version, allocation));
-        return allocation;
+        parsed.put(key, fresh);
+        return fresh;
     }
 
     private static JsonNode controllerOwner(JsonNode pod) {
@@ -136,9 +166,13 @@ public final class WorkloadIndex implements AutoCloseable {
         return null;
     }
 
+    private SharedIndexInformer<?>[] informers() {
+        return new SharedIndexInformer<?>[] {deployments, statefulSets, configMaps, limitRanges};
+    }
+
     @Override
     public void close() {
-        for (SharedIndexInformer<?> informer : new SharedIndexInformer<?>[] {deployments, statefulSets, configMaps}) {
+        for (SharedIndexInformer<?> informer : informers()) {
             if (informer != null) {
                 informer.close();
             }

@@ -58,10 +58,26 @@ public class WebhookLifecycle {
     String allocationMountPath;
     @ConfigProperty(name = "streamsmemory.webhook.agent.volume-size-limit", defaultValue = "32Mi")
     String volumeSizeLimit;
+    /** A negative value (-1) leaves runAsUser out of the init container, as OpenShift's restricted SCC wants. */
     @ConfigProperty(name = "streamsmemory.webhook.agent.run-as-user", defaultValue = "65532")
     Optional<Long> runAsUser;
+    /** The init container's resources; {@value #NONE} leaves that request or limit out. */
+    @ConfigProperty(name = "streamsmemory.webhook.agent.resources.requests.cpu", defaultValue = "10m")
+    String cpuRequest;
+    @ConfigProperty(name = "streamsmemory.webhook.agent.resources.limits.cpu", defaultValue = "100m")
+    String cpuLimit;
+    @ConfigProperty(name = "streamsmemory.webhook.agent.resources.requests.memory", defaultValue = "32Mi")
+    String memoryRequest;
+    @ConfigProperty(name = "streamsmemory.webhook.agent.resources.limits.memory", defaultValue = "32Mi")
+    String memoryLimit;
+    /** Secrets (in the pod's namespace) for pulling the agent image, added to the pod's imagePullSecrets. */
+    @ConfigProperty(name = "streamsmemory.webhook.agent.image-pull-secrets")
+    Optional<List<String>> imagePullSecrets;
     @ConfigProperty(name = "streamsmemory.webhook.malloc-arena-max", defaultValue = "2")
     String mallocArenaMax;
+
+    /** The value of a resource setting that leaves it out. */
+    static final String NONE = "none";
 
     private AdmissionWebhook webhook;
 
@@ -69,6 +85,11 @@ public class WebhookLifecycle {
         if (!enabled) {
             return;
         }
+        webhook = AdmissionWebhook.start(client, events, settings());
+    }
+
+    /** The settings from application.properties (and their environment overrides). */
+    WebhookSettings settings() {
         WebhookSettings settings = new WebhookSettings()
                 .port(port).threads(threads)
                 .namespace(Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"))
@@ -80,11 +101,18 @@ public class WebhookLifecycle {
                 .agentImage(agentImage).agentJarPath(agentJarPath).agentMountPath(agentMountPath)
                 .allocationMountPath(allocationMountPath).volumeSizeLimit(volumeSizeLimit)
                 .runAsUser(runAsUser.filter(uid -> uid >= 0).orElse(null))
+                .initResources(omitted(cpuRequest), omitted(cpuLimit), omitted(memoryRequest),
+                        omitted(memoryLimit))
+                .imagePullSecrets(imagePullSecrets.orElse(List.of()))
                 .mallocArenaMax(mallocArenaMax);
         if (certFile.isPresent() && keyFile.isPresent()) {
             settings.certificateFiles(Path.of(certFile.get()), Path.of(keyFile.get()));
         }
-        webhook = AdmissionWebhook.start(client, events, settings);
+        return settings;
+    }
+
+    private static String omitted(String value) {
+        return value == null || value.isBlank() || NONE.equalsIgnoreCase(value.trim()) ? null : value;
     }
 
     void stop(@Observes ShutdownEvent shutdown) {

@@ -223,11 +223,14 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy>, Cleane
     }
 
     private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap published, Allocation allocation) {
-        if (AllocationConfigMap.annotation(published, ALLOCATION_HASH).filter(allocation.hash()::equals).isPresent()) {
+        ConfigMap desired = AllocationConfigMap.desired(policy.getMetadata().getName(), workload, allocation);
+        if (AllocationConfigMap.sameAs(published, desired)) {
             return;
         }
-        client.resource(AllocationConfigMap.desired(policy.getMetadata().getName(), workload, allocation))
-                .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        if (AllocationConfigMap.annotation(published, ALLOCATION_HASH).filter(allocation.hash()::equals).isPresent()) {
+            return; // the same allocation; only the target container or the data hash was (re)recorded
+        }
         String numbers = String.format("heap %s, RocksDB %s, record cache %s (allocation %s)",
                 format(allocation.part("heap").bytes()), format(allocation.part("rocksdb").bytes()),
                 format(allocation.part("record-cache").bytes()), allocation.hash());

@@ -23,6 +23,13 @@ public final class WorkloadAnnotations {
     /** ConfigMap annotations: hashes of what it holds and the facts it was computed from. */
     public static final String ALLOCATION_HASH = "streamsmemory.io/allocation-hash";
     public static final String FACTS = "streamsmemory.io/facts";
+    /**
+     * ConfigMap annotation: the container the webhook injects, chosen by the operator from the workload's pod
+     * template (the {@link #CONTAINER} annotation, else the template's first container), never from the pod.
+     */
+    public static final String TARGET_CONTAINER = "streamsmemory.io/target-container";
+    /** ConfigMap annotation: SHA-256 of the target container and the data, so the webhook sees hand edits. */
+    public static final String DATA_HASH = "streamsmemory.io/data-hash";
 
     /**
      * On a pod template: the restart hash for which the operator already rolled the workload once because

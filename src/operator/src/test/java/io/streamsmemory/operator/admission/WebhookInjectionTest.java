@@ -181,7 +181,7 @@ class WebhookInjectionTest {
                     new VolumeMountBuilder().withName("streams-memory-allocation").withMountPath("/etc/streams-memory")
                             .withReadOnly(true).build());
             // The heap fits the container: -Xmx below the 2Gi limit.
-            long xmx = PodMutator.maxHeap(allocation.jvmOptions());
+            long xmx = EngineJvmFlags.valueOf(allocation.jvmOptions(), "-Xmx");
             assertThat(xmx).isPositive().isLessThan(2L << 30);
         }
 

@@ -1,0 +1,63 @@
+package io.streamsmemory.operator.admission;
+
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.DATA_HASH;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FIELD_MANAGER;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.TARGET_CONTAINER;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Whether a workload's ConfigMap is the one the operator published: owned by the workload, its data and
+ * target container written by the operator's field manager only, and its data matching the hash the operator
+ * wrote next to it. A hand edit ({@code kubectl edit}, another controller) fails one of these; the webhook then
+ * injects nothing. (None of this stops someone who forges all three: {@link EngineJvmFlags} still applies.)
+ */
+final class ConfigMapProvenance {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private ConfigMapProvenance() {
+    }
+
+    /** Why {@code configMap} is not the operator's publication for {@code workload}, or null when it is. */
+    static String problem(ConfigMap configMap, HasMetadata workload) {
+        String uid = workload.getMetadata().getUid();
+        List<OwnerReference> owners = configMap.getMetadata().getOwnerReferences();
+        if (owners == null || owners.stream().noneMatch(o -> uid != null && uid.equals(o.getUid()))) {
+            return "it is not owned by " + workload.getKind() + " " + workload.getMetadata().getName();
+        }
+        for (ManagedFieldsEntry entry : listOrEmpty(configMap.getMetadata().getManagedFields())) {
+            if (!FIELD_MANAGER.equals(entry.getManager()) && writesPublishedFields(entry)) {
+                return "its data or target container was written by \"" + entry.getManager() + "\", not by the operator";
+            }
+        }
+        Map<String, String> annotations = configMap.getMetadata().getAnnotations();
+        String target = annotations == null ? null : annotations.get(TARGET_CONTAINER);
+        String hash = annotations == null ? null : annotations.get(DATA_HASH);
+        if (hash == null || !hash.equals(AllocationConfigMap.dataHash(target, configMap.getData()))) {
+            return "its data does not match the hash the operator recorded (" + DATA_HASH + ")";
+        }
+        return null;
+    }
+
+    private static boolean writesPublishedFields(ManagedFieldsEntry entry) {
+        if (entry.getFieldsV1() == null) {
+            return false;
+        }
+        JsonNode fields = MAPPER.valueToTree(entry.getFieldsV1());
+        JsonNode annotations = fields.path("f:metadata").path("f:annotations");
+        return fields.has("f:data") || fields.has("f:binaryData") || annotations.has("f:" + TARGET_CONTAINER)
+                || annotations.has("f:" + DATA_HASH);
+    }
+
+    private static <T> List<T> listOrEmpty(List<T> list) {
+        return list == null ? List.of() : list;
+    }
+}
