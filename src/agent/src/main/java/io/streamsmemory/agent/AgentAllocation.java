@@ -19,19 +19,30 @@ public final class AgentAllocation {
     /** RocksDB accepts at most a few dozen memtables per column family before it stalls writes anyway. */
     static final int MAX_WRITE_BUFFER_NUMBER = 64;
 
+    /** A pod runs a handful of KafkaStreams instances at most; more is a broken document. */
+    static final int MAX_INSTANCES = 64;
+    /** The top-level parts whose bytes are the JVM limits the engine planned (see JvmLimits). */
+    static final String HEAP_PART = "heap";
+    static final String METASPACE_PART = "jvm-metaspace";
+    static final String DIRECT_MEMORY_PART = "jvm-direct-memory";
+
     private final String hash;
     private final long memoryBytes;
     private final Map<String, Long> streamsConfig;
     private final RocksDbSettings rocksDb;
     private final String source;
+    private final int instancesPerPod;
+    private final Map<String, Long> plannedLimits;
 
     private AgentAllocation(String hash, long memoryBytes, Map<String, Long> streamsConfig, RocksDbSettings rocksDb,
-                            String source) {
+                            String source, int instancesPerPod, Map<String, Long> plannedLimits) {
         this.hash = hash;
         this.memoryBytes = memoryBytes;
         this.streamsConfig = Collections.unmodifiableMap(streamsConfig);
         this.rocksDb = rocksDb;
         this.source = source;
+        this.instancesPerPod = instancesPerPod;
+        this.plannedLimits = Collections.unmodifiableMap(plannedLimits);
     }
 
     /** The document's identity: what the engine's {@code AllocationDocument} declares. */
@@ -65,79 +76,127 @@ public final class AgentAllocation {
         if (memory <= 0 || memory > ABSURD_MEMORY_BYTES) {
             throw new IllegalArgumentException("memoryBytes " + memory + " is not a plausible pod memory");
         }
-        Map<String, Long> config = new LinkedHashMap<>();
-        JsonNode streamsConfig = document.get("streamsConfig");
-        if (streamsConfig != null && !streamsConfig.isNull()) {
-            if (!streamsConfig.isObject()) {
-                throw new IllegalArgumentException("streamsConfig is not an object");
-            }
-            Iterator<Map.Entry<String, JsonNode>> fields = streamsConfig.fields();
-            while (fields.hasNext()) {
-                Map.Entry<String, JsonNode> entry = fields.next();
-                String key = entry.getKey();
-                if (key == null || key.isBlank()) {
-                    throw new IllegalArgumentException("streamsConfig has an empty key");
-                }
-                JsonNode node = entry.getValue();
-                long value;
-                try {
-                    if (node.isIntegralNumber() && node.canConvertToLong()) {
-                        value = node.asLong();
-                    } else if (node.isTextual()) {
-                        value = Long.parseLong(node.asText().trim());
-                    } else {
-                        throw new NumberFormatException();
-                    }
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("streamsConfig " + key + " = " + node
-                            + " is not a whole number");
-                }
-                if (value < 0) {
-                    throw new IllegalArgumentException("streamsConfig " + key + " = " + value + " is negative");
-                }
-                if (value > memory) {
-                    throw new IllegalArgumentException("streamsConfig " + key + " = " + value
-                            + " is larger than the whole pod (" + memory + " bytes)");
-                }
-                config.put(key, value);
-            }
-        }
-        RocksDbSettings rocks = null;
-        JsonNode rocksNode = document.get("rocksdb");
-        if (rocksNode != null && !rocksNode.isNull()) {
-            if (!rocksNode.isObject()) {
-                throw new IllegalArgumentException("rocksdb is not an object");
-            }
-            long capacity = wholeNumber(rocksNode, "blockCacheCapacityBytes");
-            checkRange("rocksdb.blockCacheCapacityBytes", capacity, 1, memory);
-            long manager = wholeNumber(rocksNode, "writeBufferManagerBytes");
-            checkRange("rocksdb.writeBufferManagerBytes", manager, 0, capacity);
-            long bufferSize = wholeNumber(rocksNode, "writeBufferSizeBytes");
-            checkRange("rocksdb.writeBufferSizeBytes", bufferSize, 1, memory);
-            long buffers = wholeNumber(rocksNode, "maxWriteBufferNumber");
-            checkRange("rocksdb.maxWriteBufferNumber", buffers, 1, MAX_WRITE_BUFFER_NUMBER);
-            JsonNode ratioNode = rocksNode.get("highPriorityPoolRatio");
-            if (ratioNode == null || !ratioNode.isNumber()) {
-                throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio is missing or not a number");
-            }
-            double ratio = ratioNode.asDouble();
-            if (!(ratio >= 0.0 && ratio <= 1.0)) {
-                throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio " + ratio + " is not within [0, 1]");
-            }
-            JsonNode strict = rocksNode.get("strictCapacityLimit");
-            if (strict == null || !strict.isBoolean()) {
-                throw new IllegalArgumentException("rocksdb.strictCapacityLimit is missing or not true/false");
-            }
-            long arenaBlock = wholeNumber(rocksNode, "arenaBlockSizeBytes");
-            checkRange("rocksdb.arenaBlockSizeBytes", arenaBlock, 4096, bufferSize);
-            rocks = new RocksDbSettings(capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(),
-                    arenaBlock);
-        }
+        Map<String, Long> config = readStreamsConfig(document, memory);
+        RocksDbSettings rocks = readRocksDb(document, memory);
         if (config.isEmpty() && rocks == null) {
             throw new IllegalArgumentException("it has neither streamsConfig nor rocksdb settings");
         }
         String hash = text(document, "hash");
-        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash, memory, config, rocks, source);
+        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash, memory, config, rocks, source,
+                readInstances(document), readPlannedLimits(document, memory));
+    }
+
+    private static Map<String, Long> readStreamsConfig(JsonNode document, long memory) {
+        Map<String, Long> config = new LinkedHashMap<>();
+        JsonNode streamsConfig = document.get("streamsConfig");
+        if (streamsConfig == null || streamsConfig.isNull()) {
+            return config;
+        }
+        if (!streamsConfig.isObject()) {
+            throw new IllegalArgumentException("streamsConfig is not an object");
+        }
+        Iterator<Map.Entry<String, JsonNode>> fields = streamsConfig.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> entry = fields.next();
+            String key = entry.getKey();
+            if (key == null || key.isBlank()) {
+                throw new IllegalArgumentException("streamsConfig has an empty key");
+            }
+            JsonNode node = entry.getValue();
+            long value;
+            try {
+                if (node.isIntegralNumber() && node.canConvertToLong()) {
+                    value = node.asLong();
+                } else if (node.isTextual()) {
+                    value = Long.parseLong(node.asText().trim());
+                } else {
+                    throw new NumberFormatException();
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("streamsConfig " + key + " = " + node + " is not a whole number");
+            }
+            if (value < 0) {
+                throw new IllegalArgumentException("streamsConfig " + key + " = " + value + " is negative");
+            }
+            if (value > memory) {
+                throw new IllegalArgumentException("streamsConfig " + key + " = " + value
+                        + " is larger than the whole pod (" + memory + " bytes)");
+            }
+            config.put(key, value);
+        }
+        return config;
+    }
+
+    private static RocksDbSettings readRocksDb(JsonNode document, long memory) {
+        JsonNode rocksNode = document.get("rocksdb");
+        if (rocksNode == null || rocksNode.isNull()) {
+            return null;
+        }
+        if (!rocksNode.isObject()) {
+            throw new IllegalArgumentException("rocksdb is not an object");
+        }
+        long capacity = wholeNumber(rocksNode, "blockCacheCapacityBytes");
+        checkRange("rocksdb.blockCacheCapacityBytes", capacity, 1, memory);
+        long manager = wholeNumber(rocksNode, "writeBufferManagerBytes");
+        checkRange("rocksdb.writeBufferManagerBytes", manager, 0, capacity);
+        long bufferSize = wholeNumber(rocksNode, "writeBufferSizeBytes");
+        checkRange("rocksdb.writeBufferSizeBytes", bufferSize, 1, memory);
+        long buffers = wholeNumber(rocksNode, "maxWriteBufferNumber");
+        checkRange("rocksdb.maxWriteBufferNumber", buffers, 1, MAX_WRITE_BUFFER_NUMBER);
+        JsonNode ratioNode = rocksNode.get("highPriorityPoolRatio");
+        if (ratioNode == null || !ratioNode.isNumber()) {
+            throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio is missing or not a number");
+        }
+        double ratio = ratioNode.asDouble();
+        if (!(ratio >= 0.0 && ratio <= 1.0)) {
+            throw new IllegalArgumentException("rocksdb.highPriorityPoolRatio " + ratio + " is not within [0, 1]");
+        }
+        JsonNode strict = rocksNode.get("strictCapacityLimit");
+        if (strict == null || !strict.isBoolean()) {
+            throw new IllegalArgumentException("rocksdb.strictCapacityLimit is missing or not true/false");
+        }
+        long arenaBlock = wholeNumber(rocksNode, "arenaBlockSizeBytes");
+        checkRange("rocksdb.arenaBlockSizeBytes", arenaBlock, 4096, bufferSize);
+        return new RocksDbSettings(capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(), arenaBlock);
+    }
+
+    /**
+     * {@code inputs.instancesPerPod}: how many KafkaStreams instances the per-instance values were divided among.
+     * Documents written before the field existed planned one.
+     */
+    private static int readInstances(JsonNode document) {
+        JsonNode inputs = document.get("inputs");
+        JsonNode value = inputs == null || !inputs.isObject() ? null : inputs.get("instancesPerPod");
+        if (value == null || value.isNull()) {
+            return 1;
+        }
+        if (!value.isIntegralNumber() || value.asLong() < 1 || value.asLong() > MAX_INSTANCES) {
+            throw new IllegalArgumentException("inputs.instancesPerPod " + value + " is not within [1, "
+                    + MAX_INSTANCES + "]");
+        }
+        return value.asInt();
+    }
+
+    /**
+     * The bytes of the top-level parts that the engine turned into JVM flags (-Xmx, -XX:MaxMetaspaceSize,
+     * -XX:MaxDirectMemorySize). Read from the parts rather than by parsing the flags: the parts carry exact bytes.
+     * A part that is absent is simply not checked.
+     */
+    private static Map<String, Long> readPlannedLimits(JsonNode document, long memory) {
+        Map<String, Long> limits = new LinkedHashMap<>();
+        JsonNode parts = document.get("parts");
+        if (parts == null || !parts.isArray()) {
+            return limits;
+        }
+        for (JsonNode part : parts) {
+            String name = part == null ? null : text(part, "name");
+            if (HEAP_PART.equals(name) || METASPACE_PART.equals(name) || DIRECT_MEMORY_PART.equals(name)) {
+                long bytes = wholeNumber(part, "bytes");
+                checkRange("parts." + name + ".bytes", bytes, 1, memory);
+                limits.put(name, bytes);
+            }
+        }
+        return limits;
     }
 
     private static String text(JsonNode node, String field) {
@@ -184,6 +243,31 @@ public final class AgentAllocation {
 
     public String source() {
         return source;
+    }
+
+    /** The KafkaStreams instances per JVM the instance-scoped values were planned for (at least 1). */
+    public int instancesPerPod() {
+        return instancesPerPod;
+    }
+
+    /** The planned bytes of {@link #HEAP_PART}, {@link #METASPACE_PART} and {@link #DIRECT_MEMORY_PART}, when present. */
+    Map<String, Long> plannedLimits() {
+        return plannedLimits;
+    }
+
+    /**
+     * The same allocation with every instance-scoped value multiplied by {@code planned / instance} (rounded down),
+     * for the {@code instance}-th KafkaStreams instance when more appear than were planned: that instance never gets
+     * more than an equal share of the per-JVM bound. Values of other keys are kept.
+     */
+    AgentAllocation forUnplannedInstance(int instance) {
+        Map<String, Long> scaled = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> entry : streamsConfig.entrySet()) {
+            long value = entry.getValue();
+            scaled.put(entry.getKey(), EngineKeys.instanceScoped(entry.getKey())
+                    ? value * instancesPerPod / instance : value);
+        }
+        return new AgentAllocation(hash, memoryBytes, scaled, rocksDb, source, instancesPerPod, plannedLimits);
     }
 
     /** The one startup line: what this JVM is bounded to. */

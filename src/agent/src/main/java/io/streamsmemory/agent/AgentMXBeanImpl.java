@@ -179,8 +179,8 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
         for (ObjectName name : query("kafka.streams:type=stream-state-metrics,*")) {
             try {
                 Object value = server.getAttribute(name, "cur-size-all-mem-tables");
-                if (value instanceof Number number) {
-                    total += number.longValue();
+                if (value instanceof Number) {
+                    total += ((Number) value).longValue();
                     any = true;
                 }
             } catch (Exception | LinkageError ignored) {
@@ -196,5 +196,60 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
         } catch (Exception e) {
             return Set.of();
         }
+    }
+
+    @Override
+    public int getStreamsInstances() {
+        return StreamsInstances.live();
+    }
+
+    @Override
+    public int getPlannedStreamsInstances() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? -1 : allocation.instancesPerPod();
+    }
+
+    @Override
+    public long getPlannedHeapBytes() {
+        return limit(JvmLimits.HEAP, true);
+    }
+
+    @Override
+    public long getEffectiveHeapBytes() {
+        return limit(JvmLimits.HEAP, false);
+    }
+
+    @Override
+    public long getPlannedMaxMetaspaceBytes() {
+        return limit(JvmLimits.METASPACE, true);
+    }
+
+    @Override
+    public long getEffectiveMaxMetaspaceBytes() {
+        return limit(JvmLimits.METASPACE, false);
+    }
+
+    @Override
+    public long getPlannedMaxDirectMemoryBytes() {
+        return limit(JvmLimits.DIRECT, true);
+    }
+
+    @Override
+    public long getEffectiveMaxDirectMemoryBytes() {
+        return limit(JvmLimits.DIRECT, false);
+    }
+
+    @Override
+    public Map<String, String> getJvmLimitMismatches() {
+        JvmLimits limits = AgentState.jvmLimits();
+        return limits == null ? Map.of() : new LinkedHashMap<>(limits.mismatches());
+    }
+
+    private static long limit(String name, boolean planned) {
+        JvmLimits limits = AgentState.jvmLimits();
+        if (limits == null) {
+            return -1;
+        }
+        return planned ? limits.planned(name) : limits.effective(name);
     }
 }

@@ -23,6 +23,7 @@ final class AgentState {
     private static volatile String kafkaStreamsVersion = "not seen yet";
     private static volatile String inactiveReason;
     private static volatile boolean mbeanRegistered;
+    private static volatile JvmLimits jvmLimits;
     private static final Map<String, String> APPLIED = Collections.synchronizedMap(new LinkedHashMap<>());
     private static final Map<String, String> SKIPPED = Collections.synchronizedMap(new LinkedHashMap<>());
     private static final AtomicLong MERGES = new AtomicLong();
@@ -139,6 +140,7 @@ final class AgentState {
                 return;
             }
             mbeanRegistered = true;
+            checkJvmLimits();
             try {
                 MBeanServer server = ManagementFactory.getPlatformMBeanServer();
                 ObjectName name = new ObjectName(MBEAN_NAME);
@@ -149,6 +151,61 @@ final class AgentState {
                 AgentLog.warnOnce("mbean", "could not register the MBean " + MBEAN_NAME + ": " + t);
             }
         }
+    }
+
+    /**
+     * Compares the heap, metaspace and direct-memory limits in force with the allocation's, once, when the agent
+     * first has work to do (with the MBean, not in premain: the management beans are not touched before the
+     * application's own start).
+     */
+    private static void checkJvmLimits() {
+        AgentAllocation current = allocation;
+        if (current == null) {
+            return;
+        }
+        try {
+            JvmLimits limits = JvmLimits.check(current);
+            jvmLimits = limits;
+            String warning = limits.warning();
+            if (warning != null) {
+                AgentLog.warnOnce("jvm-limits", warning);
+            }
+        } catch (Throwable t) {
+            AgentLog.warnOnce("jvm-limits-failure", "could not read the JVM's limits: " + t);
+        }
+    }
+
+    /** Null until the first StreamsConfig (or the first RocksDB store) of the application. */
+    static JvmLimits jvmLimits() {
+        return jvmLimits;
+    }
+
+    /**
+     * The StreamsConfig for the {@code ordinal}-th live KafkaStreams instance when it is beyond the planned count: the
+     * application's config re-merged with each instance-scoped value times planned/ordinal (see
+     * {@link StreamsInstances}). Returns the same config when that changes nothing.
+     */
+    static Object shareForInstance(Object streamsConfig, int ordinal) throws ReflectiveOperationException {
+        AgentAllocation current = allocation;
+        Class<?> configClass = Class.forName("org.apache.kafka.streams.StreamsConfig", false,
+                streamsConfig.getClass().getClassLoader());
+        KafkaCatalog catalog = ReflectiveKafkaCatalog.of(configClass);
+        if (current == null || catalog.unsupportedReason() != null) {
+            return streamsConfig;
+        }
+        ConfigMerger.Result result = ConfigMerger.merge(StreamsInstances.originals(streamsConfig),
+                current.forUnplannedInstance(ordinal), catalog, null);
+        if (!result.changed()) {
+            return streamsConfig;
+        }
+        StringBuilder line = new StringBuilder("KafkaStreams instance " + ordinal + " (beyond the "
+                + current.instancesPerPod() + " planned) gets an equal share:");
+        for (ConfigMerger.Change change : result.changes()) {
+            line.append(' ').append(change.describe()).append(';');
+            APPLIED.put("instance-" + ordinal + ":" + change.key(), change.before() + " -> " + change.after());
+        }
+        AgentLog.info(line.substring(0, line.length() - 1));
+        return configClass.getConstructor(Map.class).newInstance(result.props());
     }
 
     static Map<String, String> applied() {
@@ -202,7 +259,10 @@ final class AgentState {
             APPLIED.clear();
             SKIPPED.clear();
             MERGES.set(0);
+            mbeanRegistered = false;
+            jvmLimits = null;
             SharedRocksDb.resetForTests();
+            StreamsInstances.reset();
         }
     }
 }

@@ -26,13 +26,29 @@ final class AllocationLoader {
     private static final ObjectMapper TREE = new ObjectMapper();
 
     /** Either an allocation or the reason there is none. */
-    record Result(AgentAllocation allocation, String problem) {
+    static final class Result {
+        private final AgentAllocation allocation;
+        private final String problem;
+
+        private Result(AgentAllocation allocation, String problem) {
+            this.allocation = allocation;
+            this.problem = problem;
+        }
+
         static Result ok(AgentAllocation allocation) {
             return new Result(allocation, null);
         }
 
         static Result fail(String problem) {
             return new Result(null, problem);
+        }
+
+        AgentAllocation allocation() {
+            return allocation;
+        }
+
+        String problem() {
+            return problem;
         }
     }
 

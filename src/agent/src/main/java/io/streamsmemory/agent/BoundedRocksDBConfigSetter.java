@@ -53,8 +53,8 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
     private static RocksDBConfigSetter instantiate(Object setter) {
         try {
             Class<?> type;
-            if (setter instanceof Class<?> given) {
-                type = given;
+            if (setter instanceof Class<?>) {
+                type = (Class<?>) setter;
             } else {
                 ClassLoader loader = Thread.currentThread().getContextClassLoader();
                 if (loader == null) {

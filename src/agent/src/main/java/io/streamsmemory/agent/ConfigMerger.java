@@ -18,20 +18,76 @@ final class ConfigMerger {
     static final String LEGACY_CACHE = "cache.max.bytes.buffering";
 
     /** One value the merge changed; {@code before} says where the old value came from. */
-    record Change(String key, String before, String after) {
+    static final class Change {
+        private final String key;
+        private final String before;
+        private final String after;
+
+        Change(String key, String before, String after) {
+            this.key = key;
+            this.before = before;
+            this.after = after;
+        }
+
+        String key() {
+            return key;
+        }
+
+        String before() {
+            return before;
+        }
+
+        String after() {
+            return after;
+        }
+
         String describe() {
             return key + ": " + before + " -> " + after;
         }
     }
 
-    record Result(Map<Object, Object> props, List<Change> changes, List<String> skipped) {
+    static final class Result {
+        private final Map<Object, Object> props;
+        private final List<Change> changes;
+        private final List<String> skipped;
+
+        Result(Map<Object, Object> props, List<Change> changes, List<String> skipped) {
+            this.props = props;
+            this.changes = changes;
+            this.skipped = skipped;
+        }
+
+        Map<Object, Object> props() {
+            return props;
+        }
+
+        List<Change> changes() {
+            return changes;
+        }
+
+        /** Each allocated key not applied, as "key (why)". */
+        List<String> skipped() {
+            return skipped;
+        }
+
         boolean changed() {
             return !changes.isEmpty();
         }
     }
 
     /** A client prefix and the order in which Kafka Streams looks a client key up (most specific first). */
-    private record Prefix(String prefix, Client client, List<String> chain, List<String> narrower) {
+    private static final class Prefix {
+        final String prefix;
+        final Client client;
+        final List<String> chain;
+        final List<String> narrower;
+
+        Prefix(String prefix, Client client, List<String> chain, List<String> narrower) {
+            this.prefix = prefix;
+            this.client = client;
+            this.chain = chain;
+            this.narrower = narrower;
+        }
     }
 
     private static final List<Prefix> PREFIXES = List.of(
@@ -57,20 +113,28 @@ final class ConfigMerger {
         for (Map.Entry<String, Long> entry : allocation.streamsConfig().entrySet()) {
             String key = entry.getKey();
             long bound = entry.getValue();
+            if (!EngineKeys.known(key)) {
+                // Only what the engine emits: an edited ConfigMap must not reach any other setting of the application.
+                skipped.add(key + " (not a key the allocation engine emits; ignored)");
+                continue;
+            }
             Prefix prefix = prefixOf(key);
             if (prefix == null) {
                 mergeStreamsKey(app, out, key, bound, catalog, changes, skipped);
                 continue;
             }
-            String bare = key.substring(prefix.prefix().length());
-            if (!catalog.knows(prefix.client(), bare)) {
-                skipped.add(key + " (not a " + prefix.client().name().toLowerCase() + " config of Kafka "
-                        + catalog.version() + ")");
+            String bare = key.substring(prefix.prefix.length());
+            if (!catalog.knows(prefix.client, bare)) {
+                skipped.add(key + " (not a " + prefix.client.name().toLowerCase(java.util.Locale.ROOT)
+                        + " config of Kafka " + catalog.version() + ")");
                 continue;
             }
-            Object fallback = catalog.defaultValue(prefix.client(), bare);
-            bound(app, out, key, prefix.chain(), bare, fallback, bound, changes, skipped);
-            for (String narrower : prefix.narrower()) {
+            if (rejected(catalog, prefix.client, key, bare, bound, skipped)) {
+                continue;
+            }
+            Object fallback = catalog.defaultValue(prefix.client, bare);
+            bound(app, out, key, prefix.chain, bare, fallback, bound, changes, skipped);
+            for (String narrower : prefix.narrower) {
                 if (app.containsKey(narrower + bare)) {
                     bound(app, out, narrower + bare, List.of(narrower), bare, null, bound, changes, skipped);
                 }
@@ -87,6 +151,10 @@ final class ConfigMerger {
         if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
             // KIP-770 renamed the record cache key in 3.4; the allocation names one of them, the application's
             // version decides which one Kafka Streams reads.
+            String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE) ? STATESTORE_CACHE : LEGACY_CACHE;
+            if (catalog.knows(Client.STREAMS, target) && rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
+                return;
+            }
             if (catalog.knows(Client.STREAMS, STATESTORE_CACHE)) {
                 String value = present(app, STATESTORE_CACHE) ? STATESTORE_CACHE
                         : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE
@@ -105,8 +173,27 @@ final class ConfigMerger {
             skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
             return;
         }
+        if (rejected(catalog, Client.STREAMS, key, key, bound, skipped)) {
+            return;
+        }
         boundResolved(app, out, key, present(app, key) ? key : null, catalog.defaultValue(Client.STREAMS, key), bound,
                 changes, skipped);
+    }
+
+    /**
+     * Whether the application's own ConfigDef rejects the allocated value (then it is skipped and the application
+     * keeps its own): an allocation the engine did not write, or a type the engine did not expect (a long for an
+     * INT key), must not make the application's StreamsConfig or clients throw.
+     */
+    private static boolean rejected(KafkaCatalog catalog, Client client, String key, String definedKey, long bound,
+                                    List<String> skipped) {
+        String reason = catalog.rejects(client, definedKey, Long.toString(bound));
+        if (reason == null) {
+            return false;
+        }
+        skipped.add(key + " (the allocation's " + bound + " is rejected by Kafka " + catalog.version() + ": " + reason
+                + "; the application keeps its own value)");
+        return true;
     }
 
     /** Bounds {@code target}, whose current value is the first of {@code chain}+bare set by the application. */
@@ -148,7 +235,7 @@ final class ConfigMerger {
     private static void installSetter(Map<?, ?> app, Map<Object, Object> out, Class<?> setterClass,
                                       List<Change> changes) {
         Object existing = app.get(SETTER_KEY);
-        if (existing instanceof String text && text.isBlank()) {
+        if (existing instanceof String && ((String) existing).isBlank()) {
             existing = null;
         }
         if (existing != null && setterName(existing).equals(setterClass.getName())) {
@@ -166,20 +253,20 @@ final class ConfigMerger {
     }
 
     static String setterName(Object setter) {
-        if (setter instanceof Class<?> type) {
-            return type.getName();
+        if (setter instanceof Class<?>) {
+            return ((Class<?>) setter).getName();
         }
         return String.valueOf(setter).trim();
     }
 
     private static boolean present(Map<?, ?> app, String key) {
         Object value = app.get(key);
-        return value != null && !(value instanceof String text && text.isBlank());
+        return value != null && !(value instanceof String && ((String) value).isBlank());
     }
 
     private static Prefix prefixOf(String key) {
         for (Prefix prefix : PREFIXES) {
-            if (key.startsWith(prefix.prefix())) {
+            if (key.startsWith(prefix.prefix)) {
                 return prefix;
             }
         }
@@ -187,12 +274,12 @@ final class ConfigMerger {
     }
 
     static Long asLong(Object value) {
-        if (value instanceof Number number) {
-            return number.longValue();
+        if (value instanceof Number) {
+            return ((Number) value).longValue();
         }
-        if (value instanceof String text) {
+        if (value instanceof String) {
             try {
-                return Long.parseLong(text.trim());
+                return Long.parseLong(((String) value).trim());
             } catch (NumberFormatException e) {
                 return null;
             }

@@ -18,6 +18,13 @@ interface KafkaCatalog {
     /** The client's default for a key, or null when it has none or the key is unknown. */
     Object defaultValue(Client client, String key);
 
+    /**
+     * Null when the application's own {@code ConfigDef} accepts {@code value} for {@code key} (parsed to the key's type,
+     * then checked by its validator), otherwise Kafka's reason. What the agent sets must never make the application's
+     * clients refuse to start.
+     */
+    String rejects(Client client, String key, Object value);
+
     /** The range of Kafka Streams versions the agent applies allocations to. */
     static String supportReason(String version) {
         java.util.regex.Matcher parsed = version == null ? null

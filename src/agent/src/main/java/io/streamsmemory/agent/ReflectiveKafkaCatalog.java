@@ -19,6 +19,9 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
     private final String unsupportedReason;
     private final Map<Client, Set<String>> names = new EnumMap<>(Client.class);
     private final Map<Client, Map<String, Object>> defaults = new EnumMap<>(Client.class);
+    private final Map<Client, Map<String, ?>> configKeys = new EnumMap<>(Client.class);
+    private Method parseType;
+    private Method ensureValid;
 
     static KafkaCatalog of(Class<?> streamsConfigClass) {
         return CACHE.get(streamsConfigClass);
@@ -39,7 +42,9 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
                 } catch (ReflectiveOperationException | LinkageError e) {
                     names.put(Client.ADMIN, Collections.emptySet());
                     defaults.put(Client.ADMIN, Collections.emptyMap());
+                    configKeys.put(Client.ADMIN, Collections.emptyMap());
                 }
+                readValidation(loader);
             } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
                 reason = "its config definitions cannot be read (" + e + ")";
             }
@@ -56,6 +61,16 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
         Map<String, Object> values = (Map<String, Object>) def.getClass().getMethod("defaultValues").invoke(def);
         names.put(client, Set.copyOf(keys));
         defaults.put(client, Collections.unmodifiableMap(new java.util.HashMap<>(values)));
+        configKeys.put(client, (Map<String, ?>) def.getClass().getMethod("configKeys").invoke(def));
+    }
+
+    /** ConfigDef.parseType(name, value, type) and Validator.ensureValid(name, value), of the application's Kafka. */
+    private void readValidation(ClassLoader loader) throws ReflectiveOperationException {
+        Class<?> configDef = Class.forName("org.apache.kafka.common.config.ConfigDef", false, loader);
+        Class<?> type = Class.forName("org.apache.kafka.common.config.ConfigDef$Type", false, loader);
+        Class<?> validator = Class.forName("org.apache.kafka.common.config.ConfigDef$Validator", false, loader);
+        parseType = configDef.getMethod("parseType", String.class, Object.class, type);
+        ensureValid = validator.getMethod("ensureValid", String.class, Object.class);
     }
 
     /**
@@ -105,6 +120,28 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
     @Override
     public boolean knows(Client client, String key) {
         return names.getOrDefault(client, Set.of()).contains(key);
+    }
+
+    @Override
+    public String rejects(Client client, String key, Object value) {
+        Object configKey = configKeys.getOrDefault(client, Map.of()).get(key);
+        if (configKey == null || parseType == null) {
+            return "Kafka " + version + " has no definition of " + key;
+        }
+        try {
+            Object type = configKey.getClass().getField("type").get(configKey);
+            Object parsed = parseType.invoke(null, key, value, type);
+            Object validator = configKey.getClass().getField("validator").get(configKey);
+            if (validator != null) {
+                ensureValid.invoke(validator, key, parsed);
+            }
+            return null;
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            // Kafka's ConfigException: its message names the key, the value and the rule.
+            return String.valueOf(e.getCause() == null ? e : e.getCause().getMessage());
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return "its ConfigDef could not check the value (" + e + ")";
+        }
     }
 
     @Override

@@ -62,7 +62,8 @@ final class SharedRocksDb {
     /** Applies the bound to one RocksDB instance's options (after the application's own setter ran). */
     void apply(String storeName, Options options) {
         TableFormatConfig format = options.tableFormatConfig();
-        if (format instanceof BlockBasedTableConfig table) {
+        if (format instanceof BlockBasedTableConfig) {
+            BlockBasedTableConfig table = (BlockBasedTableConfig) format;
             // Mutate the object Kafka Streams created (its subclass exposes the cache to the RocksDB metrics).
             table.setBlockCache(cache);
             table.setCacheIndexAndFilterBlocks(true);

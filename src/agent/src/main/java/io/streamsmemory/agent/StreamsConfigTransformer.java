@@ -29,7 +29,7 @@ final class StreamsConfigTransformer implements ClassFileTransformer {
             return null;
         }
         try {
-            if (!hookVisibleFrom(loader)) {
+            if (!visibleFrom(loader, StreamsConfigHook.class)) {
                 AgentLog.warnOnce("hook-invisible", "StreamsConfig is loaded by a class loader that cannot see the "
                         + "agent, so configs are not merged; use library mode (StreamsMemory.apply)");
                 return null;
@@ -47,12 +47,13 @@ final class StreamsConfigTransformer implements ClassFileTransformer {
         }
     }
 
-    private static boolean hookVisibleFrom(ClassLoader loader) {
+    /** Whether code loaded by {@code loader} can call {@code hook} (the agent's own copy of it). */
+    static boolean visibleFrom(ClassLoader loader, Class<?> hook) {
         if (loader == null) {
             return false;
         }
         try {
-            return Class.forName(StreamsConfigHook.class.getName(), false, loader) == StreamsConfigHook.class;
+            return Class.forName(hook.getName(), false, loader) == hook;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
         }

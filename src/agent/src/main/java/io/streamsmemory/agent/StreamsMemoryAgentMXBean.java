@@ -64,4 +64,29 @@ public interface StreamsMemoryAgentMXBean {
 
     /** Sum of RocksDB's cur-size-all-mem-tables over all stores, from Kafka Streams' metrics (-1 when none). */
     long getMemtableUsageBytes();
+
+    /** KafkaStreams instances of this JVM constructed and not closed. */
+    int getStreamsInstances();
+
+    /** The instances the allocation divided its per-instance values among (inputs.instancesPerPod); -1 without one. */
+    int getPlannedStreamsInstances();
+
+    /** The allocation's heap (-Xmx), -1 without one. */
+    long getPlannedHeapBytes();
+
+    /** Runtime.maxMemory(): the heap in force. */
+    long getEffectiveHeapBytes();
+
+    long getPlannedMaxMetaspaceBytes();
+
+    /** -XX:MaxMetaspaceSize in force; Long.MAX_VALUE when unlimited, -1 when unreadable. */
+    long getEffectiveMaxMetaspaceBytes();
+
+    long getPlannedMaxDirectMemoryBytes();
+
+    /** -XX:MaxDirectMemorySize in force (the heap's size when unset); -1 when unreadable. */
+    long getEffectiveMaxDirectMemoryBytes();
+
+    /** Each JVM limit that differs from the allocation's (heap, MaxMetaspaceSize, MaxDirectMemorySize): why. */
+    Map<String, String> getJvmLimitMismatches();
 }

@@ -6,6 +6,7 @@ import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,65 @@ class AllocationContractTest {
         assertThat(names(AllocationDocument.class)).contains("apiVersion", "kind", "formatVersion", "hash",
                 "memoryBytes", "streamsConfig", "rocksdb");
         assertThat(names(io.streamsmemory.engine.RocksDbSettings.class))
-                .containsExactlyInAnyOrder(names(RocksDbSettings.class));
+                .containsExactlyInAnyOrder(accessors(RocksDbSettings.class));
+        assertThat(names(io.streamsmemory.engine.WorkloadFacts.class)).contains("instancesPerPod");
+        assertThat(names(io.streamsmemory.engine.Part.class)).contains("name", "bytes");
+    }
+
+    /**
+     * Case 8 of issue 9: the agent's one list of keys ({@link EngineKeys}) is exactly what the engine emits, over
+     * facts that reach every key (both record cache keys by version, the global consumer, stateless workloads).
+     */
+    @Test
+    void theAgentAppliesExactlyTheKeysTheEngineEmits() {
+        java.util.Set<String> emitted = new java.util.TreeSet<>();
+        for (String version : new String[] {"4.4", "3.3"}) {
+            for (int global : new int[] {0, 1}) {
+                for (int kv : new int[] {0, 2}) {
+                    io.streamsmemory.engine.WorkloadFacts facts = io.streamsmemory.engine.WorkloadFacts.builder()
+                            .memoryBytes(2L << 30).streamThreads(2).instancesPerPod(1 + global).partitions(8)
+                            .stores(new io.streamsmemory.engine.StoreCounts(kv, 1, 0)).globalStores(global)
+                            .kafkaStreamsVersion(version).build();
+                    emitted.addAll(new io.streamsmemory.engine.AllocationEngine().allocate(facts).allocation()
+                            .streamsConfig().keySet());
+                }
+            }
+        }
+        assertThat(EngineKeys.KEYS.keySet()).containsExactlyInAnyOrderElementsOf(emitted);
+    }
+
+    /** The record cache and the engine's part names the agent reads (JvmLimits compares the JVM flags by them). */
+    @Test
+    void theAgentReadsThePlannedJvmLimitsAndInstancesTheEngineWrites() {
+        String json = io.streamsmemory.engine.json.AllocationJson.write(new io.streamsmemory.engine.AllocationEngine()
+                .allocate(io.streamsmemory.engine.WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
+                        .instancesPerPod(3).partitions(4).stores(new io.streamsmemory.engine.StoreCounts(1, 0, 0))
+                        .build()).allocation());
+        AllocationDocument engine = AllocationJson.read(json);
+        AgentAllocation agent = Allocations.agentAllocation(json);
+        assertThat(agent.instancesPerPod()).isEqualTo(3);
+        for (String part : List.of(AgentAllocation.HEAP_PART, AgentAllocation.METASPACE_PART,
+                AgentAllocation.DIRECT_MEMORY_PART)) {
+            long bytes = engine.parts().stream().filter(p -> p.name().equals(part)).findFirst().orElseThrow().bytes();
+            assertThat(agent.plannedLimits()).containsEntry(part, bytes);
+        }
+        // The flags those parts became, byte for byte.
+        assertThat(engine.jvmOptions()).contains("-Xmx" + jvmSize(agent.plannedLimits().get(AgentAllocation.HEAP_PART)),
+                "-XX:MaxMetaspaceSize=" + jvmSize(agent.plannedLimits().get(AgentAllocation.METASPACE_PART)),
+                "-XX:MaxDirectMemorySize=" + jvmSize(agent.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART)));
+    }
+
+    private static String jvmSize(long bytes) {
+        return bytes % (1 << 20) == 0 ? bytes / (1 << 20) + "m" : bytes / 1024 + "k";
+    }
+
+    private static String[] accessors(Class<?> type) {
+        return Arrays.stream(type.getDeclaredMethods())
+                .filter(m -> m.getParameterCount() == 0 && java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                        && !java.lang.reflect.Modifier.isStatic(m.getModifiers()))
+                .map(java.lang.reflect.Method::getName)
+                .filter(name -> !List.of("hashCode", "toString").contains(name))
+                .toArray(String[]::new);
     }
 
     @Test

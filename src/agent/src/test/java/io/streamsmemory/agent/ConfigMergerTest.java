@@ -195,7 +195,7 @@ class ConfigMergerTest {
         StreamsMemory.apply(props);
         long cacheLines = lines.stream().filter(l -> l.contains("set statestore.cache.max.bytes")).count();
         assertThat(cacheLines).isEqualTo(1);
-        assertThat(lines.stream().filter(l -> l.contains("WARN"))).isEmpty();
+        assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l))).isEmpty();
     }
 
     @Test
@@ -235,7 +235,59 @@ class ConfigMergerTest {
         };
         assertThat(StreamsConfigHook.merge(weird, StreamsConfig.class) == weird).isTrue();
         assertThat(StreamsConfigHook.merge(null, StreamsConfig.class)).isNull();
-        assertThat(lines.stream().filter(l -> l.contains("WARN")).toList()).hasSize(1);
+        assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l)).toList()).hasSize(1);
+    }
+
+    /** This test JVM does not run with the allocation's -Xmx, so the agent rightly says so once (see JvmLimitsTest). */
+    private static boolean isJvmLimitsWarning(String line) {
+        return line.contains("does not run with the allocation's limits");
+    }
+
+    /**
+     * Case 8 of issue 9, with the application's real ConfigDefs: an edited allocation with a key the engine never
+     * emits and a value Kafka rejects (fetch.max.bytes is an INT) is merged into properties from which Kafka Streams
+     * and its consumer build without throwing; both are reported and the application keeps its own values.
+     */
+    @Test
+    void onlyEngineKeysWithValuesTheApplicationsKafkaAcceptsAreApplied() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode document =
+                (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(Allocations.oneGiB());
+        document.put("memoryBytes", 4L << 30);
+        com.fasterxml.jackson.databind.node.ObjectNode config =
+                (com.fasterxml.jackson.databind.node.ObjectNode) document.get("streamsConfig");
+        config.put("main.consumer.max.poll.records", "0");
+        config.put("main.consumer.fetch.max.bytes", "3000000000");
+        config.put("producer.acks", "0");
+        AgentAllocation tampered = AgentAllocation.of(document, "test");
+        Map<String, Object> app = Map.of("application.id", "a", "bootstrap.servers", "127.0.0.1:1",
+                "main.consumer.fetch.max.bytes", "1048576");
+        ConfigMerger.Result result = ConfigMerger.merge(app, tampered, KAFKA, null);
+        assertThat(result.skipped()).anySatisfy(s -> assertThat(s).startsWith("main.consumer.max.poll.records (not a "
+                + "key the allocation engine emits")).anySatisfy(s -> assertThat(s).startsWith("producer.acks (not a "
+                + "key")).anySatisfy(s -> assertThat(s).startsWith("main.consumer.fetch.max.bytes (the allocation's "
+                + "3000000000 is rejected by Kafka 4.4.0").endsWith("the application keeps its own value)"));
+        assertThat(result.props()).doesNotContainKeys("main.consumer.max.poll.records", "producer.acks")
+                .containsEntry("main.consumer.fetch.max.bytes", "1048576")
+                .containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
+        StreamsConfig streamsConfig = new StreamsConfig(result.props());
+        // As Kafka Streams builds its main consumer: these properties plus its byte-array deserializers.
+        Map<String, Object> consumerProps = new HashMap<>(streamsConfig.getMainConsumerConfigs("g", "c", 0));
+        consumerProps.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+        consumerProps.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+        org.apache.kafka.clients.consumer.ConsumerConfig consumer =
+                new org.apache.kafka.clients.consumer.ConsumerConfig(consumerProps);
+        assertThat(consumer.getInt("max.poll.records")).isEqualTo(1000); // Kafka Streams' own default for it
+        assertThat(consumer.getInt("fetch.max.bytes")).isEqualTo(1048576);
+    }
+
+    @Test
+    void theCatalogChecksValuesWithTheApplicationsConfigDef() {
+        assertThat(KAFKA.rejects(Client.CONSUMER, "fetch.max.bytes", "1048576")).isNull();
+        assertThat(KAFKA.rejects(Client.CONSUMER, "max.poll.records", "0")).contains("max.poll.records");
+        assertThat(KAFKA.rejects(Client.CONSUMER, "fetch.max.bytes", "3000000000")).isNotNull();
+        assertThat(KAFKA.rejects(Client.STREAMS, "statestore.cache.max.bytes", "-5")).isNotNull();
+        assertThat(KAFKA.rejects(Client.PRODUCER, "no.such.key", "1")).contains("no definition");
     }
 
     /** A Kafka Streams of another version: knows only the given streams keys; clients know nothing. */
@@ -253,6 +305,11 @@ class ConfigMergerTest {
         @Override
         public Object defaultValue(Client client, String key) {
             return key.contains("cache") ? 10485760L : 1000;
+        }
+
+        @Override
+        public String rejects(Client client, String key, Object value) {
+            return null;
         }
     }
 }

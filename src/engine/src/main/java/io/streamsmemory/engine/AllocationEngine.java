@@ -132,7 +132,8 @@ public final class AllocationEngine {
             return Outcome.fail("ClientBuffersTooSmall", String.format(
                     "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s floor "
                             + "need %s but the client I/O share is %s (%d%% of %s)",
-                    facts.streamThreads(), topology.consumers() > 2L * facts.streamThreads() ? " + the global consumer" : "",
+                    facts.streamThreadsPerPod(), topology.consumers() > 2L * facts.streamThreadsPerPod()
+                            ? " + the global consumers" : "",
                     format(CLIENT_BUFFER_MIN), format(needed), format(Math.max(clientIo, 0) * MiB), CLIENT_IO_PERCENT,
                     format(clientShareBase * MiB) + (overrides.heapBytes() != null ? ", the fixed heap"
                             : " left after JVM overhead and headroom")), "lower the threads");
@@ -197,7 +198,11 @@ public final class AllocationEngine {
         double cacheFraction = overrides.recordCacheFraction() != null ? overrides.recordCacheFraction()
                 : RECORD_CACHE_FRACTION;
         boolean hasStores = facts.stores().total() + facts.globalStores() > 0;
-        long recordCache = hasStores ? (long) Math.floor(dataHeapBytes * cacheFraction) : 0;
+        // Kafka Streams sizes the record cache per KafkaStreams instance: each instance's key gets an equal share,
+        // and the part is the sum of the shares (what a share's rounding leaves stays with the application).
+        long instances = facts.instancesPerPod();
+        long recordCachePerInstance = hasStores ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances : 0;
+        long recordCache = recordCachePerInstance * instances;
         long afterCache = dataHeapBytes - recordCache;
         long bytesPerBufferedRecordRound = topology.activeTasksPerPod() * facts.recordBytes();
         long bufferedRecords = Math.min(BUFFERED_RECORDS_DEFAULT, afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
@@ -226,16 +231,18 @@ public final class AllocationEngine {
                 : Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
         Map<String, String> streamsConfig = new LinkedHashMap<>();
         List<Part> clientParts = clientParts(facts, topology, producerBuffer, fetchMax, streamsConfig);
-        Map<String, String> cacheConfig = Map.of(version.recordCacheKey(), Long.toString(recordCache));
+        Map<String, String> cacheConfig = Map.of(version.recordCacheKey(), Long.toString(recordCachePerInstance));
         Map<String, String> inputConfig = Map.of("buffered.records.per.partition", Long.toString(bufferedRecords));
         streamsConfig.putAll(cacheConfig);
         streamsConfig.putAll(inputConfig);
 
-        String cacheReason = hasStores
-                ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it over the %d stream "
-                        + "threads (%s each)", cacheFraction * 100, facts.streamThreads(),
+        String cacheReason = !hasStores ? "no state stores: the record cache would hold nothing"
+                : instances == 1 ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it "
+                        + "over the %d stream threads (%s each)", cacheFraction * 100, facts.streamThreads(),
                         format(recordCache / facts.streamThreads()))
-                : "no state stores: the record cache would hold nothing";
+                : String.format("%.0f%% of the heap after client buffers, divided among %d KafkaStreams instances "
+                        + "(%s each, which Kafka Streams splits over its %d stream threads)", cacheFraction * 100,
+                        instances, format(recordCachePerInstance), facts.streamThreads());
         String inputReason = String.format("%d records x %d partitions x %s per record, at most 1/%d of the heap "
                         + "left after the record cache%s", bufferedRecords, topology.activeTasksPerPod(),
                 format(facts.recordBytes()), INPUT_BUFFER_DIVISOR,
@@ -265,8 +272,8 @@ public final class AllocationEngine {
                 Map.of("-XX:MaxMetaspaceSize", metaspace + "m")));
         parts.add(Part.leaf("jvm-thread-stacks", stacks * MiB, String.format(
                 "%d JVM threads (%d base + %d per stream thread x %d%s) x %d MiB stack", topology.jvmThreads(),
-                BASE_JVM_THREADS, JVM_THREADS_PER_STREAM_THREAD, facts.streamThreads(),
-                facts.globalStores() > 0 ? " + global thread" : "", THREAD_STACK_MIB),
+                BASE_JVM_THREADS, JVM_THREADS_PER_STREAM_THREAD, facts.streamThreadsPerPod(),
+                facts.globalStores() > 0 ? " + global threads" : "", THREAD_STACK_MIB),
                 Map.of("-Xss", THREAD_STACK_MIB + "m")));
         parts.add(Part.leaf("jvm-direct-memory", directMemory, String.format(
                 "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
@@ -308,7 +315,7 @@ public final class AllocationEngine {
 
     private static List<Part> clientParts(WorkloadFacts facts, Topology topology, long producerBuffer, long fetchMax,
                                           Map<String, String> streamsConfig) {
-        long threads = facts.streamThreads();
+        long threads = facts.streamThreadsPerPod();
         long partitionFetch = Math.min(PARTITION_FETCH_DEFAULT, fetchMax);
         long batch = Math.min(PRODUCER_BATCH_DEFAULT, producerBuffer);
         Map<String, String> producer = new LinkedHashMap<>();
@@ -320,7 +327,7 @@ public final class AllocationEngine {
                 "%d producers (one per stream thread) x %s buffer.memory", threads, format(producerBuffer)), producer));
         String[][] consumers = {{"main", "consumer-fetch-buffers", "main consumers (one per stream thread)"},
                 {"restore", "restore-consumer-fetch-buffers", "restore consumers (one per stream thread)"},
-                {"global", "global-consumer-fetch-buffers", "global consumer"}};
+                {"global", "global-consumer-fetch-buffers", "global consumers (one per KafkaStreams instance)"}};
         for (String[] consumer : consumers) {
             long count = consumer[0].equals("global") ? topology.consumers() - 2 * threads : threads;
             if (count == 0) {

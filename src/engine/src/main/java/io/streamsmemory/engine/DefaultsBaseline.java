@@ -22,7 +22,9 @@ public record DefaultsBaseline(List<Part> parts, long totalBytes, long heapBytes
     static DefaultsBaseline of(WorkloadFacts facts, Topology topology, long metaspace) {
         long heap = facts.memoryBytes() * JVM_DEFAULT_HEAP_PERCENT / 100;
         long clients = topology.producers() * PRODUCER_BUFFER_DEFAULT + topology.consumers() * FETCH_MAX_DEFAULT;
-        long recordCache = facts.stores().total() + facts.globalStores() > 0 ? RECORD_CACHE_DEFAULT : 0;
+        // Kafka's default record cache is per KafkaStreams instance.
+        long recordCache = facts.stores().total() + facts.globalStores() > 0
+                ? RECORD_CACHE_DEFAULT * facts.instancesPerPod() : 0;
         long inputBuffers = BUFFERED_RECORDS_DEFAULT * topology.activeTasksPerPod() * facts.recordBytes();
         long heapNeed = clients + recordCache + inputBuffers;
         long perInstance = ROCKSDB_BLOCK_CACHE_DEFAULT + ROCKSDB_MAX_WRITE_BUFFERS_DEFAULT * ROCKSDB_WRITE_BUFFER_DEFAULT;

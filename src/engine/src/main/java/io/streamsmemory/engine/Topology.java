@@ -6,8 +6,8 @@ package io.streamsmemory.engine;
  * @param activeTasksPerPod  active tasks on the busiest pod (partitions spread evenly, rounded up)
  * @param standbyTasksPerPod standby tasks on the busiest pod (a standby never shares a pod with its active)
  * @param rocksDbInstances   RocksDB instances of the pod: (active + standby tasks) x instances per task + global stores
- * @param producers          one per stream thread (at-least-once and exactly-once v2 alike)
- * @param consumers          main and restore consumer per stream thread, plus the global consumer
+ * @param producers          one per stream thread of every KafkaStreams instance (at-least-once and exactly-once v2)
+ * @param consumers          main and restore consumer per stream thread, plus a global consumer per instance
  * @param socketReaders      threads reading fetch responses, each needing a direct copy of the largest one
  * @param jvmThreads         JVM threads whose stacks are reserved
  */
@@ -28,8 +28,9 @@ public record Topology(long activeTasksPerPod, long standbyTasksPerPod, long roc
         }
         boolean global = facts.globalStores() > 0;
         long instances = (active + standby) * facts.stores().rocksDbInstancesPerTask() + facts.globalStores();
-        long threads = facts.streamThreads();
-        long globalThread = global ? 1 : 0;
+        // Every KafkaStreams instance of the pod brings its own stream threads and, with global stores, global thread.
+        long threads = facts.streamThreadsPerPod();
+        long globalThread = global ? facts.instancesPerPod() : 0;
         return new Topology(active, standby, instances, threads, 2 * threads + globalThread,
                 threads + globalThread,
                 MemoryModel.BASE_JVM_THREADS + MemoryModel.JVM_THREADS_PER_STREAM_THREAD * threads + globalThread);

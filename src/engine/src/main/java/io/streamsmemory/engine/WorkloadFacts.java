@@ -11,7 +11,9 @@ import java.util.List;
  * and {@code tasksPerPod} is set.
  *
  * @param memoryBytes         total memory of one pod (the container's memory limit)
- * @param streamThreads       {@code num.stream.threads} of one pod
+ * @param streamThreads       {@code num.stream.threads} of each KafkaStreams instance of a pod
+ * @param instancesPerPod     KafkaStreams instances one pod (JVM) runs, usually 1: the record cache and the client
+ *                            buffers are sized per instance, so the engine divides the pod's among them
  * @param replicas            pods of the workload
  * @param partitions          input partitions (= active tasks) of the whole application, or null
  * @param tasksPerPod         active tasks of one pod, or null
@@ -23,7 +25,7 @@ import java.util.List;
  * @param kafkaStreamsVersion Kafka Streams version of the application, {@code major.minor}
  * @param overrides           the user's forced choices
  */
-public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, Integer partitions,
+public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPerPod, int replicas, Integer partitions,
                             Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
                             int recordBytes, int loadedClasses, String kafkaStreamsVersion,
                             Overrides overrides) {
@@ -36,6 +38,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
         Builder builder = new Builder();
         builder.memoryBytes = memoryBytes;
         builder.streamThreads = streamThreads;
+        builder.instancesPerPod = instancesPerPod;
         builder.replicas = replicas;
         builder.partitions = partitions;
         builder.tasksPerPod = tasksPerPod;
@@ -49,6 +52,11 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
         return builder;
     }
 
+    /** Stream threads of the whole pod: {@code num.stream.threads} times the KafkaStreams instances. */
+    public long streamThreadsPerPod() {
+        return (long) streamThreads * instancesPerPod;
+    }
+
     /** Problems with the facts themselves (not with fitting them): each names the field. Empty when valid. */
     public List<String> validate() {
         List<String> problems = new ArrayList<>();
@@ -57,6 +65,10 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
         }
         if (streamThreads < 1) {
             problems.add("threads must be at least 1, got " + streamThreads);
+        }
+        if (instancesPerPod < 1 || instancesPerPod > MemoryModel.MAX_INSTANCES_PER_POD) {
+            problems.add("instancesPerPod must be between 1 and " + MemoryModel.MAX_INSTANCES_PER_POD + ", got "
+                    + instancesPerPod);
         }
         if (replicas < 1) {
             problems.add("replicas must be at least 1, got " + replicas);
@@ -108,6 +120,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
     public static final class Builder {
         private long memoryBytes;
         private int streamThreads = 1;
+        private int instancesPerPod = 1;
         private int replicas = 1;
         private Integer partitions;
         private Integer tasksPerPod;
@@ -126,6 +139,11 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
 
         public Builder streamThreads(int value) {
             streamThreads = value;
+            return this;
+        }
+
+        public Builder instancesPerPod(int value) {
+            instancesPerPod = value;
             return this;
         }
 
@@ -188,7 +206,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int replicas, I
         }
 
         public WorkloadFacts build() {
-            return new WorkloadFacts(memoryBytes, streamThreads, replicas, partitions, tasksPerPod,
+            return new WorkloadFacts(memoryBytes, streamThreads, instancesPerPod, replicas, partitions, tasksPerPod,
                     standbyReplicas, stores, globalStores, recordBytes, loadedClasses, kafkaStreamsVersion,
                     overrides);
         }

@@ -92,6 +92,37 @@ class AllocationEngineExamplesTest {
         assertThat(a.streamsConfig()).containsKey("cache.max.bytes.buffering").doesNotContainKey("statestore.cache.max.bytes");
     }
 
+    /**
+     * Two KafkaStreams instances of 2 threads in one JVM run the clients of one instance of 4 threads, so the client
+     * buffers are the same; the record cache (per instance in Kafka Streams) is divided between them.
+     */
+    @Test
+    void instancesInOneJvmShareTheRecordCacheAndHaveTheirOwnClients() {
+        Allocation one = engine.allocate(realisticPod()).allocation();
+        Allocation two = engine.allocate(realisticPod().toBuilder().streamThreads(2).instancesPerPod(2).build())
+                .allocation();
+        assertThat(two.topology().producers()).isEqualTo(4);
+        assertThat(two.topology().consumers()).isEqualTo(8);
+        assertThat(two.part("client-buffers").bytes()).isEqualTo(one.part("client-buffers").bytes());
+        assertThat(two.streamsConfig().get("producer.buffer.memory"))
+                .isEqualTo(one.streamsConfig().get("producer.buffer.memory"));
+        long perInstance = Long.parseLong(two.streamsConfig().get("statestore.cache.max.bytes"));
+        // 20% of the same data heap, divided by 2 (rounded down), and the part is both shares.
+        assertThat(perInstance).isEqualTo(Long.parseLong(one.streamsConfig().get("statestore.cache.max.bytes")) / 2);
+        assertThat(two.part("record-cache").bytes()).isEqualTo(2 * perInstance);
+        assertThat(two.facts().instancesPerPod()).isEqualTo(2);
+        // Each instance with a global table has its own global consumer.
+        Allocation global = engine.allocate(realisticPod().toBuilder().streamThreads(2).instancesPerPod(2)
+                .globalStores(1).build()).allocation();
+        assertThat(global.topology().consumers()).isEqualTo(10);
+    }
+
+    @Test
+    void instancesPerPodOutsideItsRangeIsRejected() {
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().instancesPerPod(0).build()))
+                .hasMessageContaining("instancesPerPod must be between 1 and 64, got 0");
+    }
+
     @Test
     void globalTableAddsAGlobalConsumerAndItsStore() {
         Allocation a = engine.allocate(realisticPod().toBuilder().globalStores(2).build()).allocation();

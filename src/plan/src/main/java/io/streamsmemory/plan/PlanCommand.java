@@ -36,8 +36,13 @@ public final class PlanCommand implements Callable<Integer> {
             description = "Total memory of one pod (Kubernetes quantity: 512Mi, 2Gi, 1G).")
     long memory;
 
-    @Option(names = "--threads", defaultValue = "1", description = "num.stream.threads of one pod (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", defaultValue = "1",
+            description = "num.stream.threads of each KafkaStreams instance (default: ${DEFAULT-VALUE}).")
     int threads;
+
+    @Option(names = "--instances", defaultValue = "1", description = "KafkaStreams instances in one pod's JVM; the "
+            + "record cache and client buffers are divided among them (default: ${DEFAULT-VALUE}).")
+    int instances;
 
     @Option(names = "--replicas", defaultValue = "1", description = "Pods of the workload (default: ${DEFAULT-VALUE}).")
     int replicas;
@@ -127,6 +132,7 @@ public final class PlanCommand implements Callable<Integer> {
         WorkloadFacts.Builder builder = WorkloadFacts.builder()
                 .memoryBytes(memory)
                 .streamThreads(threads)
+                .instancesPerPod(instances)
                 .replicas(replicas)
                 .standbyReplicas(standbyReplicas)
                 .stores(stores)

@@ -53,6 +53,25 @@ class PlanCommandTest {
         assertThat(heap.get("reason").asText()).isNotBlank();
     }
 
+    @Test
+    void instancesDivideTheRecordCacheAmongKafkaStreamsInstances() throws Exception {
+        String[] base = {"--memory", "2Gi", "--threads", "2", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1", "--output", "json"};
+        JsonNode one = JSON.readTree(plan(base).out());
+        String[] withInstances = java.util.Arrays.copyOf(base, base.length + 2);
+        withInstances[base.length] = "--instances";
+        withInstances[base.length + 1] = "2";
+        Run run = plan(withInstances);
+        assertThat(run.exitCode()).isZero();
+        JsonNode two = JSON.readTree(run.out());
+        assertThat(two.get("inputs").get("instancesPerPod").asInt()).isEqualTo(2);
+        assertPartsSum(two);
+        long cacheOne = one.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
+        long cacheTwo = two.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
+        assertThat(cacheTwo).isPositive().isLessThanOrEqualTo(cacheOne / 2 + 1);
+        assertThat(findPart(two.get("parts"), "record-cache").get("bytes").asLong()).isEqualTo(2 * cacheTwo);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "--memory abc --partitions 4|--memory",

@@ -40,6 +40,21 @@ public final class StreamsApp {
         int threads = Integer.parseInt(args[4]);
         String topics = args[5];
 
+        StreamsBuilder builder = new StreamsBuilder();
+        KStream<String, String> input = builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String()));
+        count(input, topics + "counts-out");
+        input.groupByKey()
+                .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
+                .count(Materialized.as("window-counts"))
+                .toStream((windowed, count) -> windowed.key())
+                .to(topics + "window-out", Produced.with(Serdes.String(), Serdes.Long()));
+
+        KafkaStreams streams = new KafkaStreams(builder.build(), props(bootstrap, applicationId, stateDir, threads));
+        runReporting(List.of(streams), report);
+    }
+
+    /** The application's own settings, the same for every instance it runs. */
+    static Properties props(String bootstrap, String applicationId, Path stateDir, int threads) {
         Properties props = new Properties();
         props.put("application.id", applicationId);
         props.put("bootstrap.servers", bootstrap);
@@ -47,47 +62,59 @@ public final class StreamsApp {
         props.put("num.stream.threads", Integer.toString(threads));
         props.put("metrics.recording.level", "DEBUG");
         props.put("commit.interval.ms", "500");
-        // The application's own choices: a large record cache (the agent bounds it), a small batch (kept), its own
-        // RocksDB setter (chained).
+        // The application's own choices: a large record cache (the agent bounds it), a small batch and its own
+        // max.poll.records (kept), its own RocksDB setter (chained).
         props.put("statestore.cache.max.bytes", Long.toString(512L << 20));
         props.put("producer.batch.size", "8192");
+        props.put("main.consumer.max.poll.records", "250");
         props.put("rocksdb.config.setter", UserSetter.class.getName());
         props.put("consumer.auto.offset.reset", "earliest");
         // Exactly-once, so the output is exact even when a rebalance moves a task mid-way.
         props.put("processing.guarantee", "exactly_once_v2");
+        return props;
+    }
 
-        StreamsBuilder builder = new StreamsBuilder();
-        KStream<String, String> input = builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String()));
+    /** A count per key in a RocksDB key-value store, written to {@code output}. */
+    static void count(KStream<String, String> input, String output) {
         input.groupByKey()
                 .count(Materialized.as("counts"))
                 .toStream()
-                .to(topics + "counts-out", Produced.with(Serdes.String(), Serdes.Long()));
-        input.groupByKey()
-                .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
-                .count(Materialized.as("window-counts"))
-                .toStream((windowed, count) -> windowed.key())
-                .to(topics + "window-out", Produced.with(Serdes.String(), Serdes.Long()));
+                .to(output, Produced.with(Serdes.String(), Serdes.Long()));
+    }
 
-        KafkaStreams streams = new KafkaStreams(builder.build(), props);
+    /** Starts the instances and writes the report every second until the JVM is told to stop. */
+    static void runReporting(List<KafkaStreams> instances, Path report) throws Exception {
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.countDown();
-            streams.close(Duration.ofSeconds(20));
+            instances.forEach(streams -> streams.close(Duration.ofSeconds(20)));
         }));
-        streams.start();
+        instances.forEach(KafkaStreams::start);
         while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
             try {
-                writeReport(streams, report);
+                Properties out = new Properties();
+                out.setProperty("instances", Integer.toString(instances.size()));
+                out.setProperty("runtime.maxMemory", Long.toString(Runtime.getRuntime().maxMemory()));
+                for (int i = 0; i < instances.size(); i++) {
+                    // The first instance's keys carry no prefix; the others' are prefixed "i2.", "i3.", ...
+                    writeInstance(instances.get(i), out, i == 0 ? "" : "i" + (i + 1) + ".");
+                }
+                writeMBean(out);
+                out.setProperty("userSetter.calls", Integer.toString(UserSetter.CALLS.get()));
+                Path temp = report.resolveSibling(report.getFileName() + ".tmp");
+                try (var writer = Files.newBufferedWriter(temp)) {
+                    out.store(writer, null);
+                }
+                Files.move(temp, report, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (Exception e) {
                 System.err.println("report failed: " + e);
             }
         }
     }
 
-    private static void writeReport(KafkaStreams streams, Path report) throws Exception {
-        Properties out = new Properties();
-        out.setProperty("state", streams.state().name());
-        out.setProperty("kafkaStreamsVersion", streamsVersion());
+    private static void writeInstance(KafkaStreams streams, Properties out, String p) throws Exception {
+        out.setProperty(p + "state", streams.state().name());
+        out.setProperty(p + "kafkaStreamsVersion", streamsVersion());
         for (Map.Entry<MetricName, ? extends Metric> entry : streams.metrics().entrySet()) {
             MetricName name = entry.getKey();
             if (!name.group().equals("stream-state-metrics")) {
@@ -97,7 +124,7 @@ public final class StreamsApp {
                     .contains(name.name())) {
                 String store = name.tags().getOrDefault("rocksdb-state-id",
                         name.tags().getOrDefault("rocksdb-window-state-id", "?"));
-                out.setProperty("metric." + name.name() + "." + name.tags().get("task-id") + "." + store,
+                out.setProperty(p + "metric." + name.name() + "." + name.tags().get("task-id") + "." + store,
                         String.valueOf(entry.getValue().metricValue()));
             }
         }
@@ -105,46 +132,52 @@ public final class StreamsApp {
         Field threadsField = KafkaStreams.class.getDeclaredField("threads");
         threadsField.setAccessible(true);
         List<?> threads = (List<?>) threadsField.get(streams);
-        out.setProperty("threads", Integer.toString(threads.size()));
+        out.setProperty(p + "threads", Integer.toString(threads.size()));
         for (Object thread : threads) {
-            out.setProperty("threadCache." + ((Thread) thread).getName(), Long.toString(threadCacheSize(thread)));
+            out.setProperty(p + "threadCache." + ((Thread) thread).getName(), Long.toString(threadCacheSize(thread)));
         }
         Field totalCache = KafkaStreams.class.getDeclaredField("totalCacheSize");
         totalCache.setAccessible(true);
-        out.setProperty("totalCacheSize", String.valueOf(totalCache.get(streams)));
+        out.setProperty(p + "totalCacheSize", String.valueOf(totalCache.get(streams)));
         // The configs Kafka Streams builds its clients from.
         Field configField = KafkaStreams.class.getDeclaredField("applicationConfigs");
         configField.setAccessible(true);
         org.apache.kafka.streams.StreamsConfig config = (org.apache.kafka.streams.StreamsConfig) configField.get(streams);
-        putAll(out, "main.consumer.", config.getMainConsumerConfigs("g", "c", 0));
-        putAll(out, "restore.consumer.", config.getRestoreConsumerConfigs("c"));
-        putAll(out, "producer.", config.getProducerConfigs("c"));
-        out.setProperty("config.buffered.records.per.partition",
+        putAll(out, p + "config.main.consumer.", config.getMainConsumerConfigs("g", "c", 0));
+        putAll(out, p + "config.restore.consumer.", config.getRestoreConsumerConfigs("c"));
+        putAll(out, p + "config.producer.", config.getProducerConfigs("c"));
+        out.setProperty(p + "config.buffered.records.per.partition",
                 String.valueOf(config.getInt("buffered.records.per.partition")));
-        out.setProperty("config.rocksdb.config.setter", String.valueOf(config.getClass("rocksdb.config.setter")));
-        out.setProperty("userSetter.calls", Integer.toString(UserSetter.CALLS.get()));
-        // The agent's MBean.
+        out.setProperty(p + "config.rocksdb.config.setter", String.valueOf(config.getClass("rocksdb.config.setter")));
+    }
+
+    /** The agent's MBean, when it is registered: map-valued attributes as "mbean.Name.key". */
+    private static void writeMBean(Properties out) throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName agent = new ObjectName("io.streamsmemory:type=Agent");
-        if (server.isRegistered(agent)) {
-            for (String attribute : List.of("Status", "AllocationHash", "KafkaStreamsVersion", "RocksDbInstances",
-                    "RocksDbInstancesOpened", "BlockCacheCapacityBytes", "BlockCacheUsageBytes", "StreamThreads",
-                    "Tasks", "MemtableUsageBytes", "ChainedConfigSetters", "RecordCacheBytes")) {
-                out.setProperty("mbean." + attribute, String.valueOf(server.getAttribute(agent, attribute)));
+        if (!server.isRegistered(agent)) {
+            return;
+        }
+        for (javax.management.MBeanAttributeInfo attribute : server.getMBeanInfo(agent).getAttributes()) {
+            Object value = server.getAttribute(agent, attribute.getName());
+            if (value instanceof javax.management.openmbean.TabularData table) {
+                for (Object row : table.values()) {
+                    javax.management.openmbean.CompositeData entry = (javax.management.openmbean.CompositeData) row;
+                    out.setProperty("mbean." + attribute.getName() + "." + entry.get("key"),
+                            String.valueOf(entry.get("value")));
+                }
+                out.setProperty("mbean." + attribute.getName(), Integer.toString(table.size()));
+            } else {
+                out.setProperty("mbean." + attribute.getName(), String.valueOf(value));
             }
         }
-        Path temp = report.resolveSibling(report.getFileName() + ".tmp");
-        try (var writer = Files.newBufferedWriter(temp)) {
-            out.store(writer, null);
-        }
-        Files.move(temp, report, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static void putAll(Properties out, String prefix, Map<String, Object> config) {
         for (String key : List.of("fetch.max.bytes", "max.partition.fetch.bytes", "receive.buffer.bytes",
-                "buffer.memory", "batch.size")) {
+                "buffer.memory", "batch.size", "max.poll.records")) {
             if (config.containsKey(key)) {
-                out.setProperty("config." + prefix + key, String.valueOf(config.get(key)));
+                out.setProperty(prefix + key, String.valueOf(config.get(key)));
             }
         }
     }

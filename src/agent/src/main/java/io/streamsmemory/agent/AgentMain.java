@@ -5,25 +5,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code -javaagent} entry point. Reads the allocation, and when it is usable patches {@code StreamsConfig} so
- * that every config the application builds carries it. Never throws and never blocks: any problem is one warning
- * and the application runs on its own settings.
+ * The agent proper, called by the Java 8 entry point {@code StreamsMemoryAgent} (src/main/java8) once it has checked
+ * that the JVM is Java 11 or newer. Reads the allocation, and when it is usable patches {@code StreamsConfig} and
+ * {@code KafkaStreams} so that every config the application builds carries it. Never throws and never blocks: any
+ * problem is one warning and the application runs on its own settings.
  */
-public final class StreamsMemoryAgent {
+public final class AgentMain {
     private static volatile boolean started;
 
-    private StreamsMemoryAgent() {
+    private AgentMain() {
     }
 
-    public static void premain(String args, Instrumentation instrumentation) {
-        start(instrumentation, false);
-    }
-
-    public static void agentmain(String args, Instrumentation instrumentation) {
-        start(instrumentation, true);
-    }
-
-    private static synchronized void start(Instrumentation instrumentation, boolean attached) {
+    /** Called by reflection from the entry point, with {@code attached} true for {@code agentmain}. */
+    public static synchronized void start(Instrumentation instrumentation, boolean attached) {
         if (started) {
             return;
         }
@@ -33,14 +27,16 @@ public final class StreamsMemoryAgent {
             if (allocation == null) {
                 return;
             }
-            // Load the hook before any transform can need it.
+            // Load the hooks before any transform can need them.
             Class.forName(StreamsConfigHook.class.getName());
-            StreamsConfigTransformer transformer = new StreamsConfigTransformer();
-            instrumentation.addTransformer(transformer, true);
+            Class.forName(StreamsInstances.class.getName());
+            instrumentation.addTransformer(new StreamsConfigTransformer(), true);
+            instrumentation.addTransformer(new KafkaStreamsTransformer(), true);
             if (attached) {
                 List<Class<?>> loaded = new ArrayList<>();
                 for (Class<?> type : instrumentation.getAllLoadedClasses()) {
-                    if (StreamsConfigTransformer.TARGET.replace('/', '.').equals(type.getName())) {
+                    String name = type.getName().replace('.', '/');
+                    if (StreamsConfigTransformer.TARGET.equals(name) || KafkaStreamsTransformer.TARGET.equals(name)) {
                         loaded.add(type);
                     }
                 }

@@ -1,0 +1,246 @@
+package io.streamsmemory.agent.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * One Kafka Streams application in its own JVM, with the agent jar as {@code -javaagent}, against the shared broker:
+ * how it is started (which java, which JVM options and environment) and what the test reads from it (its output
+ * topics, its report file, its log).
+ */
+final class AppRun implements AutoCloseable {
+    static final int KEYS = 50;
+    static final int PER_KEY = 40;
+    static final String AGENT_PREFIX = "[streams-memory-agent]";
+
+    final Path dir;
+    final Path report;
+    final Path log;
+    private final Process process;
+    private final KafkaBroker broker;
+
+    private AppRun(Path dir, Process process, KafkaBroker broker) {
+        this.dir = dir;
+        this.report = dir.resolve("report.properties");
+        this.log = dir.resolve("app.log");
+        this.process = process;
+        this.broker = broker;
+    }
+
+    /** The build's own JDK (17). */
+    static String java17() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** The Java 25 JDK's launcher; the calling test is skipped, saying why, when that JDK is not installed. */
+    static String java25() {
+        String java = System.getProperty("streamsmemory.java25", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of(java)),
+                "no Java 25 JDK at " + java + " (set -Djava25.home=...): the Java 25 run is skipped");
+        return java;
+    }
+
+    static String agentJar() {
+        String jar = System.getProperty("streamsmemory.agentJar");
+        assertThat(Path.of(jar)).exists();
+        return jar;
+    }
+
+    /** What one forked JVM is given. */
+    static final class Launch {
+        String java = java17();
+        final List<String> jvmOptions = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1"));
+        final Map<String, String> env = new LinkedHashMap<>();
+        String kafkaStreamsVersion = "4.4.0";
+        String mainClass = StreamsApp.class.getName();
+
+        Launch option(String... options) {
+            jvmOptions.addAll(List.of(options));
+            return this;
+        }
+
+        Launch env(String name, String value) {
+            env.put(name, value);
+            return this;
+        }
+    }
+
+    /** Starts the JVM; {@code args} follow the main class, {@code dir} holds its state, report and log. */
+    static AppRun start(Launch launch, Path dir, List<String> args) throws Exception {
+        Files.createDirectories(dir);
+        List<String> command = new ArrayList<>();
+        command.add(launch.java);
+        command.addAll(launch.jvmOptions);
+        command.add("-cp");
+        command.add(classpath(launch.kafkaStreamsVersion));
+        command.add(launch.mainClass);
+        command.addAll(args);
+        AppRun run = new AppRun(dir, null, SharedBroker.get());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(run.log.toFile());
+        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        builder.environment().remove("JDK_JAVA_OPTIONS");
+        builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
+        builder.environment().putAll(launch.env);
+        Files.writeString(dir.resolve("command.txt"), String.join(" ", command) + "\n" + launch.env + "\n");
+        return new AppRun(dir, builder.start(), run.broker);
+    }
+
+    /** StreamsApp (one instance) reading {@code topics}input, with the allocation from {@code allocation}. */
+    static AppRun streamsApp(Launch launch, Path dir, String topics, int threads, Path allocation) throws Exception {
+        launch.env("STREAMS_MEMORY_ALLOCATION", allocation.toString());
+        return start(launch, dir, List.of(SharedBroker.get().bootstrap(), "app-" + topics.replace("-", ""),
+                dir.resolve("state").toString(), dir.resolve("report.properties").toString(),
+                Integer.toString(threads), topics));
+    }
+
+    /** Creates the topics and writes KEYS x PER_KEY records to {@code topics}input. */
+    static void prepareTopics(String topics, int partitions, String... outputs) throws Exception {
+        KafkaBroker broker = SharedBroker.get();
+        List<String> names = new ArrayList<>();
+        names.add(topics + "input");
+        for (String output : outputs) {
+            names.add(topics + output);
+        }
+        broker.createTopics(partitions, names.toArray(new String[0]));
+        long timestamp = System.currentTimeMillis() / 3_600_000L * 3_600_000L + 60_000L;
+        Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrap(), "acks", "all",
+                "key.serializer", StringSerializer.class.getName(), "value.serializer", StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
+            for (int round = 0; round < PER_KEY; round++) {
+                for (int key = 0; key < KEYS; key++) {
+                    producer.send(new ProducerRecord<>(topics + "input", null, timestamp + round, "k" + key,
+                            "v" + round));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    /** Waits until every key's latest count on {@code topic} is PER_KEY: the application processed every record. */
+    Map<String, Long> awaitCounts(String topic) throws Exception {
+        Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrap(), "group.id", "check-" + topic,
+                "auto.offset.reset", "earliest", "isolation.level", "read_committed",
+                "key.deserializer", StringDeserializer.class.getName(),
+                "value.deserializer", LongDeserializer.class.getName());
+        Map<String, Long> latest = new HashMap<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(config)) {
+            consumer.subscribe(List.of(topic));
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, Long> record : consumer.poll(Duration.ofMillis(500))) {
+                    latest.put(record.key(), record.value());
+                }
+                if (latest.size() == KEYS && latest.values().stream().allMatch(v -> v == PER_KEY)) {
+                    return latest;
+                }
+                if (!process.isAlive()) {
+                    throw new AssertionError("the application exited:\n" + tail());
+                }
+            }
+        }
+        throw new AssertionError("no complete output on " + topic + " (" + latest.size() + " keys: " + latest
+                + "):\n" + tail());
+    }
+
+    /** The application's latest report once every instance is RUNNING (read after its outputs were seen). */
+    Properties awaitReport() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(report)) {
+                Thread.sleep(1500); // one more report, written after the outputs were seen
+                Properties props = new Properties();
+                try (var reader = Files.newBufferedReader(report)) {
+                    props.load(reader);
+                }
+                if (allRunning(props)) {
+                    return props;
+                }
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("the application exited:\n" + tail());
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("no report from the application:\n" + tail());
+    }
+
+    private static boolean allRunning(Properties props) {
+        int instances = Integer.parseInt(props.getProperty("instances", "1"));
+        for (int n = 1; n <= instances; n++) {
+            if (!"RUNNING".equals(props.getProperty((n == 1 ? "" : "i" + n + ".") + "state"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The agent's own output lines. */
+    List<String> agentLines() throws Exception {
+        return Files.readAllLines(log).stream().filter(line -> line.startsWith(AGENT_PREFIX)).toList();
+    }
+
+    String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+        } catch (Exception e) {
+            return "(no log)";
+        }
+    }
+
+    static Map<String, String> select(Properties props, String prefix) {
+        Map<String, String> out = new HashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            if (name.startsWith(prefix)) {
+                out.put(name, props.getProperty(name));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The application's classpath: Kafka Streams 4.4.0 from the test classpath, or the copied 3.9.1 jars. */
+    static String classpath(String version) throws Exception {
+        String testClasses = Path.of(AppRun.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
+        if (version.equals("4.4.0")) {
+            // The test classpath minus the agent's own classes and the engine: the agent jar brings its own.
+            return KafkaBroker.classpathWithout(KafkaBroker.testClasspath(), "/agent/target/classes",
+                    "/engine/target/classes", "streams-memory-engine");
+        }
+        Path dir = Path.of(System.getProperty("streamsmemory.oldKafkaDir"));
+        List<String> entries = new ArrayList<>();
+        entries.add(testClasses);
+        try (Stream<Path> jars = Files.list(dir)) {
+            jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(p -> entries.add(p.toString()));
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+}
