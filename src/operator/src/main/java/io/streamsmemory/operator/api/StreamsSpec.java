@@ -19,6 +19,14 @@ public class StreamsSpec {
     private Integer threads = 1;
 
     @Min(1)
+    @Max(64)
+    @Default("1")
+    @JsonPropertyDescription("KafkaStreams instances one pod's JVM runs (usually 1). Kafka Streams sizes the record "
+            + "cache and the clients per instance, so the record cache is divided among them and each brings its own "
+            + "clients; threads is then num.stream.threads of each instance.")
+    private Integer instancesPerPod = 1;
+
+    @Min(1)
     @JsonPropertyDescription("Input partitions (= active tasks) of the whole application, spread over the "
             + "workload's replicas. Set this or tasksPerPod.")
     private Integer partitions;
@@ -56,6 +64,14 @@ public class StreamsSpec {
 
     public void setThreads(Integer threads) {
         this.threads = threads;
+    }
+
+    public Integer getInstancesPerPod() {
+        return instancesPerPod;
+    }
+
+    public void setInstancesPerPod(Integer instancesPerPod) {
+        this.instancesPerPod = instancesPerPod;
     }
 
     public Integer getPartitions() {
