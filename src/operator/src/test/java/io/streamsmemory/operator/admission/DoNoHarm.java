@@ -17,28 +17,34 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Creates pods through the real API server (and so through the real webhook) and measures, for the issue's
  * do-no-harm accounting, whether each was accepted and how many of the user's own settings the admitted pod
- * lost: containers, init containers, volumes, env and envFrom entries, and JAVA_TOOL_OPTIONS tokens in force
+ * lost (it waits until each accepted pod runs): containers, init containers, volumes, env and envFrom entries, and JAVA_TOOL_OPTIONS tokens in force
  * (env over envFrom, the last of a name winning), each missing or changed counting one. A test calls
  * {@link #write} after its assertions, which writes {@code target/do-no-harm/<class>.<method>.tsv}.
  */
 final class DoNoHarm {
     static final Path DIRECTORY = Path.of("target/do-no-harm");
+    static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
 
-    /** One pod: as submitted, as admitted (null when the API server refused it), and why it was refused. */
-    record Admission(Pod submitted, Pod admitted, KubernetesClientException refusal, int settingsLost) {
+    /**
+     * One pod: as submitted, as admitted (null when the API server refused it), why it was refused, whether it
+     * then ran (kwok's node runs what the scheduler binds to it), and the settings it lost.
+     */
+    record Admission(Pod submitted, Pod admitted, KubernetesClientException refusal, boolean ran, int settingsLost) {
         boolean started() {
-            return admitted != null;
+            return admitted != null && ran;
         }
     }
 
@@ -54,12 +60,22 @@ final class DoNoHarm {
         Admission admission;
         try {
             Pod admitted = client.resource(pod).create();
-            admission = new Admission(pod, admitted, null, settingsLost(pod, admitted));
+            admission = new Admission(pod, admitted, null, ran(admitted), settingsLost(pod, admitted));
         } catch (KubernetesClientException refused) {
-            admission = new Admission(pod, null, refused, settingsLost(pod, null));
+            admission = new Admission(pod, null, refused, false, settingsLost(pod, null));
         }
         admissions.add(admission);
         return admission;
+    }
+
+    private boolean ran(Pod admitted) {
+        try {
+            client.pods().resource(admitted).waitUntilCondition(p -> p != null && p.getStatus() != null
+                    && "Running".equals(p.getStatus().getPhase()), RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return true;
+        } catch (KubernetesClientException notRunning) {
+            return false;
+        }
     }
 
     /** Writes the test's line: {@code case<N>, test name, started=<all accepted>, settings_lost=<sum>}. */

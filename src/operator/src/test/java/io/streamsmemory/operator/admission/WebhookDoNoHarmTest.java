@@ -51,10 +51,11 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Issue 9, the webhook's cases 4 to 8: pods the injection must never break or silently change, created through
- * the real API server, which calls the operator's webhook over TLS. Each test writes its do-no-harm line
+ * the real API server, which calls the operator's webhook over TLS, and run (kube-scheduler binds them to kwok's
+ * node). Each test writes its do-no-harm line
  * ({@link DoNoHarm}). The operator here runs with OpenShift-style settings: no runAsUser, an agent pull secret.
  */
-@EnableLocalControlPlane(controllerManager = true)
+@EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WebhookDoNoHarmTest {
     static final String NS = "harm";
@@ -342,6 +343,7 @@ class WebhookDoNoHarmTest {
 
     private static Pod admitted(DoNoHarm.Admission admission) {
         assertThat(admission.refusal()).as("the API server's refusal").isNull();
+        assertThat(admission.ran()).as("the pod ran").isTrue();
         assertThat(admission.settingsLost()).as("settings of the user's lost").isZero();
         return admission.admitted();
     }
