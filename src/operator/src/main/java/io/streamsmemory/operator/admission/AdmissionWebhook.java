@@ -115,9 +115,9 @@ public final class AdmissionWebhook implements AutoCloseable {
         }
     }
 
-    /** The caches answering admissions (tests wait on them to see an edit). */
-    WorkloadIndex index() {
-        return index;
+    /** True when the caches the webhook answers from (workloads, ConfigMaps, LimitRanges) are filled. */
+    boolean cachesSynced() {
+        return index.synced();
     }
 
     /** The port actually bound (settings may say 0). */

@@ -166,6 +166,16 @@ public final class WorkloadIndex implements AutoCloseable {
         return null;
     }
 
+    /** True when every cache has been filled (an informer the RBAC does not allow never is). */
+    boolean synced() {
+        for (SharedIndexInformer<?> informer : informers()) {
+            if (informer == null || !informer.hasSynced()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private SharedIndexInformer<?>[] informers() {
         return new SharedIndexInformer<?>[] {deployments, statefulSets, configMaps, limitRanges};
     }

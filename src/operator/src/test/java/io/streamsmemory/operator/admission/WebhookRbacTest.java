@@ -62,6 +62,9 @@ class WebhookRbacTest {
                 "streams-memory-operator")).isFalse();
         assertThat(allowed(asOperator, "", "pods", "delete", "shop", null)).isFalse();
         assertThat(allowed(asOperator, "", "pods", "patch", "shop", null)).isFalse();
+        // LimitRanges: read in every namespace (the webhook checks its init container against them), never written.
+        assertThat(allowed(asOperator, "", "limitranges", "watch", null, null)).isTrue();
+        assertThat(allowed(asOperator, "", "limitranges", "create", "shop", null)).isFalse();
 
         // A serving certificate valid for 30 s, renewed 20 s before it ends: a rotation every ~10 s.
         WebhookSettings settings = WebhookOperator.localSettings(port)
@@ -69,6 +72,8 @@ class WebhookRbacTest {
         String ns = "shop";
         WebhookOperator.namespace(client, ns, Map.of());
         try (WebhookOperator operator = WebhookOperator.start(asOperator, settings)) {
+            // Every cache it answers from could be listed and watched (LimitRanges included).
+            assertThat(operator.webhook.cachesSynced()).isTrue();
             assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName("streams-memory-operator-webhook-tls")
                     .get().getData()).containsKeys("ca.crt", "tls.crt");
             String caBundle = client.admissionRegistration().v1().mutatingWebhookConfigurations()
