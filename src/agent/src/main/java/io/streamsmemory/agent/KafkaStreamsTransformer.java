@@ -1,7 +1,5 @@
 package io.streamsmemory.agent;
 
-import java.lang.instrument.ClassFileTransformer;
-import java.security.ProtectionDomain;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -17,36 +15,23 @@ import org.objectweb.asm.Type;
  * the argument, so the frames stay valid) and, before each return, {@code StreamsInstances.constructed(this);}.
  * The record cache and every client are sized from that argument inside this constructor.
  */
-final class KafkaStreamsTransformer implements ClassFileTransformer {
+final class KafkaStreamsTransformer extends HookTransformer {
     static final String TARGET = "org/apache/kafka/streams/KafkaStreams";
     static final String CONFIG_TYPE = "org/apache/kafka/streams/StreamsConfig";
     private static final String HOOK = Type.getInternalName(StreamsInstances.class);
 
+    KafkaStreamsTransformer() {
+        // An invisible hook is StreamsConfigTransformer's warning already: the same loader loads both classes.
+        super(TARGET, StreamsInstances.class, "KafkaStreams instances are not counted");
+    }
+
     @Override
-    public byte[] transform(ClassLoader loader, String className, Class<?> classBeingRedefined,
-                            ProtectionDomain protectionDomain, byte[] classfileBuffer) {
-        if (!TARGET.equals(className)) {
-            return null;
-        }
-        try {
-            if (!StreamsConfigTransformer.visibleFrom(loader, StreamsInstances.class)) {
-                return null; // StreamsConfigTransformer already says so, once
-            }
-            byte[] patched = patch(classfileBuffer);
-            if (patched == null) {
-                AgentLog.warnOnce("no-streams-constructor", "KafkaStreams has no constructor taking a StreamsConfig "
-                        + "in this version: KafkaStreams instances are not counted");
-            }
-            return patched;
-        } catch (Throwable t) {
-            AgentLog.warnOnce("transform-kafka-streams", "could not instrument KafkaStreams (" + t
-                    + "); KafkaStreams instances are not counted");
-            return null;
-        }
+    byte[] patch(byte[] classfile) {
+        return patchKafkaStreams(classfile);
     }
 
     /** Returns the patched class, or null when no non-delegating constructor takes a StreamsConfig. */
-    static byte[] patch(byte[] classfile) {
+    static byte[] patchKafkaStreams(byte[] classfile) {
         ClassReader reader = new ClassReader(classfile);
         String owner = reader.getClassName();
         java.util.Set<String> delegating = new java.util.HashSet<>();

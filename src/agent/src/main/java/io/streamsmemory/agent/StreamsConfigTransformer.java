@@ -1,7 +1,5 @@
 package io.streamsmemory.agent;
 
-import java.lang.instrument.ClassFileTransformer;
-import java.security.ProtectionDomain;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -15,52 +13,30 @@ import org.objectweb.asm.Type;
  * {@code super(...)} call, touches only the argument, and has no branches, so the class's stack map frames stay
  * valid as they are. Nothing else of the class changes.
  */
-final class StreamsConfigTransformer implements ClassFileTransformer {
+final class StreamsConfigTransformer extends HookTransformer {
     static final String TARGET = "org/apache/kafka/streams/StreamsConfig";
     static final String MAIN_CONSTRUCTOR = "(Ljava/util/Map;Z)V";
     static final String PUBLIC_CONSTRUCTOR = "(Ljava/util/Map;)V";
     private static final String HOOK = Type.getInternalName(StreamsConfigHook.class);
     private static final String HOOK_DESCRIPTOR = "(Ljava/util/Map;Ljava/lang/Class;)Ljava/util/Map;";
 
-    @Override
-    public byte[] transform(ClassLoader loader, String className, Class<?> classBeingRedefined,
-                            ProtectionDomain protectionDomain, byte[] classfileBuffer) {
-        if (!TARGET.equals(className)) {
-            return null;
-        }
-        try {
-            if (!visibleFrom(loader, StreamsConfigHook.class)) {
-                AgentLog.warnOnce("hook-invisible", "StreamsConfig is loaded by a class loader that cannot see the "
-                        + "agent, so configs are not merged; use library mode (StreamsMemory.apply)");
-                return null;
-            }
-            byte[] patched = patch(classfileBuffer);
-            if (patched == null) {
-                AgentLog.warnOnce("no-constructor", "StreamsConfig has no (Map, boolean) or (Map) constructor in this "
-                        + "Kafka Streams version; the application runs on its own memory settings");
-            }
-            return patched;
-        } catch (Throwable t) {
-            AgentLog.warnOnce("transform-failure", "could not instrument StreamsConfig (" + t
-                    + "); the application runs on its own memory settings");
-            return null;
-        }
+    StreamsConfigTransformer() {
+        super(TARGET, StreamsConfigHook.class, "the application runs on its own memory settings");
     }
 
-    /** Whether code loaded by {@code loader} can call {@code hook} (the agent's own copy of it). */
-    static boolean visibleFrom(ClassLoader loader, Class<?> hook) {
-        if (loader == null) {
-            return false;
-        }
-        try {
-            return Class.forName(hook.getName(), false, loader) == hook;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
+    @Override
+    void hookInvisible() {
+        AgentLog.warnOnce("hook-invisible", "StreamsConfig is loaded by a class loader that cannot see the agent, so "
+                + "configs are not merged; use library mode (StreamsMemory.apply)");
+    }
+
+    @Override
+    byte[] patch(byte[] classfile) {
+        return patchStreamsConfig(classfile);
     }
 
     /** Returns the patched class, or null when it has no constructor to patch. */
-    static byte[] patch(byte[] classfile) {
+    static byte[] patchStreamsConfig(byte[] classfile) {
         ClassReader reader = new ClassReader(classfile);
         boolean[] hasMain = {false};
         reader.accept(new ClassVisitor(Opcodes.ASM9) {

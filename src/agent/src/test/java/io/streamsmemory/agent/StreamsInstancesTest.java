@@ -33,7 +33,7 @@ class StreamsInstancesTest {
         try (InputStream in = KafkaStreams.class.getResourceAsStream("KafkaStreams.class")) {
             original = in.readAllBytes();
         }
-        assertThat(KafkaStreamsTransformer.patch(original)).isNotNull();
+        assertThat(KafkaStreamsTransformer.patchKafkaStreams(original)).isNotNull();
         assertThat(KafkaStreamsTransformer.configSlot(
                 "(Lorg/apache/kafka/streams/processor/internals/TopologyMetadata;Lorg/apache/kafka/streams/StreamsConfig;"
                         + "Lorg/apache/kafka/streams/KafkaClientSupplier;Lorg/apache/kafka/common/utils/Time;)V"))

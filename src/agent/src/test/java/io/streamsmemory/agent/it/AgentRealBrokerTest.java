@@ -35,17 +35,19 @@ class AgentRealBrokerTest {
     static final int THREADS = 2;
     static final int PARTITIONS = 4;
 
-    private final Path work = Path.of(System.getProperty("streamsmemory.buildDir", "target"), "it-agent");
+    /** The workload of the forked application: 1 GiB, a key-value and a window store per task. */
+    static final WorkloadFacts FACTS = WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(THREADS)
+            .partitions(PARTITIONS).stores(new StoreCounts(1, 1, 0)).build();
+
+    private Path work;
     private AllocationDocument allocation;
     private Path allocationFile;
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        SharedBroker.deleteTree(work);
-        Files.createDirectories(work);
+        work = AppRun.freshDir("it-agent");
         allocationFile = work.resolve("alloc.json");
-        allocation = writeAllocation(allocationFile, WorkloadFacts.builder().memoryBytes(1L << 30)
-                .streamThreads(THREADS).partitions(PARTITIONS).stores(new StoreCounts(1, 1, 0)).build());
+        allocation = writeAllocation(allocationFile, FACTS);
     }
 
     /** The engine's allocation for {@code facts}, written where the agent reads it. */

@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.DoNoHarm;
 import io.streamsmemory.engine.Part;
-import io.streamsmemory.engine.StoreCounts;
-import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -34,18 +32,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DoNoHarmAgentTest {
     private static final long APP_RECORD_CACHE = 512L << 20;
-    private final Path work = Path.of(System.getProperty("streamsmemory.buildDir", "target"), "it-do-no-harm");
-    private final WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(THREADS)
-            .partitions(PARTITIONS).stores(new StoreCounts(1, 1, 0)).build();
+    private Path work;
     private AllocationDocument allocation;
     private Path allocationFile;
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        SharedBroker.deleteTree(work);
-        Files.createDirectories(work);
+        work = AppRun.freshDir("it-do-no-harm");
         allocationFile = work.resolve("alloc.json");
-        allocation = AgentRealBrokerTest.writeAllocation(allocationFile, facts);
+        allocation = AgentRealBrokerTest.writeAllocation(allocationFile, AgentRealBrokerTest.FACTS);
     }
 
     /**
@@ -211,7 +206,7 @@ class DoNoHarmAgentTest {
     @Test
     void plannedInstancesTogetherStayWithinThePerJvmAllocation() throws Exception {
         Path file = work.resolve("alloc-2-instances.json");
-        AllocationDocument planned = AgentRealBrokerTest.writeAllocation(file, facts.toBuilder()
+        AllocationDocument planned = AgentRealBrokerTest.writeAllocation(file, AgentRealBrokerTest.FACTS.toBuilder()
                 .instancesPerPod(2).build());
         Properties r = runInstances("planned-", file, planned.jvmOptions(), 2);
         long cache = 0;
