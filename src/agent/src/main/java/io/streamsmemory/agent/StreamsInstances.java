@@ -35,7 +35,6 @@ public final class StreamsInstances {
     /** Marks a thread between beforeConstruct and constructed; a constructor that threw leaves it set. */
     private static final ThreadLocal<Boolean> PENDING = new ThreadLocal<>();
     private static int pending;
-    private static volatile int highestSeen;
 
     private StreamsInstances() {
     }
@@ -55,7 +54,6 @@ public final class StreamsInstances {
                 PENDING.set(Boolean.TRUE);
                 pending++;
                 ordinal = liveLocked() + pending;
-                highestSeen = Math.max(highestSeen, ordinal);
             }
             int planned = allocation.instancesPerPod();
             if (ordinal <= planned) {
@@ -95,11 +93,6 @@ public final class StreamsInstances {
         }
     }
 
-    /** The most instances seen at once (counting one being built). */
-    static int highestSeen() {
-        return highestSeen;
-    }
-
     private static int liveLocked() {
         int live = 0;
         for (Iterator<WeakReference<Object>> it = CONSTRUCTED.iterator(); it.hasNext(); ) {
@@ -129,7 +122,6 @@ public final class StreamsInstances {
             CONSTRUCTED.clear();
             PENDING.remove();
             pending = 0;
-            highestSeen = 0;
         }
     }
 

@@ -21,10 +21,12 @@ final class PlanTable {
     static String render(Allocation allocation) {
         StringBuilder out = new StringBuilder();
         Topology t = allocation.topology();
-        out.append(String.format(Locale.ROOT, "Memory plan for one pod of %s: %d stream threads, %d active + %d standby "
+        int instances = allocation.facts().instancesPerPod();
+        String threads = instances == 1 ? allocation.facts().streamThreads() + " stream threads"
+                : instances + " KafkaStreams instances x " + allocation.facts().streamThreads() + " stream threads";
+        out.append(String.format(Locale.ROOT, "Memory plan for one pod of %s: %s, %d active + %d standby "
                         + "tasks, %d RocksDB instances (allocation %s)%n%n", format(allocation.memoryBytes()),
-                allocation.facts().streamThreads(), t.activeTasksPerPod(), t.standbyTasksPerPod(),
-                t.rocksDbInstances(), allocation.hash()));
+                threads, t.activeTasksPerPod(), t.standbyTasksPerPod(), t.rocksDbInstances(), allocation.hash()));
         out.append(String.format(Locale.ROOT, ROW, "PART", "BYTES", "SIZE", "CONFIG"));
         out.append(String.format(Locale.ROOT, REASON, "", "# REASON"));
         for (Part part : allocation.parts()) {

@@ -69,7 +69,10 @@ class PlanCommandTest {
         long cacheOne = one.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
         long cacheTwo = two.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
         assertThat(cacheTwo).isPositive().isLessThanOrEqualTo(cacheOne / 2 + 1);
-        assertThat(findPart(two.get("parts"), "record-cache").get("bytes").asLong()).isEqualTo(2 * cacheTwo);
+        JsonNode heap = findPart(two.get("parts"), "heap");
+        assertThat(findPart(heap.get("parts"), "record-cache").get("bytes").asLong()).isEqualTo(2 * cacheTwo);
+        Run table = plan("--memory", "2Gi", "--threads", "2", "--instances", "2", "--partitions", "24");
+        assertThat(table.out()).contains("2 KafkaStreams instances x 2 stream threads");
     }
 
     @ParameterizedTest
