@@ -82,14 +82,15 @@ final class JvmLimits {
         if (mismatches.isEmpty()) {
             return null;
         }
-        StringBuilder line = new StringBuilder("the JVM does not run with the allocation's limits (a flag from "
-                + "JDK_JAVA_OPTIONS, the command line or JAVA_TOOL_OPTIONS won over the injected ones):");
+        StringBuilder line = new StringBuilder("the JVM does not run with the allocation's limits (its flags were "
+                + "not given, or a flag from JDK_JAVA_OPTIONS, the command line or JAVA_TOOL_OPTIONS won over them):");
         String separator = " ";
         for (Map.Entry<String, String> entry : mismatches.entrySet()) {
             line.append(separator).append(entry.getKey()).append(' ').append(entry.getValue());
             separator = "; ";
         }
-        return line.append(". The pod may be OOM-killed or waste memory; remove the other flag").toString();
+        return line.append(". The pod may be OOM-killed or waste memory; let the allocation's flags through")
+                .toString();
     }
 
     /** Bytes in force, {@link #UNLIMITED} when unbounded, -1 when not readable. */
