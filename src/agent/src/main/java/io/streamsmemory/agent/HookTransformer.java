@@ -2,6 +2,12 @@ package io.streamsmemory.agent;
 
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
+import java.util.function.BiFunction;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 
 /**
  * What the agent's two transformers share: patch one Kafka Streams class, only when its class loader can call the
@@ -65,5 +71,28 @@ abstract class HookTransformer implements ClassFileTransformer {
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
         }
+    }
+
+    /**
+     * The class with each constructor that {@code wrap} (given its descriptor and visitor) returns a visitor for
+     * rewritten through it; null when it wrapped none. Everything else is copied as it is.
+     */
+    static byte[] rewriteConstructors(ClassReader reader, BiFunction<String, MethodVisitor, MethodVisitor> wrap) {
+        boolean[] patched = {false};
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
+                MethodVisitor wrapped = "<init>".equals(name) ? wrap.apply(descriptor, visitor) : null;
+                if (wrapped == null) {
+                    return visitor;
+                }
+                patched[0] = true;
+                return wrapped;
+            }
+        }, 0);
+        return patched[0] ? writer.toByteArray() : null;
     }
 }

@@ -2,7 +2,6 @@ package io.streamsmemory.agent;
 
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
@@ -53,22 +52,10 @@ final class KafkaStreamsTransformer extends HookTransformer {
                 };
             }
         }, ClassReader.SKIP_FRAMES);
-        boolean[] patched = {false};
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
-                int slot = configSlot(descriptor);
-                if (!"<init>".equals(name) || delegating.contains(descriptor) || slot < 0) {
-                    return visitor;
-                }
-                patched[0] = true;
-                return new CountingConstructor(visitor, slot);
-            }
-        }, 0);
-        return patched[0] ? writer.toByteArray() : null;
+        return rewriteConstructors(reader, (descriptor, visitor) -> {
+            int slot = configSlot(descriptor);
+            return delegating.contains(descriptor) || slot < 0 ? null : new CountingConstructor(visitor, slot);
+        });
     }
 
     /** The local variable slot of the first StreamsConfig parameter of a constructor, or -1. */

@@ -2,7 +2,6 @@ package io.streamsmemory.agent;
 
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
@@ -51,18 +50,8 @@ final class StreamsConfigTransformer extends HookTransformer {
         }, ClassReader.SKIP_CODE);
         String target = hasMain[0] ? MAIN_CONSTRUCTOR : PUBLIC_CONSTRUCTOR;
         String owner = reader.getClassName();
-        boolean[] patched = {false};
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
-                if (!"<init>".equals(name) || !target.equals(descriptor)) {
-                    return visitor;
-                }
-                patched[0] = true;
-                return new MethodVisitor(Opcodes.ASM9, visitor) {
+        return rewriteConstructors(reader, (descriptor, visitor) -> !target.equals(descriptor) ? null
+                : new MethodVisitor(Opcodes.ASM9, visitor) {
                     @Override
                     public void visitCode() {
                         super.visitCode();
@@ -71,9 +60,6 @@ final class StreamsConfigTransformer extends HookTransformer {
                         super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "merge", HOOK_DESCRIPTOR, false);
                         super.visitVarInsn(Opcodes.ASTORE, 1);
                     }
-                };
-            }
-        }, 0);
-        return patched[0] ? writer.toByteArray() : null;
+                });
     }
 }
