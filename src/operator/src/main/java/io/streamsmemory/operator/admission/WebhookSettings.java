@@ -101,13 +101,16 @@ public final class WebhookSettings {
     public String agentMountPath() { return agentMountPath; }
     public String allocationMountPath() { return allocationMountPath; }
 
+    public Long runAsUser() { return runAsUser; }
+    public List<String> imagePullSecrets() { return List.copyOf(imagePullSecrets); }
+
     /** The init container's request of {@code cpu} or {@code memory}, or null for none. */
-    String initRequest(String resource) {
+    public String initRequest(String resource) {
         return "cpu".equals(resource) ? initCpuRequest : initMemoryRequest;
     }
 
     /** The init container's limit of {@code cpu} or {@code memory}, or null for none. */
-    String initLimit(String resource) {
+    public String initLimit(String resource) {
         return "cpu".equals(resource) ? initCpuLimit : initMemoryLimit;
     }
 
