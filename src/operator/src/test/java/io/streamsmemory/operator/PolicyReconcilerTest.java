@@ -147,6 +147,21 @@ class PolicyReconcilerTest {
     }
 
     @Test
+    void instancesPerPodReachesThePublishedAllocation() {
+        String ns = "two-instances";
+        Fixtures.namespace(client, ns);
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        policy.getSpec().getStreams().setInstancesPerPod(2);
+        client.resource(policy).create();
+        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
+        AllocationDocument document = AllocationJson.read(
+                configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+        // The agent divides the instance-scoped bounds by this number (see src/agent/README.md).
+        assertThat(document.inputs().instancesPerPod()).isEqualTo(2);
+    }
+
+    @Test
     void statefulSetOptsInLikeADeployment() {
         String ns = "statefulsets";
         Fixtures.namespace(client, ns);

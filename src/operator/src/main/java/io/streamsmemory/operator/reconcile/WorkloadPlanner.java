@@ -40,6 +40,7 @@ public final class WorkloadPlanner {
         WorkloadFacts.Builder builder = WorkloadFacts.builder()
                 .memoryBytes(quantity("spec.memory", spec.getMemory()))
                 .streamThreads(orDefault(streams.getThreads(), 1))
+                .instancesPerPod(orDefault(streams.getInstancesPerPod(), 1))
                 .replicas(1)
                 .standbyReplicas(orDefault(streams.getStandbyReplicas(), 0))
                 .stores(new StoreCounts(orDefault(stores.getKeyValue(), 0), orDefault(stores.getWindow(), 0),
