@@ -43,7 +43,8 @@ final class InjectionDecision {
         this.settings = settings;
     }
 
-    Decision decide(JsonNode pod, InjectionTarget target, List<LimitRange> limitRanges) {
+    Decision decide(JsonNode pod, InjectionTarget target, List<LimitRange> limitRanges,
+                    EnvFromSources.ConfigMapReader configMaps) {
         JsonNode annotations = pod.path("metadata").path("annotations");
         if (annotations.has(WorkloadAnnotations.ALLOCATION_HASH) || annotations.has(WorkloadAnnotations.INJECTION_SKIPPED)) {
             return new Leave("already injected");
@@ -60,7 +61,7 @@ final class InjectionDecision {
                     + "injected", target.containerName(), WorkloadAnnotations.CONTAINER));
         }
         JsonNode container = spec.path("containers").get(index);
-        String problem = containerProblem(container, target.allocation());
+        String problem = containerProblem(container, target.allocation(), configMaps);
         if (problem == null) {
             problem = LimitRangeFit.violation(settings, limitRanges);
         }
@@ -87,7 +88,8 @@ final class InjectionDecision {
     }
 
     /** Why the target container cannot take the injection as it is, or null. */
-    private String containerProblem(JsonNode container, PublishedAllocation allocation) {
+    private String containerProblem(JsonNode container, PublishedAllocation allocation,
+                                    EnvFromSources.ConfigMapReader configMaps) {
         String name = container.path("name").asText();
         for (JsonNode mount : Json.iterable(container.path("volumeMounts"))) {
             String path = mount.path("mountPath").asText();
@@ -95,7 +97,7 @@ final class InjectionDecision {
                 return "container " + name + " already mounts something at " + path;
             }
         }
-        String javaToolOptions = javaToolOptionsProblem(container);
+        String javaToolOptions = javaToolOptionsProblem(container, configMaps);
         if (javaToolOptions != null) {
             return javaToolOptions;
         }
@@ -115,10 +117,10 @@ final class InjectionDecision {
 
     /**
      * {@code JAVA_TOOL_OPTIONS} the webhook cannot append to without losing the user's value: from
-     * {@code valueFrom} (any of its entries: the last one is in force), or possibly from {@code envFrom}
-     * (a ConfigMap or Secret whose keys the webhook does not read) with no literal entry overriding it.
+     * {@code valueFrom} (any of its entries: the last one is in force), or from an {@code envFrom} source
+     * ({@link EnvFromSources}) with no literal entry overriding it.
      */
-    private static String javaToolOptionsProblem(JsonNode container) {
+    private static String javaToolOptionsProblem(JsonNode container, EnvFromSources.ConfigMapReader configMaps) {
         String name = container.path("name").asText();
         boolean literal = false;
         for (JsonNode variable : Json.iterable(container.path("env"))) {
@@ -131,12 +133,11 @@ final class InjectionDecision {
                 literal = true;
             }
         }
-        String source = literal ? null : Json.envFromThatMaySet(container, JavaToolOptions.NAME);
+        String source = literal ? null : EnvFromSources.sourceSetting(container, JavaToolOptions.NAME, configMaps);
         if (source != null) {
-            return String.format("container %s takes environment variables from %s (envFrom), which may set %s; an "
-                    + "injected value would replace it, so nothing was added. Set %s in env as a literal (the operator "
-                    + "appends to it), or give the envFrom a prefix", name, source, JavaToolOptions.NAME,
-                    JavaToolOptions.NAME);
+            return String.format("container %s may take %s from %s; an injected value would replace it, so nothing "
+                    + "was added. Set %s in env as a literal (the operator appends to it), or give the envFrom a "
+                    + "prefix", name, JavaToolOptions.NAME, source, JavaToolOptions.NAME);
         }
         return null;
     }

@@ -37,24 +37,4 @@ final class Json {
     static Iterable<JsonNode> iterable(JsonNode node) {
         return node.isArray() ? node : List.of();
     }
-
-    /**
-     * The first {@code envFrom} source of a container that may define {@code variable} ("ConfigMap x" or
-     * "Secret y"): one whose prefix is empty or a start of the name. The webhook reads neither (no API call
-     * while answering, and no access to Secrets), so it cannot tell whether the key is really there.
-     */
-    static String envFromThatMaySet(JsonNode container, String variable) {
-        for (JsonNode source : iterable(container.path("envFrom"))) {
-            if (!variable.startsWith(source.path("prefix").asText(""))) {
-                continue;
-            }
-            if (source.has("configMapRef")) {
-                return "ConfigMap " + source.path("configMapRef").path("name").asText();
-            }
-            if (source.has("secretRef")) {
-                return "Secret " + source.path("secretRef").path("name").asText();
-            }
-        }
-        return null;
-    }
 }

@@ -101,7 +101,8 @@ public final class PodAdmission {
             }
             return response(uid, null, List.of("streams-memory-operator: " + resolution.get().problem()));
         }
-        InjectionDecision.Decision decision = decider.decide(pod, target, index.limitRanges(namespace));
+        InjectionDecision.Decision decision = decider.decide(pod, target, index.limitRanges(namespace),
+                index.configMapReader(namespace));
         if (decision instanceof InjectionDecision.Inject inject) {
             injected.increment();
             List<String> warnings = new ArrayList<>();

@@ -91,7 +91,7 @@ final class PodPatch {
     }
 
     private static boolean unset(JsonNode container, String variable) {
-        return Json.indexOfNamed(container.path("env"), variable) < 0 && Json.envFromThatMaySet(container, variable) == null;
+        return Json.indexOfNamed(container.path("env"), variable) < 0 && EnvFromSources.sourceSetting(container, variable, EnvFromSources.UNREAD) == null;
     }
 
     private ObjectNode agentVolume() {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
 public final class WorkloadIndex implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkloadIndex.class);
     static final String POD_TEMPLATE_HASH = "pod-template-hash";
+
+    /** How long admission waits for a ConfigMap named by a pod's envFrom. */
+    static final Duration ENV_FROM_READ_TIMEOUT = Duration.ofMillis(500);
 
     private final KubernetesClient client;
     private SharedIndexInformer<Deployment> deployments;
@@ -102,6 +106,16 @@ public final class WorkloadIndex implements AutoCloseable {
     }
 
     /** The LimitRanges of a namespace (the injected init container must fit them). */
+    /**
+     * Reads the ConfigMaps of {@code namespace} that a pod's {@code envFrom} names ({@link EnvFromSources}). Only
+     * pods with an {@code envFrom} pay for the read; it is bounded well inside the webhook's 2 s timeout, and a
+     * read that fails or is late counts as "may set it" (the pod is left uninjected, with the reason).
+     */
+    public EnvFromSources.ConfigMapReader configMapReader(String namespace) {
+        return name -> CompletableFuture.supplyAsync(() -> client.configMaps().inNamespace(namespace).withName(name).get())
+                .get(ENV_FROM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     public List<LimitRange> limitRanges(String namespace) {
         return limitRanges.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.LimitRangeBuilder;
@@ -15,7 +16,10 @@ import io.streamsmemory.operator.admission.InjectionDecision.Leave;
 import io.streamsmemory.operator.admission.InjectionDecision.Skip;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /** Deciding, patching and merging JVM options, without an API server (WebhookDoNoHarmTest has them on one). */
@@ -36,8 +40,11 @@ class PodInjectionTest {
                 "w-streams-memory", ALLOCATION);
     }
 
+    /** The ConfigMaps of the pod's namespace an envFrom may name. */
+    final Map<String, ConfigMap> configMaps = new HashMap<>();
+
     private Decision decide(JsonNode pod) {
-        return decider.decide(pod, target("app"), List.of());
+        return decider.decide(pod, target("app"), List.of(), configMaps::get);
     }
 
     @Test
@@ -91,9 +98,35 @@ class PodInjectionTest {
     @Test
     void aTargetNotInThePodInjectsNothingInsteadOfTakingTheFirstContainer() throws Exception {
         JsonNode pod = pod("{\"name\":\"istio-proxy\"},{\"name\":\"app\"}");
-        assertThat(decider.decide(pod, target("streams"), List.of())).isInstanceOf(Skip.class);
-        assertThat(decider.decide(pod, target(null), List.of())).isInstanceOf(Skip.class);
-        assertThat(decider.decide(pod, target("app"), List.of())).isEqualTo(new Inject(1, "app", -1));
+        assertThat(decider.decide(pod, target("streams"), List.of(), configMaps::get)).isInstanceOf(Skip.class);
+        assertThat(decider.decide(pod, target(null), List.of(), configMaps::get)).isInstanceOf(Skip.class);
+        assertThat(decider.decide(pod, target("app"), List.of(), configMaps::get)).isEqualTo(new Inject(1, "app", -1));
+    }
+
+    @Test
+    void anEnvFromConfigMapIsReadSoOnlyOneThatSetsJavaToolOptionsStopsTheInjection() throws Exception {
+        String app = "{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"app-env\"}}]}";
+        configMaps.put("app-env", new ConfigMapBuilder().addToData("BOOTSTRAP_SERVERS", "kafka:9092").build());
+        assertThat(decide(pod(app))).isEqualTo(new Inject(0, "app", -1));
+
+        configMaps.put("app-env", new ConfigMapBuilder().addToData("JAVA_TOOL_OPTIONS", "-Dx=1").build());
+        assertThat(decide(pod(app))).isInstanceOfSatisfying(Skip.class, skip -> assertThat(skip.reason())
+                .contains("may take JAVA_TOOL_OPTIONS from ConfigMap app-env (envFrom)"));
+        // The prefix and the key make the name together.
+        configMaps.put("tool", new ConfigMapBuilder().addToData("TOOL_OPTIONS", "-Dx=1").build());
+        assertThat(decide(pod("{\"name\":\"app\",\"envFrom\":[{\"prefix\":\"JAVA_\",\"configMapRef\":{\"name\":"
+                + "\"tool\"}}]}"))).isInstanceOf(Skip.class);
+        // Missing: only an optional one can be trusted to stay without the variable until the pod starts.
+        assertThat(decide(pod("{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"later\"}}]}")))
+                .isInstanceOfSatisfying(Skip.class, skip -> assertThat(skip.reason()).contains("does not exist yet"));
+        assertThat(decide(pod("{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"later\","
+                + "\"optional\":true}}]}"))).isInstanceOf(Inject.class);
+        // A read that fails counts as "may set it".
+        Decision unreadable = decider.decide(pod(app), target("app"), List.of(), name -> {
+            throw new TimeoutException();
+        });
+        assertThat(unreadable).isInstanceOfSatisfying(Skip.class, skip -> assertThat(skip.reason())
+                .contains("could not be read (TimeoutException)"));
     }
 
     @Test

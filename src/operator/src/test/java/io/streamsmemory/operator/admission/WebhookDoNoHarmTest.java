@@ -199,11 +199,19 @@ class WebhookDoNoHarmTest {
                 .withNewSecretRef("jvm-secrets", false).build())))));
 
         for (Pod pod : List.of(fromConfigMap, fromSecret)) {
-            assertSkipped(pod, "(envFrom), which may set JAVA_TOOL_OPTIONS");
+            assertSkipped(pod, "may take JAVA_TOOL_OPTIONS from ");
             assertThat(pod.getSpec().getContainers().get(1).getEnv()).isNullOrEmpty();
         }
         await().atMost(WAIT).until(() -> events("named", "InjectionSkipped").stream()
                 .anyMatch(e -> e.getMessage().contains("Secret jvm-secrets (envFrom)")));
+
+        // An envFrom ConfigMap with the application's own settings only is read, and does not stop the injection.
+        client.resource(new ConfigMapBuilder().withNewMetadata().withName("app-env").withNamespace(NS).endMetadata()
+                .addToData("BOOTSTRAP_SERVERS", "kafka:9092").build()).serverSideApply();
+        Pod withAppEnv = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
+                .withNewConfigMapRef("app-env", false).build())))));
+        assertThat(annotation(withAppEnv, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("streams");
+        assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
         harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
