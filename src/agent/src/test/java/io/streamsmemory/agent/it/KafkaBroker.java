@@ -14,11 +14,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
 
 /**
  * A real single-node KRaft Kafka (broker and controller in one process) from the {@code kafka_2.13} artifact, in its
@@ -63,7 +63,9 @@ public final class KafkaBroker implements AutoCloseable {
                 "") + "\n";
         Files.writeString(config, properties);
         Path log = dir.resolve("broker.log");
-        String clusterId = base64Uuid();
+        // Kafka's own id: a random base64 id can start with '-', which the format tool's parser takes for an
+        // option ("argument --cluster-id/-t: expected one argument", one run in 64); Uuid.randomUuid() never does.
+        String clusterId = Uuid.randomUuid().toString();
         Process format = java(classpath, List.of("-Xmx256m"), "kafka.tools.StorageTool",
                 List.of("format", "-t", clusterId, "-c", config.toString()), dir.resolve("format.log"));
         if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
@@ -167,13 +169,6 @@ public final class KafkaBroker implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
-    }
-
-    private static String base64Uuid() {
-        UUID uuid = UUID.randomUUID();
-        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(16);
-        buffer.putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(buffer.array());
     }
 
     /** The classpath of the test JVM itself (surefire's, when it uses a manifest-only jar). */

@@ -2,6 +2,8 @@ package io.streamsmemory.operator.admission;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Whether a container's {@code envFrom} sets a variable, so that an injected {@code env} entry of that name
@@ -21,12 +23,28 @@ final class EnvFromSources {
         ConfigMap read(String name) throws Exception;
     }
 
-    /** Reads nothing: every source that could set a variable counts as setting it. */
-    static final ConfigMapReader UNREAD = name -> {
-        throw new IllegalStateException("not read");
-    };
+    private static final Object NOT_FOUND = new Object();
 
     private EnvFromSources() {
+    }
+
+    /** A reader that reads each ConfigMap at most once (one admission asks about several variables). */
+    static ConfigMapReader readingEachOnce(ConfigMapReader reader) {
+        Map<String, Object> read = new HashMap<>();
+        return name -> {
+            Object result = read.computeIfAbsent(name, key -> {
+                try {
+                    ConfigMap configMap = reader.read(key);
+                    return configMap == null ? NOT_FOUND : configMap;
+                } catch (Exception e) {
+                    return e;
+                }
+            });
+            if (result instanceof Exception e) {
+                throw e;
+            }
+            return result == NOT_FOUND ? null : (ConfigMap) result;
+        };
     }
 
     /**

@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Decides whether a pod of an opted-in workload is injected, and into which container, or why it is left as
@@ -32,9 +34,15 @@ final class InjectionDecision {
 
     /**
      * Inject into the container at {@code containerIndex}; {@code javaToolOptionsIndex} is the index of the
-     * literal {@code JAVA_TOOL_OPTIONS} entry in force (the last of its name), or -1 when there is none.
+     * literal {@code JAVA_TOOL_OPTIONS} entry in force (the last of its name), or -1 when there is none;
+     * {@code setByEnvFrom} the variables the webhook would add that an {@code envFrom} source sets already (the
+     * user's value wins).
      */
-    record Inject(int containerIndex, String container, int javaToolOptionsIndex) implements Decision {
+    record Inject(int containerIndex, String container, int javaToolOptionsIndex, Set<String> setByEnvFrom)
+            implements Decision {
+        Inject(int containerIndex, String container, int javaToolOptionsIndex) {
+            this(containerIndex, container, javaToolOptionsIndex, Set.of());
+        }
     }
 
     private final WebhookSettings settings;
@@ -45,6 +53,7 @@ final class InjectionDecision {
 
     Decision decide(JsonNode pod, InjectionTarget target, List<LimitRange> limitRanges,
                     EnvFromSources.ConfigMapReader configMaps) {
+        configMaps = EnvFromSources.readingEachOnce(configMaps);
         JsonNode annotations = pod.path("metadata").path("annotations");
         if (annotations.has(WorkloadAnnotations.ALLOCATION_HASH) || annotations.has(WorkloadAnnotations.INJECTION_SKIPPED)) {
             return new Leave("already injected");
@@ -68,7 +77,18 @@ final class InjectionDecision {
         if (problem != null) {
             return new Skip(problem + "; nothing was injected");
         }
-        return new Inject(index, target.containerName(), Json.lastIndexOfNamed(container.path("env"), JavaToolOptions.NAME));
+        return new Inject(index, target.containerName(), Json.lastIndexOfNamed(container.path("env"), JavaToolOptions.NAME),
+                setByEnvFrom(container, configMaps));
+    }
+
+    private static Set<String> setByEnvFrom(JsonNode container, EnvFromSources.ConfigMapReader configMaps) {
+        Set<String> set = new HashSet<>();
+        for (String variable : List.of(PodPatch.STREAMS_MEMORY_ALLOCATION, PodPatch.MALLOC_ARENA_MAX)) {
+            if (EnvFromSources.sourceSetting(container, variable, configMaps) != null) {
+                set.add(variable);
+            }
+        }
+        return set;
     }
 
     /** Any container (regular, init, ephemeral) or volume already named like one the webhook adds. */

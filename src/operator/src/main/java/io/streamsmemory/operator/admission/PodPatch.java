@@ -48,7 +48,7 @@ final class PodPatch {
                 mount(AGENT_VOLUME, settings.agentMountPath, true));
         append(patch, container.path("volumeMounts"), containerPath + "/volumeMounts",
                 mount(ALLOCATION_VOLUME, settings.allocationMountPath, true));
-        env(patch, container, containerPath, decision.javaToolOptionsIndex(), target.allocation(), warnings);
+        env(patch, container, containerPath, decision, target.allocation(), warnings);
 
         Map<String, String> added = new LinkedHashMap<>();
         added.put(WorkloadAnnotations.ALLOCATION_HASH, target.allocation().hash());
@@ -68,9 +68,10 @@ final class PodPatch {
         return patch;
     }
 
-    private void env(ArrayNode patch, JsonNode container, String containerPath, int javaToolOptions,
+    private void env(ArrayNode patch, JsonNode container, String containerPath, InjectionDecision.Inject decision,
                      PublishedAllocation allocation, List<String> warnings) {
         JsonNode env = container.path("env");
+        int javaToolOptions = decision.javaToolOptionsIndex();
         if (javaToolOptions >= 0) {
             JsonNode entry = env.get(javaToolOptions);
             String value = JavaToolOptions.merge(entry.path("value").asText(""), settings.agentJarInPod(),
@@ -81,17 +82,17 @@ final class PodPatch {
             append(patch, env, containerPath + "/env", envVar(JavaToolOptions.NAME,
                     JavaToolOptions.merge("", settings.agentJarInPod(), allocation.jvmOptions(), warnings)));
         }
-        // Added only when neither env nor an envFrom source may set them already: the user's value wins.
-        if (unset(container, STREAMS_MEMORY_ALLOCATION)) {
+        // Added only when neither env nor an envFrom source sets them already: the user's value wins.
+        if (unset(container, decision, STREAMS_MEMORY_ALLOCATION)) {
             append(patch, env, containerPath + "/env", envVar(STREAMS_MEMORY_ALLOCATION, settings.allocationFileInPod()));
         }
-        if (settings.mallocArenaMax != null && !settings.mallocArenaMax.isBlank() && unset(container, MALLOC_ARENA_MAX)) {
+        if (settings.mallocArenaMax != null && !settings.mallocArenaMax.isBlank() && unset(container, decision, MALLOC_ARENA_MAX)) {
             append(patch, env, containerPath + "/env", envVar(MALLOC_ARENA_MAX, settings.mallocArenaMax));
         }
     }
 
-    private static boolean unset(JsonNode container, String variable) {
-        return Json.indexOfNamed(container.path("env"), variable) < 0 && EnvFromSources.sourceSetting(container, variable, EnvFromSources.UNREAD) == null;
+    private static boolean unset(JsonNode container, InjectionDecision.Inject decision, String variable) {
+        return Json.indexOfNamed(container.path("env"), variable) < 0 && !decision.setByEnvFrom().contains(variable);
     }
 
     private ObjectNode agentVolume() {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -108,6 +109,9 @@ class PodInjectionTest {
         String app = "{\"name\":\"app\",\"envFrom\":[{\"configMapRef\":{\"name\":\"app-env\"}}]}";
         configMaps.put("app-env", new ConfigMapBuilder().addToData("BOOTSTRAP_SERVERS", "kafka:9092").build());
         assertThat(decide(pod(app))).isEqualTo(new Inject(0, "app", -1));
+        // A variable the webhook would add that the envFrom sets stays the user's.
+        configMaps.put("app-env", new ConfigMapBuilder().addToData("MALLOC_ARENA_MAX", "4").build());
+        assertThat(decide(pod(app))).isEqualTo(new Inject(0, "app", -1, Set.of("MALLOC_ARENA_MAX")));
 
         configMaps.put("app-env", new ConfigMapBuilder().addToData("JAVA_TOOL_OPTIONS", "-Dx=1").build());
         assertThat(decide(pod(app))).isInstanceOfSatisfying(Skip.class, skip -> assertThat(skip.reason())
@@ -141,8 +145,10 @@ class PodInjectionTest {
         // A prefix that cannot make the name, or a literal entry (env wins over envFrom), leaves nothing to lose.
         assertThat(decide(pod("{\"name\":\"app\",\"envFrom\":[{\"prefix\":\"APP_\",\"configMapRef\":{\"name\":\"c\"}}]}")))
                 .isInstanceOf(Inject.class);
+        // (ConfigMap c does not exist yet, so it may bring the other two variables: they stay the user's.)
         assertThat(decide(pod("{\"name\":\"app\",\"env\":[" + literal + "," + literal + "],\"envFrom\":[{\"configMapRef\":"
-                + "{\"name\":\"c\"}}]}"))).isEqualTo(new Inject(0, "app", 1));
+                + "{\"name\":\"c\"}}]}"))).isEqualTo(new Inject(0, "app", 1, Set.of("STREAMS_MEMORY_ALLOCATION",
+                "MALLOC_ARENA_MAX")));
     }
 
     @Test

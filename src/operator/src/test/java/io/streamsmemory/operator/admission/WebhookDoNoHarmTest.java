@@ -212,6 +212,9 @@ class WebhookDoNoHarmTest {
                 .withNewConfigMapRef("app-env", false).build())))));
         assertThat(annotation(withAppEnv, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
+        // The agent finds its allocation: the variable the envFrom does not set is added.
+        assertThat(withAppEnv.getSpec().getContainers().get(1).getEnv()).extracting(EnvVar::getName)
+                .contains("STREAMS_MEMORY_ALLOCATION", "MALLOC_ARENA_MAX");
         harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
