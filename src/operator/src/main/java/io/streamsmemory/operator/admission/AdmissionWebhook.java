@@ -66,7 +66,8 @@ public final class AdmissionWebhook implements AutoCloseable {
             return webhook;
         } catch (RuntimeException | IOException | GeneralSecurityException e) {
             webhook.close();
-            throw new IllegalStateException("the admission webhook could not start: " + e.getMessage(), e);
+            throw new IllegalStateException("the admission webhook could not start on port " + settings.port + ": "
+                    + e.getMessage(), e);
         }
     }
 

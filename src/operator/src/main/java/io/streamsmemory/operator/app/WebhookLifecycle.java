@@ -12,20 +12,34 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts the pod admission webhook with the app (on every replica, leader or not) and stops it with the
  * app. Settings: {@code streamsmemory.webhook.*} in application.properties.
+ *
+ * <p>The webhook starts on a thread of its own and, when it cannot (its port taken, its Secret not
+ * writable, the API server unreachable), is retried every {@code start-retry-period} while the reconciler
+ * runs on: pods are then admitted uninjected ({@code failurePolicy: Ignore}) and reported as drift, which is
+ * better than no reconciling at all. {@link WebhookReadiness} says why the webhook is down.
  */
 @Singleton
 public class WebhookLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(WebhookLifecycle.class);
+
     @ConfigProperty(name = "streamsmemory.webhook.enabled", defaultValue = "true")
     boolean enabled;
     @ConfigProperty(name = "streamsmemory.webhook.port", defaultValue = "8443")
     int port;
     @ConfigProperty(name = "streamsmemory.webhook.threads", defaultValue = "4")
     int threads;
+    @ConfigProperty(name = "streamsmemory.webhook.start-retry-period", defaultValue = "PT10S")
+    Duration startRetryPeriod;
     @ConfigProperty(name = "streamsmemory.webhook.service-name", defaultValue = WebhookSettings.DEFAULT_SERVICE_NAME)
     String serviceName;
     @ConfigProperty(name = "streamsmemory.webhook.extra-sans")
@@ -79,13 +93,40 @@ public class WebhookLifecycle {
     /** The value of a resource setting that leaves it out. */
     static final String NONE = "none";
 
-    private AdmissionWebhook webhook;
+    private volatile AdmissionWebhook webhook;
+    /** Why the webhook is not serving; null once it serves (or when it is disabled). */
+    private volatile String problem = "starting";
+    private ScheduledExecutorService starter;
 
     void start(@Observes StartupEvent startup, KubernetesClient client, EventRecorder events) {
         if (!enabled) {
+            problem = null;
             return;
         }
-        webhook = AdmissionWebhook.start(client, events, settings());
+        WebhookSettings settings = settings();
+        starter = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "webhook-start");
+            thread.setDaemon(true);
+            return thread;
+        });
+        starter.execute(() -> tryStart(client, events, settings));
+    }
+
+    private void tryStart(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
+        try {
+            webhook = AdmissionWebhook.start(client, events, settings);
+            problem = null;
+        } catch (RuntimeException e) {
+            problem = e.getMessage();
+            LOG.error("{}; the reconciler keeps running, pods are admitted uninjected; retrying in {}", problem,
+                    startRetryPeriod, e);
+            starter.schedule(() -> tryStart(client, events, settings), startRetryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Why the webhook does not serve; empty when it does or is disabled. */
+    Optional<String> problem() {
+        return Optional.ofNullable(problem);
     }
 
     /** The settings from application.properties (and their environment overrides). */
@@ -116,6 +157,9 @@ public class WebhookLifecycle {
     }
 
     void stop(@Observes ShutdownEvent shutdown) {
+        if (starter != null) {
+            starter.shutdownNow();
+        }
         if (webhook != null) {
             webhook.close();
         }

@@ -52,7 +52,9 @@ class WebhookRbacTest {
         assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "streams-memory-operator-webhook-tls")).isTrue();
         assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "other")).isFalse();
         assertThat(allowed(asOperator, "", "secrets", "list", OPERATOR_NAMESPACE, null)).isFalse();
-        assertThat(allowed(asOperator, "", "secrets", "create", OPERATOR_NAMESPACE, null)).isFalse();
+        // Create a Secret in its own namespace only (to recreate a missing TLS Secret; create cannot name one).
+        assertThat(allowed(asOperator, "", "secrets", "create", OPERATOR_NAMESPACE, null)).isTrue();
+        assertThat(allowed(asOperator, "", "secrets", "create", "shop", null)).isFalse();
         assertThat(allowed(asOperator, "", "secrets", "get", "shop", "streams-memory-operator-webhook-tls")).isFalse();
         assertThat(allowed(asOperator, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch", null,
                 "someone-else")).isFalse();
@@ -98,6 +100,32 @@ class WebhookRbacTest {
                         && !pods.get(0).getMetadata().getUid().equals(firstPodUid);
             });
             assertThat(operator.webhook.errors()).isZero();
+        }
+    }
+
+    @Test
+    void aMissingTlsSecretIsCreatedInTheOperatorsNamespaceUnderTheDeployedRbac() throws Exception {
+        WebhookOperator.installCrd(client);
+        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
+            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
+                client.resource(item).serverSideApply();
+            }
+        }
+        int port = WebhookOperator.freePort();
+        WebhookOperator.installWebhookConfiguration(client, port);
+        // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
+        client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
+        await().atMost(WAIT).until(() -> client.secrets().inNamespace(OPERATOR_NAMESPACE)
+                .withName(WebhookSettings.DEFAULT_SECRET_NAME).get() == null);
+        KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
+        try (AdmissionWebhook webhook = AdmissionWebhook.start(asOperator,
+                new io.streamsmemory.operator.reconcile.EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
+            assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME)
+                    .get().getData()).containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
+            assertThat(webhook.servingCertificate()).isNotNull();
+        } finally {
+            // The other test of this class starts from the shipped (empty) Secret, with its own certificate validity.
+            client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
         }
     }
 
