@@ -42,8 +42,10 @@ bench-memory: ## Memory benchmark on a real broker: defaults vs Kafka docs' boun
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
-bench-webhook: control-plane-binaries ## Pod-creation latency through a real API server, webhook on vs off (ARGS='pods rounds warmup')
-	$(MVN) -q -pl src/engine,src/controlplane install -DskipTests
+bench-webhook: control-plane-binaries ## Pod-creation latency through a real API server, webhook on, in a namespace without policies, and off (ARGS='pods rounds warmup')
+	@# -am puts the parent POM in the reactor too: src/operator, built alone below, resolves it and both modules
+	@# from ~/.m2, which on a fresh machine holds none of them.
+	$(MVN) -q -pl src/engine,src/controlplane -am install -DskipTests
 	cd src/operator && $(MVN) -q test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
 	cd src/operator && java -cp target/test-classes:target/classes:$$(cat target/bench.classpath) io.streamsmemory.operator.admission.WebhookBenchmark $(ARGS)
 

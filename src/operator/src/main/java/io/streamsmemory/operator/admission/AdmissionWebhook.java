@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The pod admission webhook: an HTTPS server on its own port ({@code POST /mutate-pods}) presenting the
- * certificate {@link CertificateManager} keeps current, answering from {@link WorkloadIndex}'s caches.
- * Every operator replica serves it (it does not need the leader Lease). Plain Java so the tests run it
- * exactly as the Quarkus app does.
+ * certificate {@link CertificateManager} keeps current, answering from {@link WorkloadIndex}'s caches, only
+ * for pods of namespaces that hold a policy ({@link PolicyNamespaceSelector}). Every operator replica serves
+ * it (it does not need the leader Lease). Plain Java so the tests run it exactly as the Quarkus app does.
  */
 public final class AdmissionWebhook implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionWebhook.class);
@@ -44,6 +44,7 @@ public final class AdmissionWebhook implements AutoCloseable {
     private final WorkloadIndex index;
     private final CertificateManager certificates;
     private final PodAdmission admission;
+    private final PolicyNamespaceSelector namespaces;
     private HttpsServer server;
     private ExecutorService executor;
 
@@ -52,6 +53,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         this.index = new WorkloadIndex(client);
         this.certificates = new CertificateManager(client, settings, clock);
         this.admission = new PodAdmission(index, settings, events);
+        this.namespaces = new PolicyNamespaceSelector(client, settings);
     }
 
     /** Fills the caches, gets a serving certificate, then listens. */
@@ -74,6 +76,7 @@ public final class AdmissionWebhook implements AutoCloseable {
     private void startServing() throws IOException, GeneralSecurityException {
         index.start(Duration.ofSeconds(30));
         certificates.start();
+        namespaces.start();
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(new KeyManager[] {certificates.keyManager()}, null, null);
         server = HttpsServer.create(new InetSocketAddress(settings.host, settings.port), 128);
@@ -153,6 +156,11 @@ public final class AdmissionWebhook implements AutoCloseable {
         return certificates.keyManager().handshakes.sum();
     }
 
+    /** Admission reviews answered since start, whatever the answer. */
+    public long reviews() {
+        return admission.reviews();
+    }
+
     public long errors() {
         return admission.errors.sum();
     }
@@ -165,6 +173,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         if (executor != null) {
             executor.shutdownNow();
         }
+        namespaces.close();
         certificates.close();
         index.close();
     }

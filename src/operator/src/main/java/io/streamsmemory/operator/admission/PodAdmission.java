@@ -43,6 +43,11 @@ public final class PodAdmission {
     private final long[] handlingNanos = new long[SAMPLES];
     private final java.util.concurrent.atomic.AtomicLong reviews = new java.util.concurrent.atomic.AtomicLong();
 
+    /** Reviews answered since start (injected, skipped, passed through or failed). */
+    long reviews() {
+        return reviews.get();
+    }
+
     /** The handling times (ms) of the last reviews (at most {@link #SAMPLES}). */
     List<Double> recentHandlingMillis() {
         long count = Math.min(reviews.get(), SAMPLES);

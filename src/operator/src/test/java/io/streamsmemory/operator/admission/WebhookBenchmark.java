@@ -10,19 +10,18 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.ControlPlaneOptions;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * {@code make bench-webhook}: creates pods through a real kube-apiserver, one at a time, with the
- * operator's webhook on (the API server calls it over TLS and applies its patch) and off (no webhook
- * configuration), alternating in rounds so both modes see the same API server, etcd and JIT state, and
- * prints the client-side latency of each create.
+ * operator's webhook on (the API server calls it over TLS and applies its patch), on but for pods in a
+ * namespace without any policy (the configuration's namespaceSelector keeps the API server from calling
+ * it), and off (no webhook configuration), alternating in rounds so all modes see the same API server, etcd
+ * and JIT state, and prints the client-side latency of each create.
  *
  * <p>The pods look like a Deployment's (controller owner ReplicaSet {@code bench-app-<hash>}, label
  * {@code pod-template-hash}) of an opted-in Deployment, so every pod with the webhook on is injected;
@@ -31,6 +30,7 @@ import java.util.UUID;
  */
 public final class WebhookBenchmark {
     private static final String NS = "bench";
+    private static final String NS_WITHOUT_POLICY = "bench-no-policy";
     private static final String HASH = "5d8f7c9b4";
 
     public static void main(String[] args) throws Exception {
@@ -44,6 +44,7 @@ public final class WebhookBenchmark {
             WebhookOperator.installCrd(client);
             WebhookOperator.namespace(client, WebhookOperator.OPERATOR_NAMESPACE, Map.of());
             WebhookOperator.namespace(client, NS, Map.of());
+            WebhookOperator.namespace(client, NS_WITHOUT_POLICY, Map.of());
             int port = WebhookOperator.freePort();
             WebhookOperator.installWebhookConfiguration(client, port);
             try (WebhookOperator operator = WebhookOperator.start(client, WebhookOperator.localSettings(port))) {
@@ -51,16 +52,22 @@ public final class WebhookBenchmark {
                 var deployment = client.resource(WebhookOperator.deployment(NS, "bench-app", "bench", 1, List.of()))
                         .create();
                 await().atMost(WebhookOperator.WAIT).until(() -> WebhookOperator.configMap(client, NS, "bench-app") != null);
-                MutatingWebhookConfiguration on = client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                        .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME).get();
-                Pod template = pod("bench-app", deployment.getSpec().getTemplate().getSpec());
+                Pod template = WebhookOperator.replicaSetPod(deployment, HASH);
                 // Same pod, owned by a workload that does not opt in: the API server still calls the webhook, which
                 // answers "allowed, unchanged". Splits the added latency into the call itself and the injection.
-                Pod passThrough = pod("other-app", deployment.getSpec().getTemplate().getSpec());
+                Pod passThrough = WebhookOperator.replicaSetPod(client.resource(
+                        WebhookOperator.deployment(NS, "other-app", null, 1, List.of())).create(), HASH);
+                // Same pod in a namespace that holds no policy: the API server must not call the webhook at all.
+                Pod noPolicy = WebhookOperator.replicaSetPod(client.resource(
+                        WebhookOperator.deployment(NS_WITHOUT_POLICY, "other-app", null, 1, List.of())).create(), HASH);
 
                 Bench bench = new Bench(client, template);
                 Bench called = new Bench(client, passThrough);
+                Bench elsewhere = new Bench(client, noPolicy);
                 await().atMost(WebhookOperator.WAIT).until(() -> bench.probe());
+                // Taken once the operator has put the policy's namespace into the namespaceSelector.
+                MutatingWebhookConfiguration on = client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                        .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME).get();
                 bench.run(warmup, null);
                 off(client);
                 await().atMost(WebhookOperator.WAIT).until(() -> !bench.probe());
@@ -68,6 +75,8 @@ public final class WebhookBenchmark {
 
                 List<Double> with = new ArrayList<>();
                 List<Double> calledOnly = new ArrayList<>();
+                List<Double> noPolicyNamespace = new ArrayList<>();
+                long reviewsWithoutPolicy = 0;
                 List<Double> without = new ArrayList<>();
                 int perRound = (pods + rounds - 1) / rounds;
                 int injected = 0;
@@ -77,6 +86,9 @@ public final class WebhookBenchmark {
                     await().atMost(WebhookOperator.WAIT).until(() -> bench.probe());
                     injected += bench.run(n, with);
                     called.run(n, calledOnly);
+                    long reviews = operator.webhook.reviews();
+                    elsewhere.run(n, noPolicyNamespace);
+                    reviewsWithoutPolicy += operator.webhook.reviews() - reviews;
                     off(client);
                     await().atMost(WebhookOperator.WAIT).until(() -> !bench.probe());
                     bench.run(n, without);
@@ -86,6 +98,7 @@ public final class WebhookBenchmark {
                         "max_ms", "mean_ms", "injected");
                 row("webhook on", with, injected);
                 row("called, no patch", calledOnly, 0);
+                row("no policy in ns", noPolicyNamespace, 0);
                 row("webhook off", without, 0);
                 List<Double> handling = operator.webhook.recentHandlingMillis();
                 System.out.printf("webhook reviews answered: %d injected, %d skipped, %d errors (answered allowed); "
@@ -96,8 +109,11 @@ public final class WebhookBenchmark {
                 double p50 = percentile(with, 0.50);
                 double p99 = percentile(with, 0.99);
                 double p99Off = percentile(without, 0.99);
-                System.out.printf("summary: pods=%d p50_ms=%.2f p99_ms=%.2f p99_no_webhook_ms=%.2f p99_added_ms=%.2f%n",
-                        with.size(), p50, p99, p99Off, p99 - p99Off);
+                System.out.printf("webhook reviews for the %d pods of the namespace without policies: %d%n",
+                        noPolicyNamespace.size(), reviewsWithoutPolicy);
+                System.out.printf("summary: pods=%d p50_ms=%.2f p99_ms=%.2f p99_no_webhook_ms=%.2f p99_added_ms=%.2f "
+                                + "p99_no_policy_namespace_ms=%.2f%n",
+                        with.size(), p50, p99, p99Off, p99 - p99Off, percentile(noPolicyNamespace, 0.99));
             }
         }
         System.exit(0);
@@ -135,14 +151,6 @@ public final class WebhookBenchmark {
         client.resource(fresh).create();
     }
 
-    private static Pod pod(String app, io.fabric8.kubernetes.api.model.PodSpec spec) {
-        return new PodBuilder().withNewMetadata().withGenerateName(app + "-" + HASH + "-").withNamespace(NS)
-                .addToLabels("app", app).addToLabels("pod-template-hash", HASH)
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName(app + "-" + HASH)
-                .withUid(UUID.randomUUID().toString()).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
-                .endMetadata().withSpec(spec).build();
-    }
-
     private static final class Bench {
         private final KubernetesClient client;
         private final Pod template;
@@ -154,7 +162,7 @@ public final class WebhookBenchmark {
 
         /** Creates one pod outside the measurements: is the webhook in effect? */
         boolean probe() {
-            return injected(client.resource(new PodBuilder(template).build()).create());
+            return WebhookOperator.injected(client.resource(new PodBuilder(template).build()).create());
         }
 
         /** Creates {@code n} pods one after the other, adding each create's latency (ms); returns how many were injected. */
@@ -168,16 +176,11 @@ public final class WebhookBenchmark {
                 if (latencies != null) {
                     latencies.add(elapsed / 1e6);
                 }
-                if (injected(created)) {
+                if (WebhookOperator.injected(created)) {
                     injected++;
                 }
             }
             return injected;
-        }
-
-        private static boolean injected(Pod pod) {
-            Map<String, String> annotations = pod.getMetadata().getAnnotations();
-            return annotations != null && annotations.containsKey(WorkloadAnnotations.ALLOCATION_HASH);
         }
     }
 }

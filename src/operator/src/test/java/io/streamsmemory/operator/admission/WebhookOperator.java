@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
@@ -32,6 +33,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The operator as the Quarkus app runs it, on a plain java-operator-sdk Operator: the policy reconciler
@@ -169,6 +171,23 @@ final class WebhookOperator implements AutoCloseable {
     static List<Pod> livePods(KubernetesClient client, String namespace, String app) {
         return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    }
+
+    /** A pod as the Deployment's ReplicaSet {@code <name>-<hash>} would create it, for tests without a controller-manager. */
+    static Pod replicaSetPod(Deployment deployment, String hash) {
+        String app = deployment.getMetadata().getName();
+        return new PodBuilder().withNewMetadata().withGenerateName(app + "-" + hash + "-")
+                .withNamespace(deployment.getMetadata().getNamespace())
+                .addToLabels("app", app).addToLabels("pod-template-hash", hash)
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName(app + "-" + hash)
+                .withUid(UUID.randomUUID().toString()).withController(true).withBlockOwnerDeletion(true)
+                .endOwnerReference()
+                .endMetadata().withSpec(deployment.getSpec().getTemplate().getSpec()).build();
+    }
+
+    /** True when the webhook injected the pod (it carries the allocation hash). */
+    static boolean injected(Pod pod) {
+        return annotation(pod, WorkloadAnnotations.ALLOCATION_HASH) != null;
     }
 
     static String annotation(HasMetadata object, String key) {
