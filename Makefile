@@ -9,7 +9,7 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test build plan agent bench-memory bench-webhook control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -24,6 +24,12 @@ test: control-plane-binaries ## All tests: engine, plan, agent on a real Kafka b
 	rm -rf src/*/target/do-no-harm
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
+
+test-faults: control-plane-binaries ## Fault suite: the packaged operator under kill -9, an API server restart, a frozen etcd, a lost leader (~4 min)
+	rm -rf src/operator/target/faults
+	$(MVN) -pl src/operator -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
+		-Dit.test=FaultScenarios -Dfailsafe.failIfNoSpecifiedTests=false
+	@cat src/operator/target/faults/summary.txt
 
 build: ## Compile and package every module without tests
 	$(MVN) -q package -DskipTests

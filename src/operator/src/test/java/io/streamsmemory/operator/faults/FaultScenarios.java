@@ -1,0 +1,135 @@
+package io.streamsmemory.operator.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.app.LeaseLeaderElection;
+import io.streamsmemory.operator.faults.FaultLedger.Convergence;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The packaged operator under faults, on a real control plane ({@code make test-faults}; not a {@code *IT}, so
+ * {@code make test} stays short): each scenario publishes 50 workloads, changes the
+ * policy, hits the operator or the control plane while the operator re-splits, and then requires that it converged
+ * with nothing lost and no workload rolled twice (see {@link ManagedWorkloads} for what is checked). The operator
+ * runs as deploy/ runs it, supervised as the kubelet would (an exited process is started again). The summary line
+ * goes to {@code target/faults/summary.txt}; {@code make test} prints it.
+ */
+@EnableLocalControlPlane
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FaultScenarios {
+    private static final int WORKLOADS = 50;
+    private static final String OPERATOR_NAMESPACE = "streams-memory-system";
+    /** Generous: a follower takes over only once the killed leader's Lease expires. */
+    private static final Duration CONVERGE = Duration.ofSeconds(120);
+
+    KubernetesClient client;
+    LocalControlPlane controlPlane;
+    private final FaultLedger ledger = new FaultLedger();
+    /** One operator replica for all scenarios, as in a cluster; the last scenario ends it for good. */
+    private OperatorProcess operator;
+
+    @BeforeAll
+    void installCrd() throws Exception {
+        try (var in = Files.newInputStream(Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml"))) {
+            client.load(in).serverSideApply();
+        }
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE)
+                .endMetadata().build()).serverSideApply();
+        operator = operator("operator-0");
+    }
+
+    @AfterAll
+    void writeSummary() throws Exception {
+        operator.close();
+        ledger.write();
+    }
+
+    @Test
+    @Order(1)
+    void operatorKilledWhileReSplitting() throws Exception {
+        ManagedWorkloads workloads = ManagedWorkloads.create(client, "kill-operator", WORKLOADS, CONVERGE);
+        int startsBefore = operator.starts();
+        workloads.changeThreads(2);
+        waitUntilSomePublished(workloads, 2);
+        int before = workloads.publishedFor(2);
+        operator.kill9();
+        record("operator killed -9 with " + before + "/" + WORKLOADS + " re-split", workloads.awaitConverged(2,
+                CONVERGE));
+        assertThat(operator.starts()).as("started again after kill -9").isGreaterThan(startsBefore);
+    }
+
+    @Test
+    @Order(2)
+    void apiServerRestartedWhileReSplitting() throws Exception {
+        ManagedWorkloads workloads = ManagedWorkloads.create(client, "restart-apiserver", WORKLOADS, CONVERGE);
+        workloads.changeThreads(2);
+        int before = workloads.publishedFor(2);
+        new ControlPlaneFaults(controlPlane).restartApiServer();
+        record("kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
+                workloads.awaitConverged(2, CONVERGE));
+    }
+
+    @Test
+    @Order(3)
+    void etcdFrozenForTenSeconds() throws Exception {
+        ManagedWorkloads workloads = ManagedWorkloads.create(client, "freeze-etcd", WORKLOADS, CONVERGE);
+        int startsBefore = operator.starts();
+        workloads.changeThreads(2);
+        int before = workloads.publishedFor(2);
+        new ControlPlaneFaults(controlPlane).freezeEtcd(Duration.ofSeconds(10));
+        Convergence result = workloads.awaitConverged(2, CONVERGE);
+        record("etcd frozen 10 s with " + before + "/" + WORKLOADS + " re-split (operator restarted "
+                + (operator.starts() - startsBefore) + "x)", result);
+    }
+
+    @Test
+    @Order(4)
+    void leaderKilledFollowerTakesOver() throws Exception {
+        ManagedWorkloads workloads = ManagedWorkloads.create(client, "kill-leader", WORKLOADS, CONVERGE);
+        try (OperatorProcess follower = operator("operator-1")) {
+            assertThat(leaseHolder()).isEqualTo(operator.identity());
+            // The leader's node is gone: no SIGTERM, no Lease release; only the follower can finish the change.
+            operator.killForGood();
+            workloads.changeThreads(2);
+            record("leader killed, follower took over", workloads.awaitConverged(2, CONVERGE));
+            assertThat(leaseHolder()).isEqualTo(follower.identity());
+        }
+    }
+
+    private OperatorProcess operator(String identity) throws Exception {
+        return new OperatorProcess(identity, controlPlane.kubeconfigPath(), OPERATOR_NAMESPACE);
+    }
+
+    private String leaseHolder() {
+        var lease = client.leases().inNamespace(OPERATOR_NAMESPACE).withName(LeaseLeaderElection.LEASE_NAME).get();
+        return lease == null ? "" : lease.getSpec().getHolderIdentity();
+    }
+
+    private void record(String scenario, Convergence result) {
+        ledger.record(scenario, result);
+        assertThat(result.converged()).as(scenario + ": " + result.detail() + " (operator log: " + operator.log() + ")")
+                .isTrue();
+        assertThat(result.extraRollouts()).as(scenario + ": workloads rolled more than once").isZero();
+    }
+
+    private static void waitUntilSomePublished(ManagedWorkloads workloads, int threads) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (workloads.publishedFor(threads) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.streamsmemory.operator.faults;
+
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_KEY;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY_LABEL;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.POLICY;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.RESTART_HASH;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.api.StoresSpec;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.faults.FaultLedger.Convergence;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One namespace with a policy and {@code count} opted-in Deployments (0 replicas: the faults are about what the
+ * operator publishes and stamps, not about pods), and the checks that say whether the operator converged after a
+ * fault: every workload's ConfigMap carries the latest policy's allocation, its template the matching restart
+ * hash, no ConfigMap is duplicated or orphaned, the policy's status is true, and no workload was stamped more than
+ * once for the change.
+ */
+final class ManagedWorkloads {
+    static final String POLICY_NAME = "orders";
+    private final KubernetesClient client;
+    private final String namespace;
+    private final int count;
+    /** Each Deployment's generation once the first allocation settled: the baseline for counting rollouts. */
+    private final Map<String, Long> settledGenerations = new HashMap<>();
+
+    private ManagedWorkloads(KubernetesClient client, String namespace, int count) {
+        this.client = client;
+        this.namespace = namespace;
+        this.count = count;
+    }
+
+    /** Creates the namespace, a policy (4 threads) and the workloads; returns once all are published. */
+    static ManagedWorkloads create(KubernetesClient client, String namespace, int count, Duration wait)
+            throws InterruptedException {
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                .serverSideApply();
+        client.resource(policy(namespace, 4)).create();
+        for (int i = 0; i < count; i++) {
+            client.resource(deployment(namespace, String.format("app-%03d", i))).create();
+        }
+        ManagedWorkloads workloads = new ManagedWorkloads(client, namespace, count);
+        Convergence first = workloads.awaitConverged(4, wait);
+        if (!first.converged()) {
+            throw new IllegalStateException("the first allocation never settled: " + first.detail());
+        }
+        for (Deployment deployment : workloads.deployments()) {
+            workloads.settledGenerations.put(deployment.getMetadata().getName(), deployment.getMetadata().getGeneration());
+        }
+        return workloads;
+    }
+
+    /** The change the faults interrupt: the policy's stream threads (heap and client buffers follow: a restart). */
+    void changeThreads(int threads) {
+        client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(POLICY_NAME)
+                .edit(p -> {
+                    p.getSpec().getStreams().setThreads(threads);
+                    return p;
+                });
+    }
+
+    /** How many workloads already carry an allocation for {@code threads}. */
+    int publishedFor(int threads) {
+        Map<String, AllocationDocument> documents = documentsByOwner(managedConfigMaps());
+        return (int) documents.values().stream().filter(d -> d.inputs().streamThreads() == threads).count();
+    }
+
+    /** Polls until converged on {@code threads} or {@code wait} passes; then measures. */
+    Convergence awaitConverged(int threads, Duration wait) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + wait.toNanos();
+        Convergence result = measure(threads, start);
+        while (!result.converged() && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            try {
+                result = measure(threads, start);
+            } catch (RuntimeException apiNotBackYet) {
+                // the API server may still be restarting: measure again
+            }
+        }
+        return result;
+    }
+
+    private Convergence measure(int threads, long start) {
+        List<Deployment> deployments = deployments();
+        List<ConfigMap> configMaps = managedConfigMaps();
+        Map<String, AllocationDocument> documents = documentsByOwner(configMaps);
+        int lost = 0;
+        int extraRollouts = 0;
+        int unstamped = 0;
+        for (Deployment deployment : deployments) {
+            AllocationDocument document = documents.get(deployment.getMetadata().getUid());
+            if (document == null || document.inputs().streamThreads() != threads) {
+                lost++;
+                continue;
+            }
+            if (!Objects.equals(document.restartHash(), templateRestartHash(deployment))) {
+                unstamped++;
+            }
+            Long settled = settledGenerations.get(deployment.getMetadata().getName());
+            if (settled != null) {
+                extraRollouts += (int) Math.max(0, deployment.getMetadata().getGeneration() - settled - 1);
+            }
+        }
+        // A second ConfigMap for one workload, or one whose owner is gone.
+        int strayConfigMaps = configMaps.size() - matched(deployments, documents);
+        String status = policyStatusProblem();
+        boolean converged = deployments.size() == count && lost == 0 && unstamped == 0 && strayConfigMaps == 0
+                && status == null;
+        String detail = String.format("%d workloads, %d not on the latest allocation, %d templates not stamped, "
+                        + "%d duplicated or orphaned ConfigMaps, status: %s", deployments.size(), lost, unstamped,
+                strayConfigMaps, status == null ? "true" : status);
+        return new Convergence(converged, (System.nanoTime() - start) / 1_000_000, lost + strayConfigMaps,
+                extraRollouts, detail);
+    }
+
+    private static int matched(List<Deployment> deployments, Map<String, AllocationDocument> documents) {
+        return (int) deployments.stream().filter(d -> documents.containsKey(d.getMetadata().getUid())).count();
+    }
+
+    /** Why the policy's status is not the truth about the workloads, or null. */
+    private String policyStatusProblem() {
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class).inNamespace(namespace)
+                .withName(POLICY_NAME).get();
+        if (policy.getStatus() == null) {
+            return "no status";
+        }
+        if (!Objects.equals(policy.getStatus().getObservedGeneration(), policy.getMetadata().getGeneration())) {
+            return "observedGeneration " + policy.getStatus().getObservedGeneration() + " of "
+                    + policy.getMetadata().getGeneration();
+        }
+        if (!Objects.equals(policy.getStatus().getWorkloadCount(), count)) {
+            return "workloadCount " + policy.getStatus().getWorkloadCount();
+        }
+        boolean ready = policy.getStatus().getConditions() != null && policy.getStatus().getConditions().stream()
+                .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+        return ready ? null : "not Ready";
+    }
+
+    private List<Deployment> deployments() {
+        return client.apps().deployments().inNamespace(namespace).list().getItems();
+    }
+
+    private List<ConfigMap> managedConfigMaps() {
+        return client.configMaps().inNamespace(namespace).withLabel(MANAGED_BY_LABEL, MANAGED_BY).list().getItems();
+    }
+
+    /** The published allocation of each workload, by the workload's uid (its ConfigMap's owner). */
+    private static Map<String, AllocationDocument> documentsByOwner(List<ConfigMap> configMaps) {
+        Map<String, AllocationDocument> documents = new HashMap<>();
+        for (ConfigMap configMap : configMaps) {
+            List<OwnerReference> owners = configMap.getMetadata().getOwnerReferences();
+            String data = configMap.getData() == null ? null : configMap.getData().get(ALLOCATION_KEY);
+            if (owners == null || owners.size() != 1 || data == null) {
+                continue;
+            }
+            documents.put(owners.get(0).getUid(), AllocationJson.read(data));
+        }
+        return documents;
+    }
+
+    private static String templateRestartHash(Deployment deployment) {
+        Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(RESTART_HASH);
+    }
+
+    private static StreamsMemoryPolicy policy(String namespace, int threads) {
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName(POLICY_NAME);
+        policy.getMetadata().setNamespace(namespace);
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(threads);
+        streams.setPartitions(24);
+        StoresSpec stores = new StoresSpec();
+        stores.setKeyValue(2);
+        streams.setStores(stores);
+        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
+        spec.setMemory("2Gi");
+        spec.setStreams(streams);
+        policy.setSpec(spec);
+        return policy;
+    }
+
+    private static Deployment deployment(String namespace, String name) {
+        return new DeploymentBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).addToAnnotations(POLICY, POLICY_NAME)
+                .endMetadata()
+                .withNewSpec().withReplicas(0)
+                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")
+                .withNewResources().addToLimits("memory", new Quantity("2Gi"))
+                .endResources().endContainer().endSpec()
+                .endTemplate().endSpec().build();
+    }
+}
