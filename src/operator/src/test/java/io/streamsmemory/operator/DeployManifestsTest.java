@@ -62,6 +62,8 @@ class DeployManifestsTest {
         assertThat(allowed(asOperator, "apiextensions.k8s.io", "customresourcedefinitions", "create", null)).isFalse();
         assertThat(allowed(asOperator, "coordination.k8s.io", "leases", "update", "shop")).isFalse();
         assertThat(allowed(asOperator, "apps", "deployments", "update", "shop")).isFalse();
+        // No finalizer of its own, so policies are only patched (to take off one an earlier version added).
+        assertThat(allowed(asOperator, "streamsmemory.io", "streamsmemorypolicies", "update", "shop")).isFalse();
         ClusterRole role = client.rbac().clusterRoles().withName("streams-memory-operator").get();
         assertThat(role.getRules()).noneMatch(rule -> rule.getVerbs().contains("*") || rule.getResources().contains("*"));
 
@@ -83,7 +85,7 @@ class DeployManifestsTest {
             Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
                     d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
-            // Deleting the policy goes through the operator's finalizer.
+            // Deleting the policy waits for nothing of the operator's (it adds no finalizer).
             client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
             await().atMost(WAIT).until(() -> client.resources(StreamsMemoryPolicy.class).inNamespace(ns)
                     .withName("orders").get() == null);

@@ -98,8 +98,14 @@ public final class Fixtures {
         });
     }
 
+    /** The allocation ConfigMap of Deployment {@code workload}. */
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
-        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(workload)).get();
+        return configMap(client, namespace, "Deployment", workload);
+    }
+
+    static ConfigMap configMap(KubernetesClient client, String namespace, String kind, String workload) {
+        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(kind, workload))
+                .get();
     }
 
     static String templateRestartHash(Deployment deployment) {

@@ -19,6 +19,7 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.admission.WorkloadIndex;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
 import java.util.List;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.TestInstance;
 @EnableLocalControlPlane(controllerManager = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PolicyReconcilerTest {
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     KubernetesClient client;
     private RunningOperator operator;
 
@@ -173,11 +175,11 @@ class PolicyReconcilerTest {
                 .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
                 .endSpec().build()).create();
 
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-sts") != null);
-        AllocationDocument document = AllocationJson.read(configMap(client, ns, "orders-sts").getData()
+        await().atMost(WAIT).until(() -> configMap(client, ns, "StatefulSet", "orders-sts") != null);
+        AllocationDocument document = AllocationJson.read(configMap(client, ns, "StatefulSet", "orders-sts").getData()
                 .get(WorkloadAnnotations.ALLOCATION_KEY));
         assertThat(document.topology().activeTasksPerPod()).isEqualTo(6); // 24 partitions over 4 pods
-        assertThat(configMap(client, ns, "orders-sts").getMetadata().getOwnerReferences()).singleElement()
+        assertThat(configMap(client, ns, "StatefulSet", "orders-sts").getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(owner -> assertThat(owner.getKind()).isEqualTo("StatefulSet"));
         await().atMost(WAIT).until(() -> document.restartHash().equals(client.apps().statefulSets().inNamespace(ns)
                 .withName("orders-sts").get().getSpec().getTemplate().getMetadata().getAnnotations()
@@ -348,6 +350,175 @@ class PolicyReconcilerTest {
                     && document.restartHash().equals(templateRestartHash(live));
         });
         assertThat(deploymentIn(ns, "orders-app").getMetadata().getLabels()).containsEntry("edited", "9");
+    }
+
+    // Issue 10, case 1: one workload's trouble stays its own.
+    @Test
+    void aFailingWorkloadIsReportedOnItsRowWhileTheOthersAreAllocatedAndLongNamesAreHashedIntoLabels() {
+        String ns = "isolation";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        String longName = "b-" + "long".repeat(17); // 70 characters: too long for a label value
+        client.resource(deployment(ns, "a-zero-limit", "orders", 3, "0")).create();
+        Deployment longNamed = deployment(ns, longName, "orders", 3, "2Gi");
+        longNamed.getSpec().getSelector().setMatchLabels(java.util.Map.of("app", "b-long"));
+        longNamed.getSpec().getTemplate().getMetadata().setLabels(java.util.Map.of("app", "b-long"));
+        client.resource(longNamed).create();
+        client.resource(deployment(ns, "c-normal", "orders", 3, "2Gi")).create();
+        String longPolicy = "p-" + "olicy".repeat(13); // 67 characters
+        client.resource(policy(ns, longPolicy, "2Gi")).create();
+        client.resource(deployment(ns, "d-app", longPolicy, 3, "2Gi")).create();
+
+        await().atMost(WAIT).until(() -> configMap(client, ns, "c-normal") != null
+                && configMap(client, ns, longName) != null && configMap(client, ns, "d-app") != null);
+        assertThat(configMap(client, ns, longName).getMetadata().getLabels().values())
+                .allSatisfy(value -> assertThat(value).hasSizeLessThanOrEqualTo(63));
+        await().atMost(WAIT).until(() -> condition(policyIn(ns, "orders"), "Degraded")
+                .map(c -> c.getStatus().equals("True") && c.getMessage().contains("1 of 3")).orElse(false));
+        StreamsMemoryPolicy policy = policyIn(ns, "orders");
+        assertThat(policy.getStatus().getWorkloads()).hasSize(3);
+        assertThat(policy.getStatus().getWorkloads()).filteredOn(w -> w.getName().equals("a-zero-limit"))
+                .singleElement().satisfies(w -> assertThat(w.getMessage()).isNotBlank());
+        assertThat(policy.getStatus().getWorkloads()).filteredOn(w -> !w.getName().equals("a-zero-limit"))
+                .allSatisfy(w -> assertThat(w.getAllocationHash()).isNotNull());
+        assertThat(condition(policy, "InvalidSpec")).isPresent();
+        assertThat(condition(policy, "Warning")).isPresent();
+        await().atMost(WAIT).until(() -> !events(ns, "a-zero-limit", "AllocationFailed").isEmpty()
+                || !events(ns, "a-zero-limit", "WorkloadFailed").isEmpty());
+        await().atMost(WAIT).until(() -> isReady(policyIn(ns, longPolicy), "True"));
+    }
+
+    // Issue 10, case 2: a Deployment and a StatefulSet of the same name.
+    @Test
+    void aDeploymentAndAStatefulSetOfTheSameNameEachGetTheirOwnConfigMap() {
+        String ns = "twins";
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        Deployment template = deployment(ns, "twin", "orders", 4, "2Gi");
+        client.resource(deployment(ns, "twin", "orders", 3, "2Gi")).create();
+        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+                .withMetadata(template.getMetadata())
+                .withNewSpec().withServiceName("twin").withReplicas(4)
+                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
+                .endSpec().build()).create();
+
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
+                && Integer.valueOf(2).equals(policyIn(ns, "orders").getStatus().getWorkloadCount()));
+        await().atMost(WAIT).until(() -> configMap(client, ns, "Deployment", "twin") != null
+                && configMap(client, ns, "StatefulSet", "twin") != null
+                && replicasOf(configMap(client, ns, "Deployment", "twin")) == 3
+                && replicasOf(configMap(client, ns, "StatefulSet", "twin")) == 4);
+        for (String kind : List.of("Deployment", "StatefulSet")) {
+            assertThat(configMap(client, ns, kind, "twin").getMetadata().getOwnerReferences()).singleElement()
+                    .satisfies(owner -> assertThat(owner.getKind()).isEqualTo(kind));
+        }
+        assertThat(policyIn(ns, "orders").getStatus().getWorkloads())
+                .extracting(w -> w.getConfigMap()).doesNotHaveDuplicates();
+
+        // The webhook gives each workload's pods that workload's own allocation.
+        try (WorkloadIndex index = new WorkloadIndex(client)) {
+            index.start(WAIT);
+            for (String kind : List.of("Deployment", "StatefulSet")) {
+                ConfigMap own = configMap(client, ns, kind, "twin");
+                String pod = kind.equals("Deployment")
+                        ? "{\"metadata\":{\"labels\":{\"pod-template-hash\":\"5d8f\"},\"ownerReferences\":"
+                        + "[{\"kind\":\"ReplicaSet\",\"name\":\"twin-5d8f\",\"controller\":true}]}}"
+                        : "{\"metadata\":{\"ownerReferences\":[{\"kind\":\"StatefulSet\",\"name\":\"twin\","
+                        + "\"controller\":true}]}}";
+                await().atMost(WAIT).untilAsserted(() -> assertThat(index.resolve(ns, JSON.readTree(pod))).hasValueSatisfying(
+                        resolution -> {
+                            assertThat(resolution.target().workload().getKind()).isEqualTo(kind);
+                            assertThat(resolution.target().configMapName()).isEqualTo(own.getMetadata().getName());
+                            assertThat(resolution.target().allocation()).isNotNull();
+                            assertThat(resolution.target().allocation().hash()).isEqualTo(own.getMetadata()
+                                    .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH));
+                        }));
+            }
+        }
+    }
+
+    // Issue 10, case 2 (upgrade): the name the previous version published under.
+    @Test
+    void aConfigMapUnderThePreviousNameIsDeletedWhenItIsTheOperatorsAndKeptWhenItIsNot() {
+        String ns = "upgrade";
+        Fixtures.namespace(client, ns);
+        Deployment old = client.resource(deployment(ns, "old-app", null, 2, "2Gi")).create();
+        Deployment users = client.resource(deployment(ns, "users-app", null, 2, "2Gi")).create();
+        // What the previous version published for old-app, and a ConfigMap a user wrote under users-app's old name.
+        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName(WorkloadAnnotations.legacyConfigMapName("old-app")).withNamespace(ns)
+                .addToLabels(WorkloadAnnotations.MANAGED_BY_LABEL, WorkloadAnnotations.MANAGED_BY)
+                .addToLabels(WorkloadAnnotations.POLICY_LABEL, "orders")
+                .addToLabels(WorkloadAnnotations.WORKLOAD_KIND_LABEL, "Deployment")
+                .addToLabels(WorkloadAnnotations.WORKLOAD_NAME_LABEL, "old-app")
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("Deployment").withName("old-app")
+                .withUid(old.getMetadata().getUid()).endOwnerReference()
+                .endMetadata().addToData(WorkloadAnnotations.ALLOCATION_KEY, "{}").build()).create();
+        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName(WorkloadAnnotations.legacyConfigMapName("users-app")).withNamespace(ns).endMetadata()
+                .addToData("note", "the user's own").build()).create();
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        for (Deployment d : List.of(old, users)) {
+            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()), live -> {
+                live.getMetadata().setAnnotations(java.util.Map.of(WorkloadAnnotations.POLICY, "orders"));
+                return live;
+            });
+        }
+
+        await().atMost(WAIT).until(() -> configMap(client, ns, "old-app") != null
+                && configMap(client, ns, "users-app") != null);
+        await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
+                .withName(WorkloadAnnotations.legacyConfigMapName("old-app")).get() == null);
+        assertThat(client.configMaps().inNamespace(ns).withName(WorkloadAnnotations.legacyConfigMapName("users-app"))
+                .get().getData()).containsExactly(java.util.Map.entry("note", "the user's own"));
+    }
+
+    // Issue 10, case 3: a ConfigMap the operator did not create.
+    @Test
+    void aConfigMapTheOperatorDidNotCreateIsNeitherTakenOverNorDeleted() {
+        String ns = "users-own";
+        Fixtures.namespace(client, ns);
+        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName(WorkloadAnnotations.configMapName("Deployment", "mine")).withNamespace(ns).endMetadata()
+                .addToData("note", "mine").build()).create();
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, "mine", "orders", 3, "2Gi")).create();
+
+        await().atMost(WAIT).until(() -> !events(ns, "mine", "ConfigMapConflict").isEmpty());
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
+                && policyIn(ns, "orders").getStatus().getWorkloads().stream()
+                .anyMatch(w -> w.getName().equals("mine") && w.getMessage() != null
+                        && w.getMessage().contains("not created by the operator")));
+        assertThat(configMap(client, ns, "mine").getData()).containsExactly(java.util.Map.entry("note", "mine"));
+        assertThat(configMap(client, ns, "mine").getMetadata().getLabels()).isNullOrEmpty();
+
+        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("mine"),
+                d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
+        assertThat(configMap(client, ns, "mine").getData()).containsExactly(java.util.Map.entry("note", "mine"));
+    }
+
+    // Issue 10, case 4: a hand-edited allocation is restored.
+    @Test
+    void aHandEditedAllocationIsRestored() {
+        String ns = "hand-edited";
+        ConfigMap published = publishedWorkload(ns);
+        String allocation = published.getData().get(WorkloadAnnotations.ALLOCATION_KEY);
+        ConfigMap edited = client.configMaps().inNamespace(ns).withName(published.getMetadata().getName()).edit(cm -> {
+            cm.getData().put(WorkloadAnnotations.ALLOCATION_KEY, allocation.replace("\"formatVersion\"", "\"edited\""));
+            return cm;
+        });
+        assertThat(edited.getData().get(WorkloadAnnotations.ALLOCATION_KEY)).isNotEqualTo(allocation);
+        // Restored: written again after the edit, with the operator's data.
+        await().atMost(WAIT).until(() -> {
+            ConfigMap now = configMap(client, ns, "orders-app");
+            return !now.getMetadata().getResourceVersion().equals(edited.getMetadata().getResourceVersion())
+                    && allocation.equals(now.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+        });
+    }
+
+    private static long replicasOf(ConfigMap configMap) {
+        return AllocationJson.read(configMap.getData().get(WorkloadAnnotations.ALLOCATION_KEY)).inputs().replicas();
     }
 
     private Deployment deploymentIn(String namespace, String name) {

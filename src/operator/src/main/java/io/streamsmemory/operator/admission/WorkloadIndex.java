@@ -85,10 +85,10 @@ public final class WorkloadIndex implements AutoCloseable {
             return Optional.empty();
         }
         String workloadName = workload.getMetadata().getName();
-        String configMapName = configMapName(workloadName);
+        String configMapName = configMapName(workload.getKind(), workloadName);
         ConfigMap configMap = configMaps.getStore().getByKey(namespace + "/" + configMapName);
         if (configMap == null || configMap.getData() == null || configMap.getData().get(ALLOCATION_KEY) == null
-                || !workloadName.equals(configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL))) {
+                || !publishedFor(configMap, workload)) {
             return Optional.of(new Resolution(new InjectionTarget(workload, null, configMapName, null),
                     "no allocation is published for " + workload.getKind() + " " + workloadName + " yet (ConfigMap "
                             + configMapName + "); the pod starts without the agent and is reported as drift", false));
@@ -105,7 +105,20 @@ public final class WorkloadIndex implements AutoCloseable {
                 null, false));
     }
 
-    /** The LimitRanges of a namespace (the injected init container must fit them). */
+    /**
+     * True when the operator published {@code configMap} for this very workload: its kind label names the
+     * workload's kind and it is owned by the workload's uid. A Deployment and a StatefulSet of the same name, or a
+     * workload deleted and created again under its name, never read each other's allocation.
+     */
+    private static boolean publishedFor(ConfigMap configMap, HasMetadata workload) {
+        Map<String, String> labels = configMap.getMetadata().getLabels();
+        String uid = workload.getMetadata().getUid();
+        return labels != null && workload.getKind().equals(labels.get(WORKLOAD_KIND_LABEL))
+                && configMap.getMetadata().getOwnerReferences() != null
+                && configMap.getMetadata().getOwnerReferences().stream()
+                .anyMatch(owner -> workload.getKind().equals(owner.getKind()) && uid != null && uid.equals(owner.getUid()));
+    }
+
     /**
      * Reads the ConfigMaps of {@code namespace} that a pod's {@code envFrom} names ({@link EnvFromSources}). Only
      * pods with an {@code envFrom} pay for the read; it is bounded well inside the webhook's 2 s timeout, and a
@@ -116,6 +129,7 @@ public final class WorkloadIndex implements AutoCloseable {
                 .get(ENV_FROM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The LimitRanges of a namespace (the injected init container must fit them). */
     public List<LimitRange> limitRanges(String namespace) {
         return limitRanges.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
     }

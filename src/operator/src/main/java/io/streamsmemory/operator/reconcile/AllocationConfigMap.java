@@ -35,12 +35,14 @@ public final class AllocationConfigMap {
         String target = targetContainer(workload).orElse("");
         return new ConfigMapBuilder()
                 .withNewMetadata()
-                .withName(configMapName(workload.name()))
+                .withName(configMapName(workload.kind(), workload.name()))
                 .withNamespace(workload.namespace())
                 .addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
-                .addToLabels(POLICY_LABEL, policyName)
+                .addToLabels(POLICY_LABEL, KubernetesNames.labelValue(policyName))
                 .addToLabels(WORKLOAD_KIND_LABEL, workload.kind())
-                .addToLabels(WORKLOAD_NAME_LABEL, workload.name())
+                .addToLabels(WORKLOAD_NAME_LABEL, KubernetesNames.labelValue(workload.name()))
+                .addToAnnotations(POLICY, policyName)
+                .addToAnnotations(WORKLOAD, workload.name())
                 .addToAnnotations(ALLOCATION_HASH, allocation.hash())
                 .addToAnnotations(RESTART_HASH, allocation.restartHash())
                 .addToAnnotations(FACTS, factsSummary(allocation))
@@ -89,14 +91,50 @@ public final class AllocationConfigMap {
         }
     }
 
-    /** True when {@code published} carries the same allocation, target container and data hash as {@code desired}. */
+    /**
+     * True when {@code published} holds what {@code desired} would publish: the same data (a hand edit of
+     * {@code allocation.json} leaves the annotations as they were, so they alone do not tell), and every label and
+     * annotation the operator writes.
+     */
     static boolean sameAs(ConfigMap published, ConfigMap desired) {
-        for (String key : List.of(ALLOCATION_HASH, TARGET_CONTAINER, DATA_HASH)) {
-            if (!annotation(published, key).equals(annotation(desired, key))) {
-                return false;
-            }
-        }
-        return true;
+        return published != null && Objects.equals(published.getData(), desired.getData())
+                && contains(published.getMetadata().getLabels(), desired.getMetadata().getLabels())
+                && contains(published.getMetadata().getAnnotations(), desired.getMetadata().getAnnotations());
+    }
+
+    private static boolean contains(Map<String, String> actual, Map<String, String> wanted) {
+        return actual != null && actual.entrySet().containsAll(wanted.entrySet());
+    }
+
+    /**
+     * True when the operator published {@code configMap} for {@code workload}: it carries the operator's
+     * managed-by label and an owner reference to this very workload (its uid). Anything else under the operator's
+     * name is someone else's, never taken over.
+     */
+    static boolean publishedFor(ConfigMap configMap, Workload workload) {
+        return publishedByOperator(configMap) && configMap.getMetadata().getOwnerReferences() != null
+                && configMap.getMetadata().getOwnerReferences().stream()
+                .anyMatch(owner -> Objects.equals(owner.getUid(), workload.resource().getMetadata().getUid()));
+    }
+
+    static boolean publishedByOperator(ConfigMap configMap) {
+        Map<String, String> labels = configMap.getMetadata().getLabels();
+        return labels != null && MANAGED_BY.equals(labels.get(MANAGED_BY_LABEL));
+    }
+
+    /** The policy a published ConfigMap belongs to (the previous version wrote it in a label only). */
+    static String policyOf(ConfigMap configMap) {
+        return annotation(configMap, POLICY).orElseGet(() -> configMap.getMetadata().getLabels().get(POLICY_LABEL));
+    }
+
+    /** The name of the workload a published ConfigMap belongs to (the previous version wrote it in a label only). */
+    static String workloadName(ConfigMap configMap) {
+        return annotation(configMap, WORKLOAD).orElseGet(() -> configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL));
+    }
+
+    /** The workload a published ConfigMap belongs to, as "Kind name". */
+    static String workloadOf(ConfigMap configMap) {
+        return configMap.getMetadata().getLabels().get(WORKLOAD_KIND_LABEL) + " " + workloadName(configMap);
     }
 
     /** What a user compares to see why a split changed: "replicas=3 threads=4 memory=2 GiB". */

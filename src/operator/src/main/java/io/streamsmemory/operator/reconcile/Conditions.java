@@ -23,7 +23,15 @@ final class Conditions {
     }
 
     Conditions set(String type, boolean status, String reason, String message) {
-        String value = status ? "True" : "False";
+        return set(type, status ? "True" : "False", reason, message);
+    }
+
+    /** A condition the operator could not evaluate this time (Kubernetes' "Unknown"). */
+    Conditions unknown(String type, String reason, String message) {
+        return set(type, "Unknown", reason, message);
+    }
+
+    private Conditions set(String type, String value, String reason, String message) {
         String since = previous.stream()
                 .filter(c -> c.getType().equals(type) && value.equals(c.getStatus()))
                 .map(Condition::getLastTransitionTime).findFirst().orElse(Instant.now().toString());

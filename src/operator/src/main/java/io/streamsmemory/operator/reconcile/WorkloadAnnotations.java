@@ -11,12 +11,18 @@ public final class WorkloadAnnotations {
     /** On a pod template: the restart hash of the allocation its pods must run with. Changing it rolls the pods. */
     public static final String RESTART_HASH = "streamsmemory.io/restart-hash";
 
-    /** Labels on published ConfigMaps, so the operator finds its own. */
+    /**
+     * Labels on published ConfigMaps, so the operator finds its own. Policy and workload names longer than a label
+     * value may be are hashed there ({@link KubernetesNames#labelValue}); the annotations {@link #POLICY} and
+     * {@link #WORKLOAD} on the ConfigMap carry them whole.
+     */
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY = "streams-memory-operator";
     public static final String POLICY_LABEL = "streamsmemory.io/policy";
     public static final String WORKLOAD_KIND_LABEL = "streamsmemory.io/workload-kind";
     public static final String WORKLOAD_NAME_LABEL = "streamsmemory.io/workload-name";
+    /** ConfigMap annotation: the name of the workload it was published for, whole. */
+    public static final String WORKLOAD = "streamsmemory.io/workload";
 
     /** ConfigMap key holding the allocation document the agent reads. */
     public static final String ALLOCATION_KEY = "allocation.json";
@@ -55,8 +61,31 @@ public final class WorkloadAnnotations {
     private WorkloadAnnotations() {
     }
 
-    /** The ConfigMap a workload's allocation is published in. */
-    public static String configMapName(String workloadName) {
+    /**
+     * The ConfigMap a workload's allocation is published in, {@code <workload>-<kind>-streams-memory}: a Deployment
+     * and a StatefulSet of the same name each get their own. A name too long for an object name is shortened with a
+     * hash ({@link KubernetesNames#withSuffix}).
+     */
+    public static String configMapName(String kind, String workloadName) {
+        return KubernetesNames.withSuffix(workloadName, "-" + kind.toLowerCase(java.util.Locale.ROOT) + "-streams-memory");
+    }
+
+    /**
+     * The ConfigMap of Deployment {@code deploymentName}.
+     *
+     * @deprecated name the kind with {@link #configMapName(String, String)}; kept so callers written before kinds
+     *     had their own ConfigMap still compile.
+     */
+    @Deprecated
+    public static String configMapName(String deploymentName) {
+        return configMapName("Deployment", deploymentName);
+    }
+
+    /**
+     * The name the previous version published under, one for both kinds. The operator deletes its own ConfigMaps of
+     * this name once no pod mounts them any more; nothing reads them.
+     */
+    public static String legacyConfigMapName(String workloadName) {
         return workloadName + "-streams-memory";
     }
 }

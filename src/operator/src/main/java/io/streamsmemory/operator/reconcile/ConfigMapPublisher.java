@@ -1,0 +1,95 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FIELD_MANAGER;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.configMapName;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.legacyConfigMapName;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes and removes the operator's allocation ConfigMaps, and only those: a ConfigMap under the operator's name
+ * that it did not publish for the workload is never applied over, and every delete carries a precondition, so
+ * what changed hands since the operator read it is left alone.
+ */
+final class ConfigMapPublisher {
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigMapPublisher.class);
+
+    private final KubernetesClient client;
+
+    ConfigMapPublisher(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /**
+     * The ConfigMap under the workload's name: the operator's from its cache, else whatever the API server holds
+     * (the cache holds labelled ConfigMaps only, so a user's own under the same name is read to be seen at all).
+     */
+    ConfigMap current(Workload workload, ConfigMap cached) {
+        if (cached != null) {
+            return cached;
+        }
+        return client.configMaps().inNamespace(workload.namespace())
+                .withName(configMapName(workload.kind(), workload.name())).get();
+    }
+
+    /** Applies {@code desired}; the caller has checked that what is there is the operator's for this workload. */
+    void apply(ConfigMap desired) {
+        // Forcing is safe here: the fields are the operator's own, and taking them back is how a hand edit is undone.
+        client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+    }
+
+    /**
+     * Deletes the operator's ConfigMaps that no workload of the policy wants any more (the workload opted out, or
+     * the previous version's name once no pod mounts it), telling {@code removed} the workload of each.
+     */
+    void removeUnwanted(List<Workload> workloads, Collection<ConfigMap> published, Consumer<ConfigMap> removed) {
+        Set<String> wanted = workloads.stream().map(w -> configMapName(w.kind(), w.name())).collect(Collectors.toSet());
+        for (ConfigMap configMap : published) {
+            String name = configMap.getMetadata().getName();
+            if (wanted.contains(name) || !AllocationConfigMap.publishedByOperator(configMap)) {
+                continue;
+            }
+            boolean legacy = name.equals(legacyConfigMapName(AllocationConfigMap.workloadName(configMap)));
+            if (legacy && mounted(configMap)) {
+                continue; // running pods read it at their next container start; it goes once they are replaced
+            }
+            try {
+                delete(configMap);
+                if (!legacy) {
+                    removed.accept(configMap);
+                }
+            } catch (KubernetesClientException e) {
+                // Changed or gone since it was read: the next reconcile sees it as it is now.
+                LOG.warn("ConfigMap {}/{} not deleted: {}", configMap.getMetadata().getNamespace(), name, e.getMessage());
+            }
+        }
+    }
+
+    /** Deletes exactly the object that was read: same uid and resourceVersion, or nothing. */
+    private void delete(ConfigMap configMap) {
+        client.configMaps().inNamespace(configMap.getMetadata().getNamespace())
+                .withName(configMap.getMetadata().getName())
+                .lockResourceVersion(configMap.getMetadata().getResourceVersion())
+                .delete();
+    }
+
+    private boolean mounted(ConfigMap configMap) {
+        String name = configMap.getMetadata().getName();
+        List<Pod> pods = client.pods().inNamespace(configMap.getMetadata().getNamespace()).list().getItems();
+        return pods.stream().filter(p -> p.getSpec() != null && p.getSpec().getVolumes() != null)
+                .flatMap(p -> p.getSpec().getVolumes().stream()).map(Volume::getConfigMap).filter(Objects::nonNull)
+                .anyMatch(source -> name.equals(source.getName()));
+    }
+}

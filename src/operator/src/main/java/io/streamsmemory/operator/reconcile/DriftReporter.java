@@ -1,0 +1,83 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.DRIFT_ROLLOUT;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.WEBHOOK_CONFIGURATION;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.util.Optional;
+
+/**
+ * Counts a workload's pods against its allocation (status) and, once the workload has settled on its current
+ * template, reports pods without the agent in an Event; with rollout Automatic it rolls the workload once for
+ * a restart hash (never again for the same allocation, so never in a loop).
+ */
+final class DriftReporter {
+    private final KubernetesClient client;
+    private final EventRecorder events;
+    private final RolloutStamper stamper;
+    private final PodDrift drift;
+
+    DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper) {
+        this.client = client;
+        this.events = events;
+        this.stamper = stamper;
+        this.drift = new PodDrift(client);
+    }
+
+    void report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
+        Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
+        if (counted.isEmpty()) {
+            return;
+        }
+        PodDrift.Count count = counted.get();
+        row.setPods(count.pods());
+        row.setPodsInjected(count.injected());
+        row.setPodsNotInjected(count.notInjected());
+        row.setPodsOutdated(count.outdated());
+        row.setPodsSkipped(count.skipped());
+        boolean manual = policy.getSpec().getRollout() == Rollout.Manual;
+        boolean templateCurrent = workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent();
+        if (count.drifted() == 0 || !PodDrift.settled(workload) || (!manual && !templateCurrent)) {
+            // Nothing drifted, or a rollout is still under way (it replaces these pods).
+            return;
+        }
+        String what = String.format("%d of %d pod(s) run without the agent (created while the admission webhook was "
+                        + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
+                count.notInjected(), count.pods(), allocation.hash(), count.outdated());
+        if (manual) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; rollout is Manual: restart the pods "
+                    + "(kubectl rollout restart) to inject them");
+        } else if (allocation.restartHash().equals(templateAnnotation(workload))) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload was already rolled once "
+                    + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
+                    + "the pods");
+        } else if (!webhookInstalled()) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; the admission webhook is not installed "
+                    + "(MutatingWebhookConfiguration " + WEBHOOK_CONFIGURATION + "), so rolling would not help");
+        } else {
+            stamper.stampDriftRollout(workload, allocation.restartHash());
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
+        }
+    }
+
+    private static String templateAnnotation(Workload workload) {
+        return workload.template() == null || workload.template().getMetadata() == null
+                || workload.template().getMetadata().getAnnotations() == null ? null
+                : workload.template().getMetadata().getAnnotations().get(DRIFT_ROLLOUT);
+    }
+
+    private boolean webhookInstalled() {
+        try {
+            return client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION)
+                    .get() != null;
+        } catch (KubernetesClientException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.format;
+
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Builds a policy's status in one place: every path sets all four conditions (Ready, InvalidSpec, Degraded,
+ * Warning), each keeping its lastTransitionTime while its status holds.
+ */
+final class PolicyStatusBuilder {
+    private final StreamsMemoryPolicyStatus previous;
+    private final long generation;
+    private final Conditions conditions;
+
+    PolicyStatusBuilder(StreamsMemoryPolicy policy) {
+        this.generation = Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 0L);
+        this.previous = policy.getStatus() == null ? new StreamsMemoryPolicyStatus() : policy.getStatus();
+        this.conditions = new Conditions(previous.getConditions(), generation);
+    }
+
+    /** An invalid spec changes nothing published: the last numbers and workloads stay, and the status says why. */
+    StreamsMemoryPolicyStatus invalidSpec(String message) {
+        StreamsMemoryPolicyStatus status = start();
+        copyNumbers(previous, status);
+        status.setWorkloadCount(previous.getWorkloadCount());
+        status.setWorkloads(previous.getWorkloads());
+        String notEvaluated = "workloads were not re-planned: the spec is invalid";
+        status.setConditions(conditions.set(Conditions.READY, false, "InvalidSpec", message)
+                .set(Conditions.INVALID_SPEC, true, "InvalidSpec", message)
+                .unknown(Conditions.DEGRADED, "InvalidSpec", notEvaluated)
+                .unknown(Conditions.WARNING, "InvalidSpec", notEvaluated)
+                .build());
+        return status;
+    }
+
+    /**
+     * The status after the policy's workloads were reconciled.
+     *
+     * @param shown the allocation whose numbers the printer columns show, null to keep the last ones
+     * @param failure what failed (see {@link #failure}), null when nothing did
+     */
+    StreamsMemoryPolicyStatus reconciled(List<WorkloadOutcome> outcomes, Allocation shown, String failure,
+                                         String policyName) {
+        StreamsMemoryPolicyStatus status = start();
+        List<WorkloadAllocationStatus> rows = outcomes.stream().map(WorkloadOutcome::row).toList();
+        if (shown != null) {
+            status.setHeap(format(shown.part("heap").bytes()));
+            status.setRocksDb(format(shown.part("rocksdb").bytes()));
+            status.setRecordCache(format(shown.part("record-cache").bytes()));
+        } else {
+            copyNumbers(previous, status);
+        }
+        status.setWorkloadCount(rows.size());
+        status.setWorkloads(rows);
+        status.setDriftedPods(rows.stream().mapToInt(r -> Objects.requireNonNullElse(r.getPodsNotInjected(), 0)
+                + Objects.requireNonNullElse(r.getPodsOutdated(), 0)).sum());
+
+        conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
+        if (failure == null) {
+            conditions.set(Conditions.READY, true, "Allocated", rows.isEmpty()
+                    ? "no workload names this policy yet (annotate one with " + WorkloadAnnotations.POLICY + ": "
+                    + policyName + ")"
+                    : "allocated " + rows.size() + " workload(s)");
+            conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
+        } else {
+            String reason = failureReason(outcomes);
+            conditions.set(Conditions.READY, false, reason, failure);
+            conditions.set(Conditions.DEGRADED, true, reason, failure);
+        }
+        List<String> warnings = outcomes.stream().flatMap(o -> o.warnings().stream()).toList();
+        conditions.set(Conditions.WARNING, !warnings.isEmpty(), warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
+                warnings.isEmpty() ? "no warnings" : String.join("; ", warnings));
+        status.setConditions(conditions.build());
+        return status;
+    }
+
+    /**
+     * What failed, counted ("1 of 3 workload(s) failed: Deployment a: ..."), with the policy's own problem (one
+     * pod running every task does not fit) when it has no workload; null when nothing failed.
+     */
+    static String failure(List<WorkloadOutcome> outcomes, String policyProblem) {
+        List<String> failures = outcomes.stream().filter(WorkloadOutcome::failed).map(WorkloadOutcome::failure).toList();
+        if (!failures.isEmpty()) {
+            return failures.size() + " of " + outcomes.size() + " workload(s) failed: " + String.join("; ", failures);
+        }
+        return policyProblem;
+    }
+
+    /** Unsatisfiable when only the engine said no (more memory helps), else WorkloadsFailed. */
+    static String failureReason(List<WorkloadOutcome> outcomes) {
+        return outcomes.stream().filter(WorkloadOutcome::failed).allMatch(o -> "AllocationFailed".equals(o.failureReason()))
+                ? "Unsatisfiable" : "WorkloadsFailed";
+    }
+
+    private StreamsMemoryPolicyStatus start() {
+        StreamsMemoryPolicyStatus status = new StreamsMemoryPolicyStatus();
+        status.setObservedGeneration(generation);
+        return status;
+    }
+
+    private static void copyNumbers(StreamsMemoryPolicyStatus from, StreamsMemoryPolicyStatus to) {
+        to.setHeap(from.getHeap());
+        to.setRocksDb(from.getRocksDb());
+        to.setRecordCache(from.getRecordCache());
+    }
+}

@@ -1,0 +1,16 @@
+package io.streamsmemory.operator.reconcile;
+
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import java.util.List;
+
+/**
+ * What reconciling one workload came to: its status row, the allocation in force (null when it could not be
+ * computed), and, when it failed, the Event reason and message; warnings are worth telling but changed nothing.
+ */
+record WorkloadOutcome(WorkloadAllocationStatus row, Allocation allocation, String failureReason, String failure,
+                       List<String> warnings) {
+    boolean failed() {
+        return failure != null;
+    }
+}

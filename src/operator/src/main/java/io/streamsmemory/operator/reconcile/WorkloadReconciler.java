@@ -1,0 +1,152 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.format;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_HASH;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FACTS;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.RESTART_HASH;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.configMapName;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one workload of a policy: plans it, publishes its allocation, rolls it when a change needs a
+ * restart and the policy allows it, and counts its pods. Whatever goes wrong is recorded in the workload's
+ * status row and an Event on it, never thrown, so one workload's trouble never stops the policy's others.
+ */
+final class WorkloadReconciler {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkloadReconciler.class);
+
+    private final EventRecorder events;
+    private final AllocationMetrics metrics;
+    private final ConfigMapPublisher publisher;
+    private final RolloutStamper stamper;
+    private final DriftReporter drift;
+    private final AllocationEngine engine = new AllocationEngine();
+
+    WorkloadReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
+                       ConfigMapPublisher publisher) {
+        this.events = events;
+        this.metrics = metrics;
+        this.publisher = publisher;
+        this.stamper = new RolloutStamper(client);
+        this.drift = new DriftReporter(client, events, stamper);
+    }
+
+    /** @param cached the workload's ConfigMap from the operator's cache, null when it holds none */
+    WorkloadOutcome reconcile(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached) {
+        WorkloadAllocationStatus row = new WorkloadAllocationStatus();
+        row.setKind(workload.kind());
+        row.setName(workload.name());
+        row.setReplicas(workload.replicas());
+        row.setConfigMap(configMapName(workload.kind(), workload.name()));
+        List<String> warnings = new ArrayList<>();
+        try {
+            return allocate(policy, workload, cached, row, warnings);
+        } catch (RuntimeException e) {
+            LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
+            return failed(workload, row, warnings, "WorkloadFailed", "could not be reconciled: "
+                    + Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName()));
+        }
+    }
+
+    private WorkloadOutcome allocate(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
+                                     WorkloadAllocationStatus row, List<String> warnings) {
+        WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload);
+        for (String warning : plan.warnings()) {
+            events.record(workload.resource(), Type.Warning, "WorkloadWarning", warning);
+            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
+        row.setThreads(plan.facts().streamThreads());
+        row.setMemory(format(plan.facts().memoryBytes()));
+        ConfigMap current = publisher.current(workload, cached);
+        if (current != null && !AllocationConfigMap.publishedFor(current, workload)) {
+            return failed(workload, row, warnings, "ConfigMapConflict", String.format("ConfigMap %s exists and was "
+                    + "not created by the operator for this %s (it lacks the operator's managed-by label or an owner "
+                    + "reference to the workload): it is left as it is and nothing is published; rename or delete it",
+                    current.getMetadata().getName(), workload.kind()));
+        }
+        AllocationResult result = engine.allocate(plan.facts());
+        if (!result.ok()) {
+            // Keep what is published; report why it could not be updated.
+            AllocationConfigMap.annotation(current, ALLOCATION_HASH).ifPresent(row::setAllocationHash);
+            AllocationConfigMap.annotation(current, RESTART_HASH).ifPresent(row::setRestartHash);
+            row.setRestartPending(false);
+            return failed(workload, row, warnings, "AllocationFailed", result.message());
+        }
+        Allocation allocation = result.allocation();
+        row.setTasksPerPod(allocation.topology().activeTasksPerPod());
+        row.setRocksDbInstances(allocation.topology().rocksDbInstances());
+        row.setHeap(format(allocation.part("heap").bytes()));
+        row.setRocksDb(format(allocation.part("rocksdb").bytes()));
+        row.setRecordCache(format(allocation.part("record-cache").bytes()));
+        row.setAllocationHash(allocation.hash());
+        row.setRestartHash(allocation.restartHash());
+
+        publish(policy, workload, current, allocation);
+        row.setRestartPending(rollIfNeeded(policy, workload, allocation));
+        drift.report(policy, workload, allocation, row);
+        metrics.recordWorkload(workload, allocation);
+        return new WorkloadOutcome(row, allocation, null, null, warnings);
+    }
+
+    private WorkloadOutcome failed(Workload workload, WorkloadAllocationStatus row, List<String> warnings,
+                                   String reason, String message) {
+        row.setMessage(message);
+        events.record(workload.resource(), Type.Warning, reason, message);
+        return new WorkloadOutcome(row, null, reason, workload.kind() + " " + workload.name() + ": " + message,
+                warnings);
+    }
+
+    private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
+        ConfigMap desired = AllocationConfigMap.desired(policy.getMetadata().getName(), workload, allocation);
+        if (AllocationConfigMap.sameAs(current, desired)) {
+            return;
+        }
+        publisher.apply(desired);
+        if (AllocationConfigMap.annotation(current, ALLOCATION_HASH).filter(allocation.hash()::equals).isPresent()) {
+            return; // the same allocation: restored after a hand edit, or the target container (re)recorded
+        }
+        String numbers = String.format("heap %s, RocksDB %s, record cache %s (allocation %s)",
+                format(allocation.part("heap").bytes()), format(allocation.part("rocksdb").bytes()),
+                format(allocation.part("record-cache").bytes()), allocation.hash());
+        if (current == null) {
+            events.record(workload.resource(), Type.Normal, "Allocated", String.format(
+                    "published to ConfigMap %s: %s", desired.getMetadata().getName(), numbers));
+        } else {
+            String before = AllocationConfigMap.annotation(current, FACTS).orElse("?");
+            events.record(workload.resource(), Type.Normal, "Resplit", String.format("re-split (%s -> %s): %s",
+                    before, AllocationConfigMap.factsSummary(allocation), numbers));
+        }
+    }
+
+    /** Stamps the template when the running settings need a restart and the policy allows it; returns "pending". */
+    private boolean rollIfNeeded(StreamsMemoryPolicy policy, Workload workload, Allocation allocation) {
+        if (workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()) {
+            return false;
+        }
+        if (policy.getSpec().getRollout() == Rollout.Manual) {
+            events.record(workload.resource(), Type.Normal, "RestartPending", String.format(
+                    "JVM flags or RocksDB capacities changed (restart hash %s); rollout is Manual, restart the pods to "
+                            + "apply them", allocation.restartHash()));
+            return true;
+        }
+        stamper.stamp(workload, allocation.restartHash());
+        events.record(workload.resource(), Type.Normal, "RollingRestart", String.format(
+                "JVM flags or RocksDB capacities changed: stamped restart hash %s on the pod template",
+                allocation.restartHash()));
+        return false;
+    }
+}
