@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -83,6 +85,15 @@ public final class Fixtures {
             builder.editMetadata().addToAnnotations(WorkloadAnnotations.POLICY, policy).endMetadata();
         }
         return builder.build();
+    }
+
+    /** A StatefulSet shaped as {@link #deployment} is. */
+    static StatefulSet statefulSet(String namespace, String name, String policy, int replicas, String memoryLimit) {
+        Deployment template = deployment(namespace, name, policy, replicas, memoryLimit);
+        return new StatefulSetBuilder().withMetadata(template.getMetadata())
+                .withNewSpec().withServiceName(name).withReplicas(replicas)
+                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
+                .endSpec().build();
     }
 
     /**

@@ -168,12 +168,7 @@ class PolicyReconcilerTest {
         String ns = "statefulsets";
         Fixtures.namespace(client, ns);
         client.resource(policy(ns, "orders", "2Gi")).create();
-        Deployment template = deployment(ns, "orders-sts", "orders", 4, "2Gi");
-        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
-                .withMetadata(template.getMetadata())
-                .withNewSpec().withServiceName("orders-sts").withReplicas(4)
-                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
-                .endSpec().build()).create();
+        client.resource(Fixtures.statefulSet(ns, "orders-sts", "orders", 4, "2Gi")).create();
 
         await().atMost(WAIT).until(() -> configMap(client, ns, "StatefulSet", "orders-sts") != null);
         AllocationDocument document = AllocationJson.read(configMap(client, ns, "StatefulSet", "orders-sts").getData()
@@ -394,13 +389,8 @@ class PolicyReconcilerTest {
         String ns = "twins";
         Fixtures.namespace(client, ns);
         client.resource(policy(ns, "orders", "2Gi")).create();
-        Deployment template = deployment(ns, "twin", "orders", 4, "2Gi");
         client.resource(deployment(ns, "twin", "orders", 3, "2Gi")).create();
-        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
-                .withMetadata(template.getMetadata())
-                .withNewSpec().withServiceName("twin").withReplicas(4)
-                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
-                .endSpec().build()).create();
+        client.resource(Fixtures.statefulSet(ns, "twin", "orders", 4, "2Gi")).create();
 
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
                 && Integer.valueOf(2).equals(policyIn(ns, "orders").getStatus().getWorkloadCount()));

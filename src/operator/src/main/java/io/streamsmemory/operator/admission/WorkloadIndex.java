@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +89,7 @@ public final class WorkloadIndex implements AutoCloseable {
         String configMapName = configMapName(workload.getKind(), workloadName);
         ConfigMap configMap = configMaps.getStore().getByKey(namespace + "/" + configMapName);
         if (configMap == null || configMap.getData() == null || configMap.getData().get(ALLOCATION_KEY) == null
-                || !publishedFor(configMap, workload)) {
+                || !AllocationConfigMap.publishedFor(configMap, workload)) {
             return Optional.of(new Resolution(new InjectionTarget(workload, null, configMapName, null),
                     "no allocation is published for " + workload.getKind() + " " + workloadName + " yet (ConfigMap "
                             + configMapName + "); the pod starts without the agent and is reported as drift", false));
@@ -103,20 +104,6 @@ public final class WorkloadIndex implements AutoCloseable {
         }
         return Optional.of(new Resolution(new InjectionTarget(workload, target, configMapName, parsed.allocation()),
                 null, false));
-    }
-
-    /**
-     * True when the operator published {@code configMap} for this very workload: its kind label names the
-     * workload's kind and it is owned by the workload's uid. A Deployment and a StatefulSet of the same name, or a
-     * workload deleted and created again under its name, never read each other's allocation.
-     */
-    private static boolean publishedFor(ConfigMap configMap, HasMetadata workload) {
-        Map<String, String> labels = configMap.getMetadata().getLabels();
-        String uid = workload.getMetadata().getUid();
-        return labels != null && workload.getKind().equals(labels.get(WORKLOAD_KIND_LABEL))
-                && configMap.getMetadata().getOwnerReferences() != null
-                && configMap.getMetadata().getOwnerReferences().stream()
-                .anyMatch(owner -> workload.getKind().equals(owner.getKind()) && uid != null && uid.equals(owner.getUid()));
     }
 
     /**

@@ -107,14 +107,19 @@ public final class AllocationConfigMap {
     }
 
     /**
-     * True when the operator published {@code configMap} for {@code workload}: it carries the operator's
-     * managed-by label and an owner reference to this very workload (its uid). Anything else under the operator's
-     * name is someone else's, never taken over.
+     * True when the operator published {@code configMap} for this very workload: it carries the operator's
+     * managed-by label and the workload's kind, and an owner reference to the workload's kind and uid. Anything
+     * else under the operator's name is someone else's (the reconciler never takes it over; the webhook never
+     * reads it), and a Deployment and a StatefulSet of one name, or a workload created again under its old name,
+     * never share one.
      */
-    static boolean publishedFor(ConfigMap configMap, Workload workload) {
-        return publishedByOperator(configMap) && configMap.getMetadata().getOwnerReferences() != null
-                && configMap.getMetadata().getOwnerReferences().stream()
-                .anyMatch(owner -> Objects.equals(owner.getUid(), workload.resource().getMetadata().getUid()));
+    public static boolean publishedFor(ConfigMap configMap, HasMetadata workload) {
+        String uid = workload.getMetadata().getUid();
+        return publishedByOperator(configMap)
+                && workload.getKind().equals(configMap.getMetadata().getLabels().get(WORKLOAD_KIND_LABEL))
+                && configMap.getMetadata().getOwnerReferences() != null
+                && configMap.getMetadata().getOwnerReferences().stream().anyMatch(owner ->
+                workload.getKind().equals(owner.getKind()) && uid != null && uid.equals(owner.getUid()));
     }
 
     static boolean publishedByOperator(ConfigMap configMap) {

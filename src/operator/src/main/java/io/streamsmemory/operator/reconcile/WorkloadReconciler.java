@@ -72,7 +72,7 @@ final class WorkloadReconciler {
         row.setThreads(plan.facts().streamThreads());
         row.setMemory(format(plan.facts().memoryBytes()));
         ConfigMap current = publisher.current(workload, cached);
-        if (current != null && !AllocationConfigMap.publishedFor(current, workload)) {
+        if (current != null && !AllocationConfigMap.publishedFor(current, workload.resource())) {
             return failed(workload, row, warnings, "ConfigMapConflict", String.format("ConfigMap %s exists and was "
                     + "not created by the operator for this %s (it lacks the operator's managed-by label or an owner "
                     + "reference to the workload): it is left as it is and nothing is published; rename or delete it",
