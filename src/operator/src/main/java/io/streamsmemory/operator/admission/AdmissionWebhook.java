@@ -1,25 +1,18 @@
 package io.streamsmemory.operator.admission;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.reconcile.EventRecorder;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.security.GeneralSecurityException;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.KeyCertOptions;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.KeyManager;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,25 +21,28 @@ import org.slf4j.LoggerFactory;
  * certificate {@link CertificateManager} keeps current, answering from {@link WorkloadIndex}'s caches, only
  * for pods of namespaces that hold a policy ({@link PolicyNamespaceSelector}). Every operator replica serves
  * it (it does not need the leader Lease). Plain Java so the tests run it exactly as the Quarkus app does.
+ *
+ * <p>A Vert.x server (event loops, non-blocking I/O): TLS handshakes and request bodies are read without
+ * holding a thread, each bounded in time, so slow or idle clients cannot starve the {@code threads} workers
+ * that answer complete reviews ({@link ReviewRequests}).
  */
 public final class AdmissionWebhook implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionWebhook.class);
 
-    static {
-        // The JDK server leaves Nagle's algorithm on: with the API server's delayed ACKs every small response
-        // would wait ~40 ms. Read once, when the server classes load, so it is set before the first server.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
+    /**
+     * Idle keep-alive connections are closed after this: longer than the 90 s after which the API server's
+     * Go client drops its own idle connections, so the client closes first and never sends a review on a
+     * connection the server is closing.
+     */
+    static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
 
     private final WebhookSettings settings;
     private final WorkloadIndex index;
     private final CertificateManager certificates;
     private final PodAdmission admission;
     private final PolicyNamespaceSelector namespaces;
-    private HttpsServer server;
-    private ExecutorService executor;
+    private Vertx vertx;
+    private HttpServer server;
 
     private AdmissionWebhook(KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
         this.settings = settings;
@@ -66,57 +62,30 @@ public final class AdmissionWebhook implements AutoCloseable {
         try {
             webhook.startServing();
             return webhook;
-        } catch (RuntimeException | IOException | GeneralSecurityException e) {
+        } catch (Exception e) {
             webhook.close();
             throw new IllegalStateException("the admission webhook could not start on port " + settings.port + ": "
                     + e.getMessage(), e);
         }
     }
 
-    private void startServing() throws IOException, GeneralSecurityException {
+    private void startServing() throws Exception {
         index.start(Duration.ofSeconds(30));
         certificates.start();
         namespaces.start();
-        SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(new KeyManager[] {certificates.keyManager()}, null, null);
-        server = HttpsServer.create(new InetSocketAddress(settings.host, settings.port), 128);
-        server.setHttpsConfigurator(new HttpsConfigurator(tls) {
-            @Override
-            public void configure(HttpsParameters params) {
-                SSLParameters parameters = tls.getDefaultSSLParameters();
-                parameters.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-                params.setSSLParameters(parameters);
-            }
-        });
-        AtomicInteger threads = new AtomicInteger();
-        executor = Executors.newFixedThreadPool(Math.max(1, settings.threads), r -> {
-            Thread thread = new Thread(r, "webhook-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
-        server.createContext(WebhookSettings.PATH, this::handle);
-        server.start();
+        vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(Math.max(1, settings.threads)));
+        long timeout = settings.requestTimeout.toMillis();
+        HttpServerOptions options = new HttpServerOptions().setHost(settings.host).setPort(settings.port)
+                .setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(certificates.keyManager()))
+                .setEnabledSecureTransportProtocols(Set.of("TLSv1.3", "TLSv1.2"))
+                // HTTP/1.1, as the API server's webhook client speaks it to a server without ALPN.
+                .setUseAlpn(false).setTcpNoDelay(true)
+                .setSslHandshakeTimeout(timeout).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) IDLE_TIMEOUT.toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
+        ReviewRequests requests = new ReviewRequests(vertx, admission, timeout);
+        server = vertx.createHttpServer(options).connectionHandler(requests::connected).requestHandler(requests);
+        server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.info("pod admission webhook listening on https://{}:{}{}", settings.host, port(), WebhookSettings.PATH);
-    }
-
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            if (!"POST".equals(exchange.getRequestMethod())) {
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            byte[] body;
-            try (InputStream in = exchange.getRequestBody()) {
-                body = in.readAllBytes();
-            }
-            byte[] answer = admission.review(body);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, answer.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(answer);
-            }
-        }
     }
 
     /** True when the caches the webhook answers from (workloads, ConfigMaps, LimitRanges) are filled. */
@@ -126,7 +95,7 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     /** The port actually bound (settings may say 0). */
     public int port() {
-        return server.getAddress().getPort();
+        return server.actualPort();
     }
 
     public X509Certificate servingCertificate() {
@@ -147,7 +116,7 @@ public final class AdmissionWebhook implements AutoCloseable {
     }
 
     /** How long the webhook itself took (parse, decide, answer) for the last few thousand reviews, in ms. */
-    public java.util.List<Double> recentHandlingMillis() {
+    public List<Double> recentHandlingMillis() {
         return admission.recentHandlingMillis();
     }
 
@@ -167,11 +136,8 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     @Override
     public void close() {
-        if (server != null) {
-            server.stop(0);
-        }
-        if (executor != null) {
-            executor.shutdownNow();
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
         }
         namespaces.close();
         certificates.close();

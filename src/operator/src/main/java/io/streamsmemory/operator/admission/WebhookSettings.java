@@ -24,7 +24,10 @@ public final class WebhookSettings {
 
     String host = "0.0.0.0";
     int port = 8443;
-    int threads = 4;
+    /** Workers answering complete reviews; handshakes and reads happen on the event loops without them. */
+    int threads = 8;
+    /** The longest a client may take for its TLS handshake, and for a request's body once its headers are in. */
+    Duration requestTimeout = Duration.ofSeconds(10);
     String namespace = "default";
     String serviceName = DEFAULT_SERVICE_NAME;
     List<String> extraSans = new ArrayList<>();
@@ -57,6 +60,7 @@ public final class WebhookSettings {
     public WebhookSettings host(String host) { this.host = host; return this; }
     public WebhookSettings port(int port) { this.port = port; return this; }
     public WebhookSettings threads(int threads) { this.threads = threads; return this; }
+    public WebhookSettings requestTimeout(Duration timeout) { this.requestTimeout = timeout; return this; }
     public WebhookSettings namespace(String namespace) { this.namespace = namespace; return this; }
     public WebhookSettings serviceName(String serviceName) { this.serviceName = serviceName; return this; }
     public WebhookSettings extraSans(List<String> extraSans) { this.extraSans = new ArrayList<>(extraSans); return this; }

@@ -36,8 +36,10 @@ public class WebhookLifecycle {
     boolean enabled;
     @ConfigProperty(name = "streamsmemory.webhook.port", defaultValue = "8443")
     int port;
-    @ConfigProperty(name = "streamsmemory.webhook.threads", defaultValue = "4")
+    @ConfigProperty(name = "streamsmemory.webhook.threads", defaultValue = "8")
     int threads;
+    @ConfigProperty(name = "streamsmemory.webhook.request-timeout", defaultValue = "PT10S")
+    Duration requestTimeout;
     @ConfigProperty(name = "streamsmemory.webhook.start-retry-period", defaultValue = "PT10S")
     Duration startRetryPeriod;
     @ConfigProperty(name = "streamsmemory.webhook.service-name", defaultValue = WebhookSettings.DEFAULT_SERVICE_NAME)
@@ -132,7 +134,7 @@ public class WebhookLifecycle {
     /** The settings from application.properties (and their environment overrides). */
     WebhookSettings settings() {
         WebhookSettings settings = new WebhookSettings()
-                .port(port).threads(threads)
+                .port(port).threads(threads).requestTimeout(requestTimeout)
                 .namespace(Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"))
                 .serviceName(serviceName).extraSans(extraSans.orElse(List.of()))
                 .configurationName(configurationName).secretName(secretName)

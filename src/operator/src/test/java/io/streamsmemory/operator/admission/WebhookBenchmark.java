@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code make bench-webhook}: creates pods through a real kube-apiserver, one at a time, with the
@@ -41,12 +40,7 @@ public final class WebhookBenchmark {
                 + "(%d pods per mode in %d rounds, %d warm-up pods per mode)%n", pods, rounds, warmup);
         try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
             KubernetesClient client = controlPlane.adminClient();
-            WebhookOperator.installCrd(client);
-            WebhookOperator.namespace(client, WebhookOperator.OPERATOR_NAMESPACE, Map.of());
-            WebhookOperator.namespace(client, NS, Map.of());
-            WebhookOperator.namespace(client, NS_WITHOUT_POLICY, Map.of());
-            int port = WebhookOperator.freePort();
-            WebhookOperator.installWebhookConfiguration(client, port);
+            int port = WebhookOperator.prepareLocal(client, NS, NS_WITHOUT_POLICY);
             try (WebhookOperator operator = WebhookOperator.start(client, WebhookOperator.localSettings(port))) {
                 client.resource(WebhookOperator.policy(NS, "bench", Rollout.Manual)).create();
                 var deployment = client.resource(WebhookOperator.deployment(NS, "bench-app", "bench", 1, List.of()))

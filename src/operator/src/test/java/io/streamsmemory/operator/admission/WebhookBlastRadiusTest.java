@@ -11,7 +11,6 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,12 +27,7 @@ class WebhookBlastRadiusTest {
 
     @Test
     void onlyNamespacesWithAPolicyReachTheWebhookAsPoliciesComeAndGo() throws Exception {
-        WebhookOperator.installCrd(client);
-        WebhookOperator.namespace(client, WebhookOperator.OPERATOR_NAMESPACE, Map.of());
-        WebhookOperator.namespace(client, SHOP, Map.of());
-        WebhookOperator.namespace(client, QUIET, Map.of());
-        int port = WebhookOperator.freePort();
-        WebhookOperator.installWebhookConfiguration(client, port);
+        int port = WebhookOperator.prepareLocal(client, SHOP, QUIET);
         try (WebhookOperator operator = WebhookOperator.start(client, WebhookOperator.localSettings(port))) {
             client.resource(WebhookOperator.policy(SHOP, "orders", Rollout.Manual)).create();
             Pod optedIn = WebhookOperator.replicaSetPod(client.resource(

@@ -86,6 +86,21 @@ final class WebhookOperator implements AutoCloseable {
         }
     }
 
+    /**
+     * An API server ready for a local webhook: the CRD, the operator's namespace and {@code namespaces}, and
+     * deploy/webhook.yaml's configuration pointed at a free local port, which is returned.
+     */
+    static int prepareLocal(KubernetesClient client, String... namespaces) throws IOException {
+        installCrd(client);
+        namespace(client, OPERATOR_NAMESPACE, Map.of());
+        for (String namespace : namespaces) {
+            namespace(client, namespace, Map.of());
+        }
+        int port = freePort();
+        installWebhookConfiguration(client, port);
+        return port;
+    }
+
     static List<HasMetadata> deployFile(KubernetesClient client, String file) {
         try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
             return client.load(in).items();

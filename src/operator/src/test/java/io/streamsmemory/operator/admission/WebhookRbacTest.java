@@ -38,12 +38,7 @@ class WebhookRbacTest {
 
     @Test
     void theWebhookDoesItsJobUnderTheDeployedRbacAndRotatesItsCertificate() throws Exception {
-        WebhookOperator.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
-            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
-                client.resource(item).serverSideApply();
-            }
-        }
+        installDeployed();
         int port = WebhookOperator.freePort();
         WebhookOperator.installWebhookConfiguration(client, port);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
@@ -105,12 +100,7 @@ class WebhookRbacTest {
 
     @Test
     void aMissingTlsSecretIsCreatedInTheOperatorsNamespaceUnderTheDeployedRbac() throws Exception {
-        WebhookOperator.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
-            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
-                client.resource(item).serverSideApply();
-            }
-        }
+        installDeployed();
         int port = WebhookOperator.freePort();
         WebhookOperator.installWebhookConfiguration(client, port);
         // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
@@ -126,6 +116,16 @@ class WebhookRbacTest {
         } finally {
             // The other test of this class starts from the shipped (empty) Secret, with its own certificate validity.
             client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
+        }
+    }
+
+    /** The CRD and deploy/'s namespace, ServiceAccount, RBAC and webhook manifests (the empty Secret included). */
+    private void installDeployed() throws Exception {
+        WebhookOperator.installCrd(client);
+        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
+            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
+                client.resource(item).serverSideApply();
+            }
         }
     }
 
