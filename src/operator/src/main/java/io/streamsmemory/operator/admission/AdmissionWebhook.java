@@ -137,7 +137,12 @@ public final class AdmissionWebhook implements AutoCloseable {
     @Override
     public void close() {
         if (vertx != null) {
-            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+            try {
+                vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+            } catch (RuntimeException e) {
+                // Shutting down (or giving up a failed start) goes on: the informers and timers below still stop.
+                LOG.warn("the webhook's HTTPS server did not stop cleanly: {}", e.toString());
+            }
         }
         namespaces.close();
         certificates.close();

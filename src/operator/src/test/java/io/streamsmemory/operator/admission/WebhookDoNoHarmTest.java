@@ -265,7 +265,7 @@ class WebhookDoNoHarmTest {
         Pod pod = admittedOnceSeen("edited", p -> p.toString().contains("OnError"));
 
         assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("OnError"));
-        assertSkipped(pod, "ConfigMap edited-streams-memory was not used");
+        assertSkipped(pod, "ConfigMap " + configMapName("edited") + " was not used");
         await().atMost(WAIT).until(() -> events("edited", "AllocationRefused").stream()
                 .anyMatch(e -> e.getMessage().contains("not by the operator")));
         harm.write(8, getClass(), test.getTestMethod().orElseThrow().getName());
@@ -329,7 +329,7 @@ class WebhookDoNoHarmTest {
     }
 
     private static String configMapName(String workload) {
-        return WorkloadAnnotations.configMapName(workload);
+        return WorkloadAnnotations.configMapName("Deployment", workload);
     }
 
     /**

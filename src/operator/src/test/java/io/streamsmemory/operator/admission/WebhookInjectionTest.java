@@ -160,8 +160,8 @@ class WebhookInjectionTest {
                             new VolumeBuilder().withName("streams-memory-agent").withNewEmptyDir()
                                     .withSizeLimit(new Quantity("32Mi")).endEmptyDir().build(),
                             new VolumeBuilder().withName("streams-memory-allocation").withNewConfigMap()
-                                    .withName("orders-app-streams-memory").withOptional(true).withDefaultMode(420)
-                                    .endConfigMap().build());
+                                    .withName(WorkloadAnnotations.configMapName("Deployment", "orders-app"))
+                                    .withOptional(true).withDefaultMode(420).endConfigMap().build());
 
             // Only the target container changed.
             Container proxy = pod.getSpec().getContainers().get(0);

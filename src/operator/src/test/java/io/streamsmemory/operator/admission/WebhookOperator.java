@@ -178,8 +178,12 @@ final class WebhookOperator implements AutoCloseable {
         return builder.build();
     }
 
+    /** The ConfigMap published for the Deployment named {@code workload}, or else for the StatefulSet of that name. */
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
-        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(workload)).get();
+        ConfigMap published = client.configMaps().inNamespace(namespace)
+                .withName(WorkloadAnnotations.configMapName("Deployment", workload)).get();
+        return published != null ? published : client.configMaps().inNamespace(namespace)
+                .withName(WorkloadAnnotations.configMapName("StatefulSet", workload)).get();
     }
 
     /** The workload's pods that are not being deleted. */
