@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.api.StoresSpec;
@@ -69,11 +71,9 @@ final class ManagedWorkloads {
 
     /** The change the faults interrupt: the policy's stream threads (heap and client buffers follow: a restart). */
     void changeThreads(int threads) {
+        // A merge patch, as `kubectl patch` sends: no resourceVersion, so the operator's own writes cannot conflict.
         client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(POLICY_NAME)
-                .edit(p -> {
-                    p.getSpec().getStreams().setThreads(threads);
-                    return p;
-                });
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":" + threads + "}}}");
     }
 
     /** How many workloads already carry an allocation for {@code threads}. */

@@ -1,0 +1,97 @@
+package io.streamsmemory.operator;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged operator ({@code target/quarkus-app/quarkus-run.jar}, as {@code make run} and the image run it) in a
+ * process of its own, for the tests that need the real Quarkus wiring: health and readiness on a free HTTP port,
+ * the Lease identity and namespace from {@code POD_NAME}/{@code POD_NAMESPACE} as the downward API gives them.
+ */
+public final class PackagedOperator implements AutoCloseable {
+    public static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
+
+    private final Process process;
+    private final int httpPort;
+    private final Path log;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private PackagedOperator(Process process, int httpPort, Path log) {
+        this.process = process;
+        this.httpPort = httpPort;
+        this.log = log;
+    }
+
+    /** Starts the jar with {@code jvmArgs} (-D settings, heap flags); its output is appended to {@code log}. */
+    public static PackagedOperator start(Path kubeconfig, String namespace, String identity, Path log,
+                                         String... jvmArgs) throws IOException {
+        if (!Files.exists(JAR)) {
+            throw new IllegalStateException(JAR + " is built by the package phase: run `mvn verify`");
+        }
+        int httpPort = freePort();
+        List<String> command = new ArrayList<>(List.of("java", "-Dquarkus.http.port=" + httpPort));
+        command.addAll(List.of(jvmArgs));
+        command.addAll(List.of("-jar", JAR.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().put("KUBECONFIG", kubeconfig.toString());
+        builder.environment().put("POD_NAMESPACE", namespace);
+        builder.environment().put("POD_NAME", identity);
+        return new PackagedOperator(builder.start(), httpPort, log);
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** GET on the operator's HTTP port (health, metrics). */
+    public HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The log lines that contain any of {@code words}, under a heading, for a test's output. */
+    public String logLines(String heading, String... words) throws IOException {
+        return Files.readString(log).lines().filter(line -> List.of(words).stream().anyMatch(line::contains))
+                .reduce(heading, (a, b) -> a + "\n" + b);
+    }
+
+    /** SIGTERM, as Kubernetes stops a pod; killed after 30 s. Returns whether SIGTERM ended it. */
+    public boolean stop() throws InterruptedException {
+        process.destroy();
+        if (process.waitFor(30, TimeUnit.SECONDS)) {
+            return true;
+        }
+        process.destroyForcibly();
+        return false;
+    }
+
+    /** kill -9: no shutdown hook, no Lease release. */
+    public void kill9() {
+        process.destroyForcibly();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop();
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
