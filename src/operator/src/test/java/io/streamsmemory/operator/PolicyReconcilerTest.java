@@ -50,8 +50,13 @@ class PolicyReconcilerTest {
 
     /** Policy "orders" (2Gi) and Deployment "orders-app" (3 replicas) in a new namespace, once published. */
     private ConfigMap publishedWorkload(String ns) {
+        return publishedWorkload(ns, policy(ns, "orders", "2Gi"));
+    }
+
+    /** The fixture's Deployment under {@code policy} (named "orders"), once its ConfigMap is published. */
+    private ConfigMap publishedWorkload(String ns, StreamsMemoryPolicy policy) {
         Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(policy).create();
         client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         return configMap(client, ns, "orders-app");
@@ -151,14 +156,10 @@ class PolicyReconcilerTest {
     @Test
     void instancesPerPodReachesThePublishedAllocation() {
         String ns = "two-instances";
-        Fixtures.namespace(client, ns);
         StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
         policy.getSpec().getStreams().setInstancesPerPod(2);
-        client.resource(policy).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         AllocationDocument document = AllocationJson.read(
-                configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+                publishedWorkload(ns, policy).getData().get(WorkloadAnnotations.ALLOCATION_KEY));
         // The agent divides the instance-scoped bounds by this number (see src/agent/README.md).
         assertThat(document.inputs().instancesPerPod()).isEqualTo(2);
     }
