@@ -9,7 +9,11 @@ import java.util.Map;
  *
  * @param memoryBytes   the pod's memory
  * @param facts         the input this answers
- * @param topology      what one pod runs
+ * @param topology      what one pod runs now, at the facts' {@code replicas}: sizes the heap, the clients and
+ *                      the input buffers
+ * @param plannedTopology the busiest pod of the facts' replica range (see {@link WorkloadFacts#replicaRange()}):
+ *                      sizes everything RocksDB, so scaling inside the range keeps the restart hash; equal to
+ *                      {@code topology} when the facts have no range
  * @param parts         disjoint top-level parts, summing to memoryBytes
  * @param jvmOptions    flags for {@code JAVA_TOOL_OPTIONS}
  * @param streamsConfig Kafka Streams properties (client keys already prefixed)
@@ -19,7 +23,8 @@ import java.util.Map;
  * @param restartHash   digest of the settings a running JVM cannot take without a restart (JVM flags and
  *                      RocksDB capacities); Kafka Streams config alone changes only this the next time pods start
  */
-public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, List<Part> parts,
+public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, Topology plannedTopology,
+                         List<Part> parts,
                          List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb,
                          DefaultsBaseline baseline, String hash, String restartHash) {
 

@@ -21,6 +21,15 @@ import java.util.Map;
  * every share of the total, is what makes each part grow (never shrink) as memory grows; the nested
  * parts inside heap and RocksDB are split in bytes. The only part that is not a whole number of MiB
  * is the headroom, which keeps the sub-MiB rest of the pod memory so the parts sum to it exactly.
+ *
+ * <p>Replica range: a pod reads its RocksDB settings and JVM flags when it starts, so a change to them (the
+ * restart hash) means rolling every pod. With a {@link WorkloadFacts#replicaRange() replica range} the engine
+ * sizes everything RocksDB (native overhead, the shared cache, write buffers and arena blocks) for the busiest pod
+ * of the range, {@link Allocation#plannedTopology()}: the most RocksDB instances at any count from
+ * {@code max(1, min - 1)} (one pod of the fewest restarting) to {@code max}. The other parts do not depend on the
+ * replica count except {@code buffered.records.per.partition}, which follows the current count and is published
+ * without a roll. So scaling inside the range keeps the restart hash; the price is a RocksDB cache smaller than the
+ * current pod alone would get. Without a range the engine plans for exactly the current {@code replicas}.
  */
 public final class AllocationEngine {
     /** The largest pod the minimum-memory search considers. */
@@ -91,7 +100,12 @@ public final class AllocationEngine {
      */
     private Outcome compute(WorkloadFacts facts, boolean explain) {
         Overrides overrides = facts.overrides() == null ? Overrides.NONE : facts.overrides();
+        // Two pods: what one pod runs now, and the busiest pod of the replica range. RocksDB settings and JVM flags
+        // are read when a pod starts (the restart hash), so everything RocksDB is sized for the busiest pod and
+        // scaling inside the range changes none of it; the heap, the clients and buffered.records.per.partition follow
+        // the current count (the latter is published without a roll and taken at the next start).
         Topology topology = Topology.of(facts);
+        Topology planned = Topology.worstCase(facts);
         long memory = facts.memoryBytes();
         long m = memory / MiB;
         long subMiB = memory % MiB;
@@ -143,7 +157,7 @@ public final class AllocationEngine {
         long afterClients = pool - clientIo;
 
         // 4. RocksDB and the heap's data part share the rest.
-        boolean persistent = topology.rocksDbInstances() > 0;
+        boolean persistent = planned.rocksDbInstances() > 0;
         long rocksDb;
         long dataHeap;
         long spareHeadroom = 0;
@@ -176,7 +190,7 @@ public final class AllocationEngine {
 
         // 5. RocksDB: one shared cache holding blocks and write buffers, plus what no bound catches.
         RocksDbSettings rocksSettings = null;
-        long nativeOverhead = topology.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
+        long nativeOverhead = planned.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
         if (persistent) {
             long rocksBytes = rocksDb * MiB;
             long capacity = rocksBytes - nativeOverhead;
@@ -184,12 +198,14 @@ public final class AllocationEngine {
                 return Outcome.fail("RocksDbBudgetTooSmall", String.format(
                         "%d RocksDB instances (%s) need %s of native overhead (%s each) plus a %s shared cache = %s, "
                                 + "but the RocksDB share is %s",
-                        topology.rocksDbInstances(), instancesExplained(facts, topology), format(nativeOverhead),
+                        planned.rocksDbInstances(), instancesExplained(facts, planned), format(nativeOverhead),
                         format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE), format(BLOCK_CACHE_MIN),
                         format(nativeOverhead + BLOCK_CACHE_MIN), format(rocksBytes)),
-                        "lower the stores or the tasks per pod (more replicas)");
+                        facts.replicaRange() == null ? "lower the stores or the tasks per pod (more replicas)"
+                                : "lower the stores or the tasks per pod (more replicas, or a higher minimum of the "
+                                        + "replica range)");
             }
-            rocksSettings = rocksDbSettings(capacity, overrides, topology.rocksDbInstances());
+            rocksSettings = rocksDbSettings(capacity, overrides, planned.rocksDbInstances());
         }
 
         // 6. The heap: client buffers, record cache, input buffers, and the application's own objects.
@@ -227,7 +243,7 @@ public final class AllocationEngine {
         }
 
         // 7. Every floor holds: explain each number.
-        Part rocksPart = persistent ? rocksDbPart(facts, topology, rocksSettings, nativeOverhead)
+        Part rocksPart = persistent ? rocksDbPart(facts, planned, rocksSettings, nativeOverhead)
                 : Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
         Map<String, String> streamsConfig = new LinkedHashMap<>();
         List<Part> clientParts = clientParts(facts, topology, producerBuffer, fetchMax, streamsConfig);
@@ -295,7 +311,7 @@ public final class AllocationEngine {
         DefaultsBaseline baseline = DefaultsBaseline.of(facts, topology, metaspace * MiB);
         String hash = AllocationHash.of(jvmOptions, streamsConfig, rocksSettings);
         String restartHash = AllocationHash.of(jvmOptions, Map.of(), rocksSettings);
-        return new Outcome(new Allocation(memory, facts, topology, List.copyOf(parts), jvmOptions,
+        return new Outcome(new Allocation(memory, facts, topology, planned, List.copyOf(parts), jvmOptions,
                 java.util.Collections.unmodifiableMap(streamsConfig), rocksSettings, baseline, hash, restartHash),
                 null);
     }
@@ -358,7 +374,7 @@ public final class AllocationEngine {
                 arenaBlock);
     }
 
-    private static Part rocksDbPart(WorkloadFacts facts, Topology topology, RocksDbSettings s, long nativeOverhead) {
+    private static Part rocksDbPart(WorkloadFacts facts, Topology planned, RocksDbSettings s, long nativeOverhead) {
         long capacity = s.blockCacheCapacityBytes();
         long indexFilter = (long) Math.floor(capacity * s.highPriorityPoolRatio());
         long dataBlocks = capacity - s.writeBufferManagerBytes() - indexFilter;
@@ -372,7 +388,7 @@ public final class AllocationEngine {
         writeConfig.put("arena_block_size", Long.toString(s.arenaBlockSizeBytes()));
         Part cache = Part.of("rocksdb-block-cache", String.format(
                 "one LRU cache shared by all %d RocksDB instances of the JVM; %s",
-                topology.rocksDbInstances(), s.strictCapacityLimit()
+                planned.rocksDbInstances(), s.strictCapacityLimit()
                         ? "strict limit: inserts fail rather than overshoot"
                         : "not strict: a full shard overshoots briefly instead of failing reads (kept in headroom)"),
                 cacheConfig, List.of(
@@ -381,7 +397,7 @@ public final class AllocationEngine {
                                         + "when all memtables reach it; memtables of %s, %d per store, arena blocks "
                                         + "of %s so all %d instances' memtables fit in half of it",
                                 WRITE_BUFFER_DIVISOR, format(s.writeBufferSizeBytes()), s.maxWriteBufferNumber(),
-                                format(s.arenaBlockSizeBytes()), topology.rocksDbInstances()),
+                                format(s.arenaBlockSizeBytes()), planned.rocksDbInstances()),
                                 writeConfig),
                         Part.leaf("rocksdb-index-filter-blocks", indexFilter, String.format(
                                 "%.0f%% high-priority pool: index and filter blocks cached, pinned at the top level, "
@@ -391,15 +407,20 @@ public final class AllocationEngine {
                                 Map.of())));
         Part overhead = Part.leaf("rocksdb-native-overhead", nativeOverhead, String.format(
                 "%d instances x %s that no cache bound catches (table readers, memtable arena slack)",
-                topology.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)), Map.of());
-        return Part.of("rocksdb", String.format("RocksDB of %d instances (%s)", topology.rocksDbInstances(),
-                instancesExplained(facts, topology)), Map.of(), List.of(cache, overhead));
+                planned.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)), Map.of());
+        return Part.of("rocksdb", String.format("RocksDB of %d instances (%s)", planned.rocksDbInstances(),
+                instancesExplained(facts, planned)), Map.of(), List.of(cache, overhead));
     }
 
-    private static String instancesExplained(WorkloadFacts facts, Topology topology) {
-        String text = String.format("%d active + %d standby tasks x %d per task", topology.activeTasksPerPod(),
-                topology.standbyTasksPerPod(), facts.stores().rocksDbInstancesPerTask());
-        return facts.globalStores() > 0 ? text + " + " + facts.globalStores() + " global" : text;
+    /** How the planned pod's instances add up, and which replica counts it is the busiest of. */
+    private static String instancesExplained(WorkloadFacts facts, Topology planned) {
+        String text = String.format("%d active + %d standby tasks x %d per task", planned.activeTasksPerPod(),
+                planned.standbyTasksPerPod(), facts.stores().rocksDbInstancesPerTask());
+        text = facts.globalStores() > 0 ? text + " + " + facts.globalStores() + " global" : text;
+        ReplicaRange range = facts.replicaRange();
+        return range == null ? text : String.format("%s: the busiest pod at %d to %d replicas, the replica range "
+                + "[%d, %d] with one pod of the fewest restarting", text, Math.max(1, range.min() - 1), range.max(),
+                range.min(), range.max());
     }
 
     /** A JVM size flag value: whole MiB as {@code m}, otherwise KiB. Every size here is a whole KiB. */

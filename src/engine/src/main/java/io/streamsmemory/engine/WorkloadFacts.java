@@ -14,7 +14,7 @@ import java.util.List;
  * @param streamThreads       {@code num.stream.threads} of each KafkaStreams instance of a pod
  * @param instancesPerPod     KafkaStreams instances one pod (JVM) runs, usually 1: the record cache and the client
  *                            buffers are sized per instance, so the engine divides the pod's among them
- * @param replicas            pods of the workload
+ * @param replicas            pods of the workload now
  * @param partitions          input partitions (= active tasks) of the whole application, or null
  * @param tasksPerPod         active tasks of one pod, or null
  * @param standbyReplicas     {@code num.standby.replicas}
@@ -24,11 +24,14 @@ import java.util.List;
  * @param loadedClasses       classes the application loads (sizes metaspace)
  * @param kafkaStreamsVersion Kafka Streams version of the application, {@code major.minor}
  * @param overrides           the user's forced choices
+ * @param replicaRange        the replica counts the plan must hold for (see {@link ReplicaRange}), or null to plan
+ *                            for exactly {@code replicas}, as before ranges (without the margin of one pod
+ *                            restarting); {@code replicas} may lie outside it (the engine plans anyway)
  */
 public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPerPod, int replicas, Integer partitions,
                             Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
                             int recordBytes, int loadedClasses, String kafkaStreamsVersion,
-                            Overrides overrides) {
+                            Overrides overrides, ReplicaRange replicaRange) {
 
     public static Builder builder() {
         return new Builder();
@@ -49,12 +52,18 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         builder.loadedClasses = loadedClasses;
         builder.kafkaStreamsVersion = kafkaStreamsVersion;
         builder.overrides = overrides;
+        builder.replicaRange = replicaRange;
         return builder;
     }
 
     /** Stream threads of the whole pod: {@code num.stream.threads} times the KafkaStreams instances. */
     public long streamThreadsPerPod() {
         return (long) streamThreads * instancesPerPod;
+    }
+
+    /** The replica counts the plan holds for: {@code replicaRange}, or exactly {@code replicas} when it is null. */
+    public ReplicaRange plannedRange() {
+        return replicaRange != null ? replicaRange : ReplicaRange.exactly(replicas);
     }
 
     /** Problems with the facts themselves (not with fitting them): each names the field. Empty when valid. */
@@ -72,6 +81,10 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         }
         if (replicas < 1) {
             problems.add("replicas must be at least 1, got " + replicas);
+        }
+        if (replicaRange != null && (replicaRange.min() < 1 || replicaRange.min() > replicaRange.max())) {
+            problems.add("replicaRange must satisfy 1 <= min <= max, got [" + replicaRange.min() + ", "
+                    + replicaRange.max() + "]");
         }
         if ((partitions == null) == (tasksPerPod == null)) {
             problems.add("set exactly one of partitions and tasksPerPod");
@@ -131,6 +144,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         private int loadedClasses = MemoryModel.DEFAULT_LOADED_CLASSES;
         private String kafkaStreamsVersion = KafkaStreamsVersion.DEFAULT;
         private Overrides overrides = Overrides.NONE;
+        private ReplicaRange replicaRange;
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -205,10 +219,16 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
             return this;
         }
 
+        /** The replica counts the plan must hold for; null (the default) means exactly {@code replicas}. */
+        public Builder replicaRange(ReplicaRange value) {
+            replicaRange = value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(memoryBytes, streamThreads, instancesPerPod, replicas, partitions, tasksPerPod,
                     standbyReplicas, stores, globalStores, recordBytes, loadedClasses, kafkaStreamsVersion,
-                    overrides);
+                    overrides, replicaRange);
         }
     }
 }

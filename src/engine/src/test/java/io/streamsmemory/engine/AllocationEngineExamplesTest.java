@@ -200,4 +200,67 @@ class AllocationEngineExamplesTest {
         assertThat(s.strictCapacityLimit()).isTrue();
         assertThat(s.highPriorityPoolRatio()).isEqualTo(0.3);
     }
+
+    /** 2 GiB, 4 threads, 24 partitions, 2 key-value stores, 1 standby, running 4 of a replica range [2, 6]. */
+    private static WorkloadFacts rangedPod(int replicas) {
+        return WorkloadFacts.builder().memoryBytes(2 * GiB).streamThreads(4).replicas(replicas).partitions(24)
+                .stores(new StoreCounts(2, 0, 0)).standbyReplicas(1).replicaRange(new ReplicaRange(2, 6)).build();
+    }
+
+    @Test
+    void replicaRangeSizesRocksDbForItsBusiestPodWhileOnePodOfTheFewestRestarts() {
+        Allocation a = engine.allocate(rangedPod(4)).allocation();
+
+        // Now, at 4 replicas: 24/4 = 6 active + 24x1/4 = 6 standby tasks x 2 stores = 24 instances.
+        assertThat(a.topology().activeTasksPerPod()).isEqualTo(6);
+        assertThat(a.topology().standbyTasksPerPod()).isEqualTo(6);
+        assertThat(a.topology().rocksDbInstances()).isEqualTo(24);
+        // Planned for 1 to 6 replicas (2 - 1 while a pod of the fewest restarts): 1 pod holds all 24 active tasks and
+        // no standby (48 instances); 2 pods hold 12 + 12 (also 48); the tie goes to the most active tasks: 1 pod.
+        assertThat(a.plannedTopology().activeTasksPerPod()).isEqualTo(24);
+        assertThat(a.plannedTopology().standbyTasksPerPod()).isZero();
+        assertThat(a.plannedTopology().rocksDbInstances()).isEqualTo(48);
+        // RocksDB = 505 MiB as in realisticPod (same memory and threads); 48 x 512 KiB = 24 MiB native overhead
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
+        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(24 * MiB);
+        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(481 * MiB);
+        // arena block = (481 MiB / 3) / 2 / (48 instances x 2 memtables) = 875633 B, down to a 4 KiB step: 852 KiB
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(852 * ByteSize.KiB);
+        assertThat(a.part("rocksdb").reason()).contains("48 instances (24 active + 0 standby tasks x 2 per task: "
+                + "the busiest pod at 1 to 6 replicas");
+        // Input buffers follow the current count: 1000 records x 6 partitions x 1 KiB.
+        assertThat(a.part("input-buffers").bytes()).isEqualTo(6_144_000L);
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+
+        // Scaling to either end of the range keeps every setting read at start.
+        for (int replicas : new int[] {2, 6}) {
+            Allocation scaled = engine.allocate(rangedPod(replicas)).allocation();
+            assertThat(scaled.restartHash()).as("replicas %d", replicas).isEqualTo(a.restartHash());
+            assertThat(scaled.rocksDb()).isEqualTo(a.rocksDb());
+            assertThat(scaled.jvmOptions()).isEqualTo(a.jvmOptions());
+        }
+        // Without the range the same pod plans for its 24 instances only: 505 - 12 MiB of cache.
+        Allocation unranged = engine.allocate(rangedPod(4).toBuilder().replicaRange(null).build()).allocation();
+        assertThat(unranged.plannedTopology()).isEqualTo(unranged.topology());
+        assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(493 * MiB);
+        assertThat(unranged.restartHash()).isNotEqualTo(a.restartHash());
+    }
+
+    @Test
+    void withoutARangeThePlanIsTheCurrentTopology() {
+        Allocation a = engine.allocate(realisticPod()).allocation();
+        assertThat(a.facts().replicaRange()).isNull();
+        assertThat(a.facts().plannedRange()).isEqualTo(ReplicaRange.exactly(3));
+        assertThat(a.plannedTopology()).isEqualTo(a.topology());
+    }
+
+    @Test
+    void aReplicaRangeMustBeOrderedAndPositive() {
+        for (ReplicaRange bad : new ReplicaRange[] {new ReplicaRange(0, 3), new ReplicaRange(4, 3)}) {
+            assertThat(realisticPod().toBuilder().replicaRange(bad).build().validate())
+                    .singleElement().asString().startsWith("replicaRange must satisfy 1 <= min <= max");
+        }
+        // Running outside the range is the operator's to report: the engine plans anyway.
+        assertThat(realisticPod().toBuilder().replicaRange(new ReplicaRange(5, 8)).build().validate()).isEmpty();
+    }
 }

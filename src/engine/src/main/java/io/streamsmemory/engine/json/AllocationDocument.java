@@ -13,12 +13,14 @@ import java.util.Map;
 /**
  * The published form of an allocation: what {@code plan --output json} prints, what the operator
  * puts in a workload's ConfigMap, and what the agent reads. {@code formatVersion} changes only when a
- * reader written for the old version would misread the new one.
+ * reader written for the old version would misread the new one: {@code plannedTopology} and
+ * {@code inputs.replicaRange} were added within version 1 (older documents lack them and read as null).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AllocationDocument(String apiVersion, String kind, int formatVersion, String hash, String restartHash,
                                  long memoryBytes,
-                                 WorkloadFacts inputs, Topology topology, List<Part> parts, List<String> jvmOptions,
+                                 WorkloadFacts inputs, Topology topology, Topology plannedTopology, List<Part> parts,
+                                 List<String> jvmOptions,
                                  Map<String, String> streamsConfig, RocksDbSettings rocksdb,
                                  DefaultsBaseline kafkaDefaults) {
     public static final String API_VERSION = "streamsmemory.io/v1alpha1";
@@ -28,7 +30,7 @@ public record AllocationDocument(String apiVersion, String kind, int formatVersi
     public static AllocationDocument of(Allocation allocation) {
         return new AllocationDocument(API_VERSION, KIND, FORMAT_VERSION, allocation.hash(), allocation.restartHash(),
                 allocation.memoryBytes(),
-                allocation.facts(), allocation.topology(), allocation.parts(), allocation.jvmOptions(),
-                allocation.streamsConfig(), allocation.rocksDb(), allocation.baseline());
+                allocation.facts(), allocation.topology(), allocation.plannedTopology(), allocation.parts(),
+                allocation.jvmOptions(), allocation.streamsConfig(), allocation.rocksDb(), allocation.baseline());
     }
 }
