@@ -27,7 +27,8 @@ class ReplicaRangePropertiesTest {
         Arbitrary<Integer> min = Arbitraries.integers().between(1, 60).withDistribution(RandomDistribution.biased());
         Arbitrary<Integer> span = Arbitraries.integers().between(0, 59).withDistribution(RandomDistribution.biased());
         // Up to 70 standbys, past the partitions of small workloads, so both bounds of the worst-case search are hit.
-        Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 70).withDistribution(RandomDistribution.biased());
+        Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 70)
+                .withDistribution(RandomDistribution.biased());
         return Combinators.combine(new AllocationPropertiesTest().workloads(), min, span, standbys)
                 .as((facts, lo, extra, sb) -> facts.toBuilder().standbyReplicas(sb)
                         .replicaRange(new ReplicaRange(lo, Math.min(60, lo + extra))).build());

@@ -6,6 +6,7 @@ import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.KafkaStreamsVersion;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.Overrides;
+import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationJson;
@@ -46,6 +47,14 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Option(names = "--replicas", defaultValue = "1", description = "Pods of the workload (default: ${DEFAULT-VALUE}).")
     int replicas;
+
+    @Option(names = "--min-replicas", description = "The fewest pods the workload scales to (default: --replicas). "
+            + "With --min-replicas or --max-replicas the RocksDB settings and JVM flags hold for every count of the "
+            + "range, one pod of the fewest restarting included, so scaling inside it needs no restart.")
+    Integer minReplicas;
+
+    @Option(names = "--max-replicas", description = "The most pods the workload scales to (default: --replicas).")
+    Integer maxReplicas;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     TaskCount tasks;
@@ -140,9 +149,19 @@ public final class PlanCommand implements Callable<Integer> {
                 .recordBytes((int) recordBytes)
                 .loadedClasses(loadedClasses)
                 .kafkaStreamsVersion(kafkaStreamsVersion)
-                .overrides(overrides);
+                .overrides(overrides)
+                .replicaRange(replicaRange());
         return tasks.partitions != null ? builder.partitions(tasks.partitions).build()
                 : builder.tasksPerPod(tasks.tasksPerPod).build();
+    }
+
+    /** The range the plan holds for; null without either flag, to plan for exactly {@code --replicas}. */
+    private ReplicaRange replicaRange() {
+        if (minReplicas == null && maxReplicas == null) {
+            return null;
+        }
+        return new ReplicaRange(minReplicas != null ? minReplicas : replicas,
+                maxReplicas != null ? maxReplicas : replicas);
     }
 
     /** Kubernetes quantities for memory flags. */

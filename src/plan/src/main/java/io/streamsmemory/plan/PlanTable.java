@@ -5,6 +5,7 @@ import static io.streamsmemory.engine.ByteSize.format;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.DefaultsBaseline;
 import io.streamsmemory.engine.Part;
+import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.Topology;
 import java.util.Locale;
 import java.util.Map;
@@ -25,8 +26,10 @@ final class PlanTable {
         String threads = instances == 1 ? allocation.facts().streamThreads() + " stream threads"
                 : instances + " KafkaStreams instances x " + allocation.facts().streamThreads() + " stream threads";
         out.append(String.format(Locale.ROOT, "Memory plan for one pod of %s: %s, %d active + %d standby "
-                        + "tasks, %d RocksDB instances (allocation %s)%n%n", format(allocation.memoryBytes()),
+                        + "tasks, %d RocksDB instances (allocation %s)%n", format(allocation.memoryBytes()),
                 threads, t.activeTasksPerPod(), t.standbyTasksPerPod(), t.rocksDbInstances(), allocation.hash()));
+        plannedRange(out, allocation);
+        out.append(System.lineSeparator());
         out.append(String.format(Locale.ROOT, ROW, "PART", "BYTES", "SIZE", "CONFIG"));
         out.append(String.format(Locale.ROOT, REASON, "", "# REASON"));
         for (Part part : allocation.parts()) {
@@ -52,6 +55,28 @@ final class PlanTable {
             out.append(String.format(Locale.ROOT, REASON, "", "# " + part.reason()));
         }
         return out.toString();
+    }
+
+    /** With a replica range: the counts the RocksDB settings hold for and, when busier, the pod they are sized for. */
+    private static void plannedRange(StringBuilder out, Allocation allocation) {
+        ReplicaRange range = allocation.facts().replicaRange();
+        if (range == null) {
+            return;
+        }
+        Topology now = allocation.topology();
+        Topology planned = allocation.plannedTopology();
+        out.append(String.format(Locale.ROOT, "RocksDB settings and JVM flags hold for %d to %d replicas (the range "
+                + "[%d, %d] with one pod of the fewest restarting)", Math.max(1, range.min() - 1), range.max(),
+                range.min(), range.max()));
+        if (planned.rocksDbInstances() != now.rocksDbInstances()) {
+            out.append(String.format(Locale.ROOT, ": sized for %d RocksDB instances per pod (%d active + %d standby "
+                    + "tasks), %d now", planned.rocksDbInstances(), planned.activeTasksPerPod(),
+                    planned.standbyTasksPerPod(), now.rocksDbInstances()));
+        }
+        if (!range.contains(allocation.facts().replicas())) {
+            out.append(String.format(Locale.ROOT, "; %d replicas is outside the range", allocation.facts().replicas()));
+        }
+        out.append(System.lineSeparator());
     }
 
     private static void row(StringBuilder out, Part part, int depth) {

@@ -75,6 +75,42 @@ class PlanCommandTest {
         assertThat(table.out()).contains("2 KafkaStreams instances x 2 stream threads");
     }
 
+    @Test
+    void replicaRangeKeepsTheRocksDbSettingsAcrossItAndSaysWhatTheyHoldFor() throws Exception {
+        String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--stores", "kv=2",
+                "--standby-replicas", "1", "--min-replicas", "2", "--max-replicas", "6"};
+        JsonNode atFour = JSON.readTree(plan(with(base, "--replicas", "4", "-o", "json")).out());
+        JsonNode atSix = JSON.readTree(plan(with(base, "--replicas", "6", "-o", "json")).out());
+        assertThat(atFour.get("inputs").get("replicaRange").get("min").asInt()).isEqualTo(2);
+        assertThat(atFour.get("inputs").get("replicaRange").get("max").asInt()).isEqualTo(6);
+        // Sized for 1 pod holding all 24 active tasks (one pod of 2 restarting): 48 instances, 24 at 4 replicas now.
+        assertThat(atFour.get("plannedTopology").get("rocksDbInstances").asLong()).isEqualTo(48);
+        assertThat(atFour.get("topology").get("rocksDbInstances").asLong()).isEqualTo(24);
+        assertThat(atSix.get("restartHash")).isEqualTo(atFour.get("restartHash"));
+        assertThat(atSix.get("rocksdb")).isEqualTo(atFour.get("rocksdb"));
+
+        Run table = plan(with(base, "--replicas", "4"));
+        assertThat(table.exitCode()).isZero();
+        assertThat(table.out()).contains("RocksDB settings and JVM flags hold for 1 to 6 replicas (the range [2, 6]",
+                "sized for 48 RocksDB instances per pod (24 active + 0 standby tasks), 24 now");
+        // One bound alone: the other is --replicas.
+        JsonNode onlyMax = JSON.readTree(plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3",
+                "--max-replicas", "5", "-o", "json").out());
+        assertThat(onlyMax.get("inputs").get("replicaRange").get("min").asInt()).isEqualTo(3);
+        // Without either flag the plan holds for exactly --replicas and the table says nothing of a range.
+        assertThat(plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3").out())
+                .doesNotContain("hold for");
+        Run reversed = plan("--memory", "2Gi", "--partitions", "24", "--min-replicas", "7", "--max-replicas", "6");
+        assertThat(reversed.exitCode()).isEqualTo(1);
+        assertThat(reversed.err()).contains("replicaRange must satisfy 1 <= min <= max");
+    }
+
+    private static String[] with(String[] base, String... more) {
+        String[] args = java.util.Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, args, base.length, more.length);
+        return args;
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "--memory abc --partitions 4|--memory",
