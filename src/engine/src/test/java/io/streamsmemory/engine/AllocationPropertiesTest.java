@@ -21,8 +21,8 @@ import net.jqwik.api.constraints.LongRange;
 
 /**
  * The engine's invariants over generated workloads: 256 MiB..64 GiB, 1..64 threads, 1..8 KafkaStreams instances
- * per pod (at most 64 stream threads per pod in all), 1..200 replicas, 0..100 stores per task of every kind, with and without standbys, global stores and
- * overrides.
+ * per pod (at most 64 stream threads per pod in all), 1..200 replicas, 0..100 stores per task of every kind, with and without standbys, global stores,
+ * overrides and a replica range.
  */
 class AllocationPropertiesTest {
     private static final int TRIES = 10_000;
@@ -54,6 +54,9 @@ class AllocationPropertiesTest {
                         Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
                         Arbitraries.of(true, false).injectNull(0.5),
                         Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5)).as(Overrides::new)));
+        Arbitrary<ReplicaRange> ranges = Combinators.combine(Arbitraries.integers().between(1, 200),
+                        Arbitraries.integers().between(0, 100).withDistribution(RandomDistribution.biased()))
+                .as((min, span) -> new ReplicaRange(min, min + span)).injectNull(0.67);
         return Combinators.combine(memory, threads, replicas, tasks, tasksArePartitions, stores, standbys, globals)
                 .as((m, t, r, n, partitions, s, sb, g) -> {
                     WorkloadFacts.Builder b = WorkloadFacts.builder().memoryBytes(m).streamThreads(t).replicas(r)
@@ -63,7 +66,9 @@ class AllocationPropertiesTest {
                 // At most 64 stream threads per pod in all, the domain these properties cover (beyond it, with
                 // hundreds of threads, KiB rounding of the client buffers can shrink direct memory by a few KiB).
                 .flatMap(f -> instances.map(i -> f.toBuilder()
-                        .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads()))).build()));
+                        .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads()))).build()))
+                // A third with a replica range, which need not hold the current count.
+                .flatMap(f -> ranges.map(range -> f.toBuilder().replicaRange(range).build()));
     }
 
     /** Workloads lifted to at least the memory they need (when some pod up to 64 GiB fits them). */
