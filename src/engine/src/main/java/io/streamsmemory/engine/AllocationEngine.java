@@ -59,7 +59,10 @@ public final class AllocationEngine {
                 minimum);
     }
 
-    /** The least whole-MiB memory at which the facts fit, by binary search (every floor holds more easily with more memory). */
+    /**
+     * The least whole-MiB memory at which the facts fit, by binary search (every floor holds more easily with more
+     * memory). It runs {@link #compute} itself, so it sizes RocksDB for the same planned (busiest) topology.
+     */
     private Long minimumMemory(WorkloadFacts facts) {
         long high = SEARCH_LIMIT_BYTES / MiB;
         if (!fits(facts, high)) {
@@ -308,6 +311,7 @@ public final class AllocationEngine {
                 "-XX:MaxMetaspaceSize=" + metaspace + "m", "-XX:ReservedCodeCacheSize=" + codeCache + "m",
                 "-XX:MaxDirectMemorySize=" + jvmSize(directMemory), "-Xss" + THREAD_STACK_MIB + "m",
                 "-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
+        // Kafka's defaults for the pod as it runs now: the baseline explains today's risk and is never applied.
         DefaultsBaseline baseline = DefaultsBaseline.of(facts, topology, metaspace * MiB);
         String hash = AllocationHash.of(jvmOptions, streamsConfig, rocksSettings);
         String restartHash = AllocationHash.of(jvmOptions, Map.of(), rocksSettings);
