@@ -3,6 +3,10 @@ package io.streamsmemory.operator;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -14,13 +18,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /** Objects the operator tests create, the way a user would write them. */
@@ -28,11 +35,12 @@ public final class Fixtures {
     /** The committed CRD; CrdIsUpToDateTest keeps it equal to the one generated from the model. */
     static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
     static final Duration WAIT = Duration.ofSeconds(30);
+    static final Path DEPLOY = Path.of("../../deploy");
 
     private Fixtures() {
     }
 
-    static void installCrd(KubernetesClient client) throws IOException {
+    public static void installCrd(KubernetesClient client) throws IOException {
         try (InputStream in = Files.newInputStream(CRD)) {
             CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
             client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
@@ -40,6 +48,27 @@ public final class Fixtures {
                     .withName(crd.getMetadata().getName()).get().getStatus().getConditions().stream()
                     .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
         }
+    }
+
+    /** The objects of one file of deploy/, as a user would {@code kubectl apply} them. */
+    public static List<HasMetadata> deployFile(KubernetesClient client, String file) {
+        try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
+            return client.load(in).items();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** deploy/webhook.yaml's configuration, pointed at an operator on this machine instead of the Service. */
+    public static MutatingWebhookConfiguration installWebhookConfiguration(KubernetesClient client, int port) {
+        MutatingWebhookConfiguration configuration = deployFile(client, "webhook.yaml").stream()
+                .filter(MutatingWebhookConfiguration.class::isInstance).map(MutatingWebhookConfiguration.class::cast)
+                .findFirst().orElseThrow();
+        for (MutatingWebhook webhook : configuration.getWebhooks()) {
+            webhook.setClientConfig(new WebhookClientConfigBuilder()
+                    .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH).build());
+        }
+        return client.resource(configuration).serverSideApply();
     }
 
     static void namespace(KubernetesClient client, String name) {

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.reconcile.WebhookServing;
 import java.time.Duration;
 
 /**
@@ -28,7 +29,7 @@ final class RunningOperator implements AutoCloseable {
                 o.withLeaderElectionConfiguration(leaderElection);
             }
         });
-        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry)));
+        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE));
         operator.start();
     }
 

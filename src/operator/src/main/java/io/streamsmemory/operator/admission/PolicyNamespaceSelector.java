@@ -38,7 +38,7 @@ final class PolicyNamespaceSelector implements AutoCloseable {
 
     private final KubernetesClient client;
     private final WebhookSettings settings;
-    private SharedIndexInformer<StreamsMemoryPolicy> policies;
+    private volatile SharedIndexInformer<StreamsMemoryPolicy> policies;
     private ScheduledExecutorService syncer;
 
     PolicyNamespaceSelector(KubernetesClient client, WebhookSettings settings) {
@@ -52,7 +52,10 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        policies = client.resources(StreamsMemoryPolicy.class).inAnyNamespace().inform(new ResourceEventHandler<>() {
+        // Assigned before it starts: its first events run sync on another thread, which reads the field.
+        SharedIndexInformer<StreamsMemoryPolicy> informer = client.resources(StreamsMemoryPolicy.class).inAnyNamespace()
+                .runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(StreamsMemoryPolicy policy) {
                 syncer.execute(PolicyNamespaceSelector.this::syncSafely);
@@ -66,7 +69,9 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             public void onDelete(StreamsMemoryPolicy policy, boolean finalStateUnknown) {
                 syncer.execute(PolicyNamespaceSelector.this::syncSafely);
             }
-        }, 0);
+        });
+        policies = informer;
+        informer.start();
         long period = Math.max(100, settings.refreshPeriod.toMillis());
         syncer.scheduleWithFixedDelay(this::syncSafely, 0, period, TimeUnit.MILLISECONDS);
     }

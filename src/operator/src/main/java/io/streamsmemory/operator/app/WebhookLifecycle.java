@@ -6,6 +6,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.reconcile.EventRecorder;
+import io.streamsmemory.operator.reconcile.WebhookServing;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * better than no reconciling at all. {@link WebhookReadiness} says why the webhook is down.
  */
 @Singleton
-public class WebhookLifecycle {
+public class WebhookLifecycle implements WebhookServing {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookLifecycle.class);
 
     @ConfigProperty(name = "streamsmemory.webhook.enabled", defaultValue = "true")
@@ -127,7 +128,8 @@ public class WebhookLifecycle {
     }
 
     /** Why the webhook does not serve; empty when it does or is disabled. */
-    Optional<String> problem() {
+    @Override
+    public Optional<String> problem() {
         return Optional.ofNullable(problem);
     }
 

@@ -22,18 +22,24 @@ final class DriftReporter {
     private final EventRecorder events;
     private final RolloutStamper stamper;
     private final PodDrift drift;
+    private final WebhookServing webhook;
 
-    DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper) {
+    DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper, WebhookServing webhook) {
         this.client = client;
         this.events = events;
         this.stamper = stamper;
+        this.webhook = webhook;
         this.drift = new PodDrift(client);
     }
 
-    void report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
+    /**
+     * Counts into {@code row} and reports; returns true when a drift rollout waits for the webhook to serve (the
+     * policy is then reconciled again soon).
+     */
+    boolean report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
         Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
         if (counted.isEmpty()) {
-            return;
+            return false;
         }
         PodDrift.Count count = counted.get();
         row.setPods(count.pods());
@@ -45,7 +51,7 @@ final class DriftReporter {
         boolean templateCurrent = workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent();
         if (count.drifted() == 0 || !PodDrift.settled(workload) || (!manual && !templateCurrent)) {
             // Nothing drifted, or a rollout is still under way (it replaces these pods).
-            return;
+            return false;
         }
         String what = String.format("%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
@@ -60,10 +66,15 @@ final class DriftReporter {
         } else if (!webhookInstalled()) {
             events.record(workload.resource(), Type.Warning, "Drift", what + "; the admission webhook is not installed "
                     + "(MutatingWebhookConfiguration " + WEBHOOK_CONFIGURATION + "), so rolling would not help");
+        } else if (webhook.problem().isPresent()) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; waiting for the admission webhook to "
+                    + "serve (" + webhook.problem().get() + ") before rolling the workload once");
+            return true;
         } else {
             stamper.stampDriftRollout(workload, allocation.restartHash());
             events.record(workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
         }
+        return false;
     }
 
     private static String templateAnnotation(Workload workload) {

@@ -25,6 +25,7 @@ import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -50,17 +51,21 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     /** The finalizer the previous version put on every policy (java-operator-sdk's default name); removed. */
     static final String PREVIOUS_FINALIZER = "streamsmemorypolicies.streamsmemory.io/finalizer";
 
+    /** How soon a policy whose workload waits for something nothing else announces is reconciled again. */
+    static final Duration RETRY_SOON = Duration.ofSeconds(5);
+
     private final EventRecorder events;
     private final AllocationMetrics metrics;
     private final ConfigMapPublisher publisher;
     private final WorkloadReconciler workloads;
     private final AllocationEngine engine = new AllocationEngine();
 
-    public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics) {
+    public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
+                            WebhookServing webhook) {
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
-        this.workloads = new WorkloadReconciler(client, events, metrics, publisher);
+        this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook);
     }
 
     @Override
@@ -119,7 +124,9 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 published.get(configMapName(w.kind(), w.name())))).toList();
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
-        return UpdateControl.patchStatus(withStatus(policy, status(policy, status, outcomes, policyFacts)));
+        UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
+                status(policy, status, outcomes, policyFacts)));
+        return outcomes.stream().anyMatch(WorkloadOutcome::retrySoon) ? control.rescheduleAfter(RETRY_SOON) : control;
     }
 
     /**

@@ -6,10 +6,11 @@ import java.util.List;
 
 /**
  * What reconciling one workload came to: its status row, the allocation in force (null when it could not be
- * computed), and, when it failed, the Event reason and message; warnings are worth telling but changed nothing.
+ * computed), and, when it failed, the Event reason and message; warnings are worth telling but changed nothing;
+ * {@code retrySoon} when something waits (a drift rollout for the webhook) and nothing else would wake it.
  */
 record WorkloadOutcome(WorkloadAllocationStatus row, Allocation allocation, String failureReason, String failure,
-                       List<String> warnings) {
+                       List<String> warnings, boolean retrySoon) {
     boolean failed() {
         return failure != null;
     }

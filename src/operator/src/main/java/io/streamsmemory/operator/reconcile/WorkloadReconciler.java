@@ -37,12 +37,12 @@ final class WorkloadReconciler {
     private final AllocationEngine engine = new AllocationEngine();
 
     WorkloadReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                       ConfigMapPublisher publisher) {
+                       ConfigMapPublisher publisher, WebhookServing webhook) {
         this.events = events;
         this.metrics = metrics;
         this.publisher = publisher;
         this.stamper = new RolloutStamper(client);
-        this.drift = new DriftReporter(client, events, stamper);
+        this.drift = new DriftReporter(client, events, stamper, webhook);
     }
 
     /** @param cached the workload's ConfigMap from the operator's cache, null when it holds none */
@@ -97,9 +97,9 @@ final class WorkloadReconciler {
 
         publish(policy, workload, current, allocation);
         row.setRestartPending(rollIfNeeded(policy, workload, allocation));
-        drift.report(policy, workload, allocation, row);
+        boolean retrySoon = drift.report(policy, workload, allocation, row);
         metrics.recordWorkload(workload, allocation);
-        return new WorkloadOutcome(row, allocation, null, null, warnings);
+        return new WorkloadOutcome(row, allocation, null, null, warnings, retrySoon);
     }
 
     private WorkloadOutcome failed(Workload workload, WorkloadAllocationStatus row, List<String> warnings,
@@ -107,7 +107,7 @@ final class WorkloadReconciler {
         row.setMessage(message);
         events.record(workload.resource(), Type.Warning, reason, message);
         return new WorkloadOutcome(row, null, reason, workload.kind() + " " + workload.name() + ": " + message,
-                warnings);
+                warnings, false);
     }
 
     private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {

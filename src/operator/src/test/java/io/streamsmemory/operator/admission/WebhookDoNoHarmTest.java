@@ -30,6 +30,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -69,7 +70,7 @@ class WebhookDoNoHarmTest {
 
     @BeforeAll
     void start() throws Exception {
-        WebhookOperator.installCrd(client);
+        Fixtures.installCrd(client);
         WebhookOperator.namespace(client, OPERATOR_NAMESPACE, Map.of());
         Map<String, String> restricted = Map.of("pod-security.kubernetes.io/enforce", "restricted");
         WebhookOperator.namespace(client, NS, restricted);
@@ -78,7 +79,7 @@ class WebhookDoNoHarmTest {
                 .endMetadata().withNewSpec().addNewLimit().withType("Container")
                 .addToMax("cpu", new Quantity("50m")).endLimit().endSpec().build()).create();
         int port = WebhookOperator.freePort();
-        WebhookOperator.installWebhookConfiguration(client, port);
+        Fixtures.installWebhookConfiguration(client, port);
         operator = WebhookOperator.start(client, WebhookOperator.localSettings(port).runAsUser(null)
                 .imagePullSecrets(List.of(AGENT_PULL_SECRET)));
 

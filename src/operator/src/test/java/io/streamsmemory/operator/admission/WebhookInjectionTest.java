@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
@@ -58,12 +59,12 @@ class WebhookInjectionTest {
 
     @BeforeAll
     void start() throws Exception {
-        WebhookOperator.installCrd(client);
+        Fixtures.installCrd(client);
         WebhookOperator.namespace(client, OPERATOR_NAMESPACE, Map.of());
         // Pods here must pass the restricted Pod Security Standard, the injected init container included.
         WebhookOperator.namespace(client, NS, Map.of("pod-security.kubernetes.io/enforce", "restricted"));
         port = WebhookOperator.freePort();
-        WebhookOperator.installWebhookConfiguration(client, port);
+        Fixtures.installWebhookConfiguration(client, port);
         operator = WebhookOperator.start(client, WebhookOperator.localSettings(port));
 
         client.resource(policy(NS, "orders", Rollout.Automatic)).create();

@@ -1,7 +1,5 @@
 package io.streamsmemory.operator.admission;
 
-import static org.awaitility.Awaitility.await;
-
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -9,27 +7,22 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +35,6 @@ import java.util.UUID;
  */
 final class WebhookOperator implements AutoCloseable {
     static final String OPERATOR_NAMESPACE = "streams-memory-system";
-    static final Path DEPLOY = Path.of("../../deploy");
-    static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
     static final Duration WAIT = Duration.ofSeconds(60);
 
     final Operator operator;
@@ -56,7 +47,8 @@ final class WebhookOperator implements AutoCloseable {
         operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
                 .withCacheSyncTimeout(Duration.ofSeconds(30))
                 .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
-        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry())));
+        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry()),
+                WebhookServing.NOT_HERE));
         operator.start();
     }
 
@@ -91,44 +83,14 @@ final class WebhookOperator implements AutoCloseable {
      * deploy/webhook.yaml's configuration pointed at a free local port, which is returned.
      */
     static int prepareLocal(KubernetesClient client, String... namespaces) throws IOException {
-        installCrd(client);
+        Fixtures.installCrd(client);
         namespace(client, OPERATOR_NAMESPACE, Map.of());
         for (String namespace : namespaces) {
             namespace(client, namespace, Map.of());
         }
         int port = freePort();
-        installWebhookConfiguration(client, port);
+        Fixtures.installWebhookConfiguration(client, port);
         return port;
-    }
-
-    static List<HasMetadata> deployFile(KubernetesClient client, String file) {
-        try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
-            return client.load(in).items();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** deploy/webhook.yaml's configuration, pointed at a local operator instead of the Service. */
-    static MutatingWebhookConfiguration installWebhookConfiguration(KubernetesClient client, int port) {
-        MutatingWebhookConfiguration configuration = deployFile(client, "webhook.yaml").stream()
-                .filter(MutatingWebhookConfiguration.class::isInstance).map(MutatingWebhookConfiguration.class::cast)
-                .findFirst().orElseThrow();
-        for (MutatingWebhook webhook : configuration.getWebhooks()) {
-            webhook.setClientConfig(new WebhookClientConfigBuilder()
-                    .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH).build());
-        }
-        return client.resource(configuration).serverSideApply();
-    }
-
-    static void installCrd(KubernetesClient client) throws IOException {
-        try (InputStream in = Files.newInputStream(CRD)) {
-            CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
-            await().atMost(WAIT).until(() -> client.apiextensions().v1().customResourceDefinitions()
-                    .withName(crd.getMetadata().getName()).get().getStatus().getConditions().stream()
-                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
-        }
     }
 
     static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
@@ -138,7 +100,7 @@ final class WebhookOperator implements AutoCloseable {
 
     /** {@link io.streamsmemory.operator.Fixtures#policy}'s 2Gi policy with the given rollout. */
     static StreamsMemoryPolicy policy(String namespace, String name, Rollout rollout) {
-        StreamsMemoryPolicy policy = io.streamsmemory.operator.Fixtures.policy(namespace, name, "2Gi");
+        StreamsMemoryPolicy policy = Fixtures.policy(namespace, name, "2Gi");
         policy.getSpec().setRollout(rollout);
         return policy;
     }

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
@@ -40,7 +41,7 @@ class WebhookRbacTest {
     void theWebhookDoesItsJobUnderTheDeployedRbacAndRotatesItsCertificate() throws Exception {
         installDeployed();
         int port = WebhookOperator.freePort();
-        WebhookOperator.installWebhookConfiguration(client, port);
+        Fixtures.installWebhookConfiguration(client, port);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
 
         // Least privilege: its own Secret and webhook configuration only; pods read, never deleted.
@@ -102,7 +103,7 @@ class WebhookRbacTest {
     void aMissingTlsSecretIsCreatedInTheOperatorsNamespaceUnderTheDeployedRbac() throws Exception {
         installDeployed();
         int port = WebhookOperator.freePort();
-        WebhookOperator.installWebhookConfiguration(client, port);
+        Fixtures.installWebhookConfiguration(client, port);
         // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
         client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
         await().atMost(WAIT).until(() -> client.secrets().inNamespace(OPERATOR_NAMESPACE)
@@ -121,9 +122,9 @@ class WebhookRbacTest {
 
     /** The CRD and deploy/'s namespace, ServiceAccount, RBAC and webhook manifests (the empty Secret included). */
     private void installDeployed() throws Exception {
-        WebhookOperator.installCrd(client);
+        Fixtures.installCrd(client);
         for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
-            for (HasMetadata item : WebhookOperator.deployFile(client, file)) {
+            for (HasMetadata item : Fixtures.deployFile(client, file)) {
                 client.resource(item).serverSideApply();
             }
         }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Faults of the control plane's own processes, by the pid files its script keeps ({@code state/pids/<name>.pid}):
@@ -29,7 +30,13 @@ final class ControlPlaneFaults {
         List<String> command = commandLine(pid);
         ProcessHandle old = ProcessHandle.of(pid).orElseThrow();
         old.destroy();
-        old.onExit().get(30, TimeUnit.SECONDS);
+        try {
+            old.onExit().get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException stillDraining) {
+            // With a controller-manager's and kubelet's watches open its graceful stop can outlast us: kill it.
+            old.destroyForcibly();
+            old.onExit().get(30, TimeUnit.SECONDS);
+        }
         Path log = controlPlane.stateDir().resolve("logs").resolve("apiserver-restarted.log");
         Files.createDirectories(log.getParent());
         Process restarted = new ProcessBuilder(command).redirectErrorStream(true)

@@ -6,10 +6,10 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.app.LeaseLeaderElection;
 import io.streamsmemory.operator.faults.FaultLedger.Convergence;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,17 +21,20 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The packaged operator under faults, on a real control plane ({@code make test-faults}; not a {@code *IT}, so
- * {@code make test} stays short): each scenario publishes 50 workloads, changes the
- * policy, hits the operator or the control plane while the operator re-splits, and then requires that it converged
- * with nothing lost and no workload rolled twice (see {@link ManagedWorkloads} for what is checked). The operator
- * runs as deploy/ runs it, supervised as the kubelet would (an exited process is started again). The summary line
- * goes to {@code target/faults/summary.txt}; {@code make test} prints it.
+ * {@code make test} stays short): the first four scenarios publish 50 workloads, change the policy, hit the operator
+ * or the control plane once the operator has begun re-splitting, and then require that it converged with nothing
+ * lost and no workload rolled twice (see {@link ManagedWorkloads} for what is checked); the fifth stops the webhook
+ * while pods are created. The operator runs as deploy/ runs it, supervised as the kubelet would (an exited process is
+ * started again). The summary line goes to {@code target/faults/summary.txt}; {@code make test-faults} prints it.
  */
-@EnableLocalControlPlane
+@EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultScenarios {
     private static final int WORKLOADS = 50;
+    /** The webhook scenario's workloads and their pods (kwok runs them). */
+    private static final int WORKLOADS_WITH_PODS = 10;
+    private static final int REPLICAS = 2;
     private static final String OPERATOR_NAMESPACE = "streams-memory-system";
     /** Generous: a follower takes over only once the killed leader's Lease expires. */
     private static final Duration CONVERGE = Duration.ofSeconds(120);
@@ -44,9 +47,7 @@ class FaultScenarios {
 
     @BeforeAll
     void installCrd() throws Exception {
-        try (var in = Files.newInputStream(Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml"))) {
-            client.load(in).serverSideApply();
-        }
+        Fixtures.installCrd(client);
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE)
                 .endMetadata().build()).serverSideApply();
         operator = operator("operator-0");
@@ -77,6 +78,7 @@ class FaultScenarios {
     void apiServerRestartedWhileReSplitting() throws Exception {
         ManagedWorkloads workloads = ManagedWorkloads.create(client, "restart-apiserver", WORKLOADS, CONVERGE);
         workloads.changeThreads(2);
+        waitUntilSomePublished(workloads, 2);
         int before = workloads.publishedFor(2);
         new ControlPlaneFaults(controlPlane).restartApiServer();
         record("kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
@@ -89,6 +91,7 @@ class FaultScenarios {
         ManagedWorkloads workloads = ManagedWorkloads.create(client, "freeze-etcd", WORKLOADS, CONVERGE);
         int startsBefore = operator.starts();
         workloads.changeThreads(2);
+        waitUntilSomePublished(workloads, 2);
         int before = workloads.publishedFor(2);
         new ControlPlaneFaults(controlPlane).freezeEtcd(Duration.ofSeconds(10));
         Convergence result = workloads.awaitConverged(2, CONVERGE);
@@ -110,8 +113,27 @@ class FaultScenarios {
         }
     }
 
-    private OperatorProcess operator(String identity) throws Exception {
-        return new OperatorProcess(identity, controlPlane.kubeconfigPath(), OPERATOR_NAMESPACE);
+    @Test
+    @Order(5)
+    void webhookStoppedWhilePodsAreCreated() throws Exception {
+        int port = PackagedOperator.freePort();
+        Fixtures.installWebhookConfiguration(client, port);
+        try (OperatorProcess withWebhook = operator("operator-2", "-Dstreamsmemory.webhook.enabled=true",
+                "-Dstreamsmemory.webhook.port=" + port, "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1",
+                "-Dstreamsmemory.webhook.refresh-period=PT1S")) {
+            operator = withWebhook; // its log goes with a failure
+            ManagedWorkloads workloads = ManagedWorkloads.create(client, "stop-webhook", WORKLOADS_WITH_PODS,
+                    REPLICAS, CONVERGE);
+            int[] created = new int[1];
+            // failurePolicy Ignore: the pods start without the agent; the operator, back, rolls each workload once.
+            withWebhook.downWhile(() -> created[0] = workloads.recreatePods(CONVERGE));
+            record("webhook stopped while " + created[0] + " pods were created", workloads.awaitConverged(4,
+                    CONVERGE));
+        }
+    }
+
+    private OperatorProcess operator(String identity, String... jvmArgs) throws Exception {
+        return new OperatorProcess(identity, controlPlane.kubeconfigPath(), OPERATOR_NAMESPACE, jvmArgs);
     }
 
     private String leaseHolder() {

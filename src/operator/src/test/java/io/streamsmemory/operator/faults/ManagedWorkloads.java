@@ -1,6 +1,8 @@
 package io.streamsmemory.operator.faults;
 
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_HASH;
 import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_KEY;
+import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.APPLIED_RESTART_HASH;
 import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY;
 import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY_LABEL;
 import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.POLICY;
@@ -9,6 +11,7 @@ import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.RESTART_HA
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -27,38 +30,51 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * One namespace with a policy and {@code count} opted-in Deployments (0 replicas: the faults are about what the
- * operator publishes and stamps, not about pods), and the checks that say whether the operator converged after a
- * fault: every workload's ConfigMap carries the latest policy's allocation, its template the matching restart
- * hash, no ConfigMap is duplicated or orphaned, the policy's status is true, and no workload was stamped more than
- * once for the change.
+ * One namespace with a policy and {@code count} opted-in Deployments, and the checks that say whether the operator
+ * converged after a fault: every workload's ConfigMap carries the latest policy's allocation, its template the
+ * matching restart hash, no ConfigMap is duplicated or orphaned, the policy's status is true, and no workload was
+ * stamped more than once for the change. With 0 replicas the faults are about what the operator publishes and
+ * stamps; with pods, every pod must also run with the agent and the current allocation.
  */
 final class ManagedWorkloads {
     static final String POLICY_NAME = "orders";
     private final KubernetesClient client;
     private final String namespace;
     private final int count;
+    private final int replicas;
     /** Each Deployment's generation once the first allocation settled: the baseline for counting rollouts. */
     private final Map<String, Long> settledGenerations = new HashMap<>();
 
-    private ManagedWorkloads(KubernetesClient client, String namespace, int count) {
+    private ManagedWorkloads(KubernetesClient client, String namespace, int count, int replicas) {
         this.client = client;
         this.namespace = namespace;
         this.count = count;
+        this.replicas = replicas;
     }
 
-    /** Creates the namespace, a policy (4 threads) and the workloads; returns once all are published. */
+    /** {@code count} workloads without pods. */
     static ManagedWorkloads create(KubernetesClient client, String namespace, int count, Duration wait)
+            throws InterruptedException {
+        return create(client, namespace, count, 0, wait);
+    }
+
+    /**
+     * Creates the namespace, a policy (4 threads) and the workloads of {@code replicas} pods each; returns once all
+     * are published (and their pods injected).
+     */
+    static ManagedWorkloads create(KubernetesClient client, String namespace, int count, int replicas, Duration wait)
             throws InterruptedException {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
                 .serverSideApply();
         client.resource(policy(namespace, 4)).create();
         for (int i = 0; i < count; i++) {
-            client.resource(deployment(namespace, String.format("app-%03d", i))).create();
+            client.resource(deployment(namespace, String.format("app-%03d", i), replicas)).create();
         }
-        ManagedWorkloads workloads = new ManagedWorkloads(client, namespace, count);
+        ManagedWorkloads workloads = new ManagedWorkloads(client, namespace, count, replicas);
         Convergence first = workloads.awaitConverged(4, wait);
         if (!first.converged()) {
             throw new IllegalStateException("the first allocation never settled: " + first.detail());
@@ -74,6 +90,29 @@ final class ManagedWorkloads {
         // A merge patch, as `kubectl patch` sends: no resourceVersion, so the operator's own writes cannot conflict.
         client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(POLICY_NAME)
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":" + threads + "}}}");
+    }
+
+    /**
+     * Deletes every pod, as a node drain or an eviction would, and waits until the ReplicaSets have created all of
+     * them again: call it while the webhook is down, so they start without the agent ({@code failurePolicy: Ignore}).
+     * Returns how many pods were created.
+     */
+    int recreatePods(Duration wait) throws InterruptedException {
+        Set<String> before = pods().stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+        client.pods().inNamespace(namespace).withGracePeriod(0).delete();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<Pod> pods = pods();
+            if (pods.size() == count * replicas
+                    && pods.stream().noneMatch(p -> before.contains(p.getMetadata().getUid()))) {
+                if (pods.stream().anyMatch(p -> annotations(p).containsKey(ALLOCATION_HASH))) {
+                    throw new IllegalStateException("a pod was injected although the webhook is down");
+                }
+                return pods.size();
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the ReplicaSets did not recreate " + count * replicas + " pods in " + wait);
     }
 
     /** How many workloads already carry an allocation for {@code threads}. */
@@ -105,6 +144,9 @@ final class ManagedWorkloads {
         int lost = 0;
         int extraRollouts = 0;
         int unstamped = 0;
+        int withoutAgent = 0;
+        Map<String, List<Pod>> podsByApp = pods().stream().collect(Collectors.groupingBy(p ->
+                p.getMetadata().getLabels().get("app")));
         for (Deployment deployment : deployments) {
             AllocationDocument document = documents.get(deployment.getMetadata().getUid());
             if (document == null || document.inputs().streamThreads() != threads) {
@@ -114,6 +156,8 @@ final class ManagedWorkloads {
             if (!Objects.equals(document.restartHash(), templateRestartHash(deployment))) {
                 unstamped++;
             }
+            withoutAgent += withoutAgent(podsByApp.getOrDefault(deployment.getMetadata().getName(), List.of()),
+                    document);
             Long settled = settledGenerations.get(deployment.getMetadata().getName());
             if (settled != null) {
                 extraRollouts += (int) Math.max(0, deployment.getMetadata().getGeneration() - settled - 1);
@@ -122,13 +166,20 @@ final class ManagedWorkloads {
         // A second ConfigMap for one workload, or one whose owner is gone.
         int strayConfigMaps = configMaps.size() - matched(deployments, documents);
         String status = policyStatusProblem();
-        boolean converged = deployments.size() == count && lost == 0 && unstamped == 0 && strayConfigMaps == 0
-                && status == null;
+        boolean converged = deployments.size() == count && lost == 0 && unstamped == 0 && withoutAgent == 0
+                && strayConfigMaps == 0 && status == null;
         String detail = String.format("%d workloads, %d not on the latest allocation, %d templates not stamped, "
-                        + "%d duplicated or orphaned ConfigMaps, status: %s", deployments.size(), lost, unstamped,
-                strayConfigMaps, status == null ? "true" : status);
+                        + "%d pods missing or without the agent, %d duplicated or orphaned ConfigMaps, status: %s",
+                deployments.size(), lost, unstamped, withoutAgent, strayConfigMaps, status == null ? "true" : status);
         return new Convergence(converged, (System.nanoTime() - start) / 1_000_000, lost + strayConfigMaps,
                 extraRollouts, detail);
+    }
+
+    /** Pods missing from {@code replicas}, plus pods not injected with {@code document}'s restart hash. */
+    private int withoutAgent(List<Pod> pods, AllocationDocument document) {
+        int notInjected = (int) pods.stream().filter(p -> !Objects.equals(document.restartHash(),
+                annotations(p).get(APPLIED_RESTART_HASH))).count();
+        return Math.max(0, replicas - pods.size()) + notInjected;
     }
 
     private static int matched(List<Deployment> deployments, Map<String, AllocationDocument> documents) {
@@ -156,6 +207,16 @@ final class ManagedWorkloads {
 
     private List<Deployment> deployments() {
         return client.apps().deployments().inNamespace(namespace).list().getItems();
+    }
+
+    /** The pods that are not being deleted. */
+    private List<Pod> pods() {
+        return client.pods().inNamespace(namespace).list().getItems().stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    }
+
+    private static Map<String, String> annotations(Pod pod) {
+        return pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
     }
 
     private List<ConfigMap> managedConfigMaps() {
@@ -198,11 +259,11 @@ final class ManagedWorkloads {
         return policy;
     }
 
-    private static Deployment deployment(String namespace, String name) {
+    private static Deployment deployment(String namespace, String name, int replicas) {
         return new DeploymentBuilder()
                 .withNewMetadata().withName(name).withNamespace(namespace).addToAnnotations(POLICY, POLICY_NAME)
                 .endMetadata()
-                .withNewSpec().withReplicas(0)
+                .withNewSpec().withReplicas(replicas)
                 .withNewSelector().addToMatchLabels("app", name).endSelector()
                 .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
                 .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")

@@ -4,26 +4,33 @@ import io.streamsmemory.operator.PackagedOperator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One operator replica, the packaged jar as one pod of deploy/'s Deployment runs it, kept alive the way the kubelet
  * keeps a container alive: when the process exits (killed, or leaving on a lost Lease as {@code LeaseLeaderElection}
- * does on purpose), it is started again after a short back-off. The webhook is off: these faults are about the
- * reconciler (the webhook's own faults are tested in admission/).
+ * does on purpose), it is started again after a short back-off. The webhook is off unless {@code jvmArgs} turn it
+ * on (the scenario that stops the webhook while pods are created).
  */
 final class OperatorProcess implements AutoCloseable {
     private final String identity;
     private final Path kubeconfig;
     private final String leaseNamespace;
     private final Path log;
+    private final List<String> jvmArgs;
     private final AtomicInteger starts = new AtomicInteger();
     private final Thread supervisor;
     private volatile PackagedOperator operator;
     private volatile boolean closed;
+    /** While set, an exited process is not started again (its pod is gone and not yet rescheduled). */
+    private volatile boolean heldDown;
 
-    OperatorProcess(String identity, Path kubeconfig, String leaseNamespace) throws IOException {
+    OperatorProcess(String identity, Path kubeconfig, String leaseNamespace, String... jvmArgs) throws IOException {
         this.identity = identity;
+        this.jvmArgs = List.of(jvmArgs);
         this.kubeconfig = kubeconfig;
         this.leaseNamespace = leaseNamespace;
         this.log = Files.createTempFile("operator-" + identity, ".log");
@@ -54,14 +61,27 @@ final class OperatorProcess implements AutoCloseable {
         operator.kill9();
     }
 
+    /** kill -9, kept down while {@code whileDown} runs, then started again by the supervisor. */
+    void downWhile(Callable<?> whileDown) throws Exception {
+        heldDown = true;
+        try {
+            operator.kill9();
+            operator.process().waitFor();
+            whileDown.call();
+        } finally {
+            heldDown = false;
+        }
+    }
+
     Path log() {
         return log;
     }
 
     private PackagedOperator start() throws IOException {
         starts.incrementAndGet();
-        return PackagedOperator.start(kubeconfig, leaseNamespace, identity, log, "-Xmx256m",
-                "-Dstreamsmemory.webhook.enabled=false");
+        List<String> args = new ArrayList<>(List.of("-Xmx256m", "-Dstreamsmemory.webhook.enabled=false"));
+        args.addAll(jvmArgs); // later -D settings win
+        return PackagedOperator.start(kubeconfig, leaseNamespace, identity, log, args.toArray(String[]::new));
     }
 
     private void supervise() {
@@ -72,6 +92,9 @@ final class OperatorProcess implements AutoCloseable {
                     return;
                 }
                 Thread.sleep(1000); // the kubelet's first back-off is 10 s; shorter keeps the suite short
+                while (heldDown && !closed) {
+                    Thread.sleep(100);
+                }
                 if (!closed) {
                     operator = start();
                 }

@@ -1,0 +1,17 @@
+package io.streamsmemory.operator.reconcile;
+
+import java.util.Optional;
+
+/**
+ * Whether the admission webhook of this operator process serves, so pods created now would be injected. A drift
+ * rollout waits for it: rolling while the webhook is down (the operator just restarted, its certificate not yet
+ * loaded) only recreates the pods without the agent, and the workload would have spent its one drift rollout.
+ */
+@FunctionalInterface
+public interface WebhookServing {
+    /** Not known here (the webhook runs elsewhere or is off): only the webhook configuration's presence is checked. */
+    WebhookServing NOT_HERE = Optional::empty;
+
+    /** Why the webhook does not serve; empty when it serves or runs in no other place this process knows of. */
+    Optional<String> problem();
+}
