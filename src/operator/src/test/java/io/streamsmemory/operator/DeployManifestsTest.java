@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +83,7 @@ class DeployManifestsTest {
                     .anyMatch(e -> e.getReason().equals("Allocated")));
             // Opt-out: the operator deletes the ConfigMap itself.
             Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
-                    d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+                    d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
             // Deleting the policy waits for nothing of the operator's (it adds no finalizer).
             client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();

@@ -20,7 +20,8 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsSpec;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -111,7 +112,7 @@ public final class Fixtures {
                 .endTemplate()
                 .endSpec();
         if (policy != null) {
-            builder.editMetadata().addToAnnotations(WorkloadAnnotations.POLICY, policy).endMetadata();
+            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
         }
         return builder.build();
     }
@@ -144,12 +145,12 @@ public final class Fixtures {
     }
 
     static ConfigMap configMap(KubernetesClient client, String namespace, String kind, String workload) {
-        return client.configMaps().inNamespace(namespace).withName(WorkloadAnnotations.configMapName(kind, workload))
+        return client.configMaps().inNamespace(namespace).withName(AllocationConfigMap.configMapName(kind, workload))
                 .get();
     }
 
     static String templateRestartHash(Deployment deployment) {
         Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
-        return annotations == null ? null : annotations.get(WorkloadAnnotations.RESTART_HASH);
+        return annotations == null ? null : annotations.get(MetadataKeys.RESTART_HASH);
     }
 }

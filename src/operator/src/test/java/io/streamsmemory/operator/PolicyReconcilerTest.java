@@ -21,7 +21,8 @@ import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.admission.WorkloadIndex;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -121,7 +122,7 @@ class PolicyReconcilerTest {
     void optInPublishesTheAllocationAndStampsTheTemplateThenOptOutRemovesIt() {
         String ns = "opt-in";
         ConfigMap published = publishedWorkload(ns);
-        AllocationDocument document = AllocationJson.read(published.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+        AllocationDocument document = AllocationJson.read(published.getData().get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.memoryBytes()).isEqualTo(2L << 30);
         assertThat(document.inputs().replicas()).isEqualTo(3);
         assertThat(document.topology().activeTasksPerPod()).isEqualTo(8);
@@ -148,7 +149,7 @@ class PolicyReconcilerTest {
                 .satisfies(c -> assertThat(c.getImage()).isEqualTo("example/streams-app:1"));
 
         Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
-                d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+                d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
     }
@@ -159,7 +160,7 @@ class PolicyReconcilerTest {
         StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
         policy.getSpec().getStreams().setInstancesPerPod(2);
         AllocationDocument document = AllocationJson.read(
-                publishedWorkload(ns, policy).getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
         // The agent divides the instance-scoped bounds by this number (see src/agent/README.md).
         assertThat(document.inputs().instancesPerPod()).isEqualTo(2);
     }
@@ -173,13 +174,13 @@ class PolicyReconcilerTest {
 
         await().atMost(WAIT).until(() -> configMap(client, ns, "StatefulSet", "orders-sts") != null);
         AllocationDocument document = AllocationJson.read(configMap(client, ns, "StatefulSet", "orders-sts").getData()
-                .get(WorkloadAnnotations.ALLOCATION_KEY));
+                .get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.topology().activeTasksPerPod()).isEqualTo(6); // 24 partitions over 4 pods
         assertThat(configMap(client, ns, "StatefulSet", "orders-sts").getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(owner -> assertThat(owner.getKind()).isEqualTo("StatefulSet"));
         await().atMost(WAIT).until(() -> document.restartHash().equals(client.apps().statefulSets().inNamespace(ns)
                 .withName("orders-sts").get().getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(WorkloadAnnotations.RESTART_HASH)));
+                .get(MetadataKeys.RESTART_HASH)));
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloads().stream()
                 .anyMatch(w -> w.getKind().equals("StatefulSet") && w.getName().equals("orders-sts")));
     }
@@ -199,7 +200,7 @@ class PolicyReconcilerTest {
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "auto-app")) != null);
         String autoBefore = templateRestartHash(deploymentIn(ns, "auto-app"));
         String manualCmBefore = configMap(client, ns, "manual-app").getMetadata().getAnnotations()
-                .get(WorkloadAnnotations.ALLOCATION_HASH);
+                .get(MetadataKeys.ALLOCATION_HASH);
         assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
 
         long started = System.nanoTime();
@@ -208,11 +209,11 @@ class PolicyReconcilerTest {
 
         // 24 partitions over 6 pods: 4 tasks per pod, fewer RocksDB instances, a new split.
         await().atMost(WAIT).until(() -> AllocationJson.read(configMap(client, ns, "auto-app").getData()
-                .get(WorkloadAnnotations.ALLOCATION_KEY)).topology().activeTasksPerPod() == 4);
+                .get(MetadataKeys.ALLOCATION_KEY)).topology().activeTasksPerPod() == 4);
         System.out.printf("scale -> ConfigMap updated in %d ms%n", (System.nanoTime() - started) / 1_000_000);
         await().atMost(WAIT).until(() -> !autoBefore.equals(templateRestartHash(deploymentIn(ns, "auto-app"))));
         await().atMost(WAIT).until(() -> !manualCmBefore.equals(configMap(client, ns, "manual-app").getMetadata()
-                .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH)));
+                .getAnnotations().get(MetadataKeys.ALLOCATION_HASH)));
         assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
         await().atMost(WAIT).until(() -> Boolean.TRUE.equals(policyIn(ns, "manual").getStatus().getWorkloads().get(0)
                 .getRestartPending()));
@@ -229,13 +230,13 @@ class PolicyReconcilerTest {
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "orders-app")) != null);
         Deployment before = deploymentIn(ns, "orders-app");
         String hashBefore = configMap(client, ns, "orders-app").getMetadata().getAnnotations()
-                .get(WorkloadAnnotations.ALLOCATION_HASH);
+                .get(MetadataKeys.ALLOCATION_HASH);
 
         // Much larger records change only buffered.records.per.partition: Kafka Streams config, no JVM flag.
         Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"),
                 p -> { p.getSpec().getStreams().setRecordSize("64Ki"); return p; });
         await().atMost(WAIT).until(() -> !hashBefore.equals(configMap(client, ns, "orders-app").getMetadata()
-                .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH)));
+                .getAnnotations().get(MetadataKeys.ALLOCATION_HASH)));
         Deployment after = deploymentIn(ns, "orders-app");
         assertThat(templateRestartHash(after)).isEqualTo(templateRestartHash(before));
         assertThat(after.getMetadata().getGeneration()).isEqualTo(before.getMetadata().getGeneration());
@@ -248,7 +249,7 @@ class PolicyReconcilerTest {
         client.resource(policy(ns, "orders", "2Gi")).create();
         client.resource(deployment(ns, "orders-app", "orders", 3, "4Gi")).create();
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-        String published = configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY);
+        String published = configMap(client, ns, "orders-app").getData().get(MetadataKeys.ALLOCATION_KEY);
         String stamped = templateRestartHash(deploymentIn(ns, "orders-app"));
 
         Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
@@ -261,7 +262,7 @@ class PolicyReconcilerTest {
         StreamsMemoryPolicy policy = policyIn(ns, "orders");
         assertThat(condition(policy, "Ready").get().getMessage()).contains("raise memory to at least");
         assertThat(condition(policy, "Degraded").get().getStatus()).isEqualTo("True");
-        assertThat(configMap(client, ns, "orders-app").getData().get(WorkloadAnnotations.ALLOCATION_KEY))
+        assertThat(configMap(client, ns, "orders-app").getData().get(MetadataKeys.ALLOCATION_KEY))
                 .isEqualTo(published);
         assertThat(templateRestartHash(deploymentIn(ns, "orders-app"))).isEqualTo(stamped);
         await().atMost(WAIT).until(() -> !events(ns, "orders-app", "AllocationFailed").isEmpty());
@@ -273,11 +274,11 @@ class PolicyReconcilerTest {
         Fixtures.namespace(client, ns);
         client.resource(policy(ns, "orders", "2Gi")).create();
         Deployment app = deployment(ns, "orders-app", "orders", 3, "1536Mi");
-        app.getMetadata().getAnnotations().put(WorkloadAnnotations.STREAM_THREADS, "many");
+        app.getMetadata().getAnnotations().put(MetadataKeys.STREAM_THREADS, "many");
         client.resource(app).create();
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         AllocationDocument document = AllocationJson.read(configMap(client, ns, "orders-app").getData()
-                .get(WorkloadAnnotations.ALLOCATION_KEY));
+                .get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.memoryBytes()).isEqualTo(1536L << 20);
         assertThat(document.inputs().streamThreads()).isEqualTo(4);
         await().atMost(WAIT).until(() -> condition(policyIn(ns, "orders"), "Warning")
@@ -341,7 +342,7 @@ class PolicyReconcilerTest {
             if (cm == null) {
                 return false;
             }
-            AllocationDocument document = AllocationJson.read(cm.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+            AllocationDocument document = AllocationJson.read(cm.getData().get(MetadataKeys.ALLOCATION_KEY));
             return document.inputs().replicas() == live.getSpec().getReplicas()
                     && document.restartHash().equals(templateRestartHash(live));
         });
@@ -422,7 +423,7 @@ class PolicyReconcilerTest {
                             assertThat(resolution.target().configMapName()).isEqualTo(own.getMetadata().getName());
                             assertThat(resolution.target().allocation()).isNotNull();
                             assertThat(resolution.target().allocation().hash()).isEqualTo(own.getMetadata()
-                                    .getAnnotations().get(WorkloadAnnotations.ALLOCATION_HASH));
+                                    .getAnnotations().get(MetadataKeys.ALLOCATION_HASH));
                         }));
             }
         }
@@ -437,21 +438,21 @@ class PolicyReconcilerTest {
         Deployment users = client.resource(deployment(ns, "users-app", null, 2, "2Gi")).create();
         // What the previous version published for old-app, and a ConfigMap a user wrote under users-app's old name.
         client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
-                .withName(WorkloadAnnotations.legacyConfigMapName("old-app")).withNamespace(ns)
-                .addToLabels(WorkloadAnnotations.MANAGED_BY_LABEL, WorkloadAnnotations.MANAGED_BY)
-                .addToLabels(WorkloadAnnotations.POLICY_LABEL, "orders")
-                .addToLabels(WorkloadAnnotations.WORKLOAD_KIND_LABEL, "Deployment")
-                .addToLabels(WorkloadAnnotations.WORKLOAD_NAME_LABEL, "old-app")
+                .withName(AllocationConfigMap.legacyConfigMapName("old-app")).withNamespace(ns)
+                .addToLabels(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
+                .addToLabels(MetadataKeys.POLICY_LABEL, "orders")
+                .addToLabels(MetadataKeys.WORKLOAD_KIND_LABEL, "Deployment")
+                .addToLabels(MetadataKeys.WORKLOAD_NAME_LABEL, "old-app")
                 .addNewOwnerReference().withApiVersion("apps/v1").withKind("Deployment").withName("old-app")
                 .withUid(old.getMetadata().getUid()).endOwnerReference()
-                .endMetadata().addToData(WorkloadAnnotations.ALLOCATION_KEY, "{}").build()).create();
+                .endMetadata().addToData(MetadataKeys.ALLOCATION_KEY, "{}").build()).create();
         client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
-                .withName(WorkloadAnnotations.legacyConfigMapName("users-app")).withNamespace(ns).endMetadata()
+                .withName(AllocationConfigMap.legacyConfigMapName("users-app")).withNamespace(ns).endMetadata()
                 .addToData("note", "the user's own").build()).create();
         client.resource(policy(ns, "orders", "2Gi")).create();
         for (Deployment d : List.of(old, users)) {
             Fixtures.edit(client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()), live -> {
-                live.getMetadata().setAnnotations(java.util.Map.of(WorkloadAnnotations.POLICY, "orders"));
+                live.getMetadata().setAnnotations(java.util.Map.of(MetadataKeys.POLICY, "orders"));
                 return live;
             });
         }
@@ -459,8 +460,8 @@ class PolicyReconcilerTest {
         await().atMost(WAIT).until(() -> configMap(client, ns, "old-app") != null
                 && configMap(client, ns, "users-app") != null);
         await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
-                .withName(WorkloadAnnotations.legacyConfigMapName("old-app")).get() == null);
-        assertThat(client.configMaps().inNamespace(ns).withName(WorkloadAnnotations.legacyConfigMapName("users-app"))
+                .withName(AllocationConfigMap.legacyConfigMapName("old-app")).get() == null);
+        assertThat(client.configMaps().inNamespace(ns).withName(AllocationConfigMap.legacyConfigMapName("users-app"))
                 .get().getData()).containsExactly(java.util.Map.entry("note", "the user's own"));
     }
 
@@ -470,7 +471,7 @@ class PolicyReconcilerTest {
         String ns = "users-own";
         Fixtures.namespace(client, ns);
         client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
-                .withName(WorkloadAnnotations.configMapName("Deployment", "mine")).withNamespace(ns).endMetadata()
+                .withName(AllocationConfigMap.configMapName("Deployment", "mine")).withNamespace(ns).endMetadata()
                 .addToData("note", "mine").build()).create();
         client.resource(policy(ns, "orders", "2Gi")).create();
         client.resource(deployment(ns, "mine", "orders", 3, "2Gi")).create();
@@ -484,7 +485,7 @@ class PolicyReconcilerTest {
         assertThat(configMap(client, ns, "mine").getMetadata().getLabels()).isNullOrEmpty();
 
         Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("mine"),
-                d -> { d.getMetadata().getAnnotations().remove(WorkloadAnnotations.POLICY); return d; });
+                d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
         assertThat(configMap(client, ns, "mine").getData()).containsExactly(java.util.Map.entry("note", "mine"));
     }
@@ -494,22 +495,22 @@ class PolicyReconcilerTest {
     void aHandEditedAllocationIsRestored() {
         String ns = "hand-edited";
         ConfigMap published = publishedWorkload(ns);
-        String allocation = published.getData().get(WorkloadAnnotations.ALLOCATION_KEY);
+        String allocation = published.getData().get(MetadataKeys.ALLOCATION_KEY);
         ConfigMap edited = client.configMaps().inNamespace(ns).withName(published.getMetadata().getName()).edit(cm -> {
-            cm.getData().put(WorkloadAnnotations.ALLOCATION_KEY, allocation.replace("\"formatVersion\"", "\"edited\""));
+            cm.getData().put(MetadataKeys.ALLOCATION_KEY, allocation.replace("\"formatVersion\"", "\"edited\""));
             return cm;
         });
-        assertThat(edited.getData().get(WorkloadAnnotations.ALLOCATION_KEY)).isNotEqualTo(allocation);
+        assertThat(edited.getData().get(MetadataKeys.ALLOCATION_KEY)).isNotEqualTo(allocation);
         // Restored: written again after the edit, with the operator's data.
         await().atMost(WAIT).until(() -> {
             ConfigMap now = configMap(client, ns, "orders-app");
             return !now.getMetadata().getResourceVersion().equals(edited.getMetadata().getResourceVersion())
-                    && allocation.equals(now.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+                    && allocation.equals(now.getData().get(MetadataKeys.ALLOCATION_KEY));
         });
     }
 
     private static long replicasOf(ConfigMap configMap) {
-        return AllocationJson.read(configMap.getData().get(WorkloadAnnotations.ALLOCATION_KEY)).inputs().replicas();
+        return AllocationJson.read(configMap.getData().get(MetadataKeys.ALLOCATION_KEY)).inputs().replicas();
     }
 
     private Deployment deploymentIn(String namespace, String name) {

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import java.time.Duration;
 
@@ -19,7 +20,7 @@ final class RunningOperator implements AutoCloseable {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final EventRecorder events;
 
-    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection) {
+    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection, RolloutGate gate) {
         events = new EventRecorder(client);
         operator = new Operator(o -> {
             o.withKubernetesClient(client).withCloseClientOnStop(false)
@@ -29,17 +30,24 @@ final class RunningOperator implements AutoCloseable {
                 o.withLeaderElectionConfiguration(leaderElection);
             }
         });
-        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE));
+        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE,
+                gate));
         operator.start();
     }
 
     static RunningOperator start(KubernetesClient client) {
-        return new RunningOperator(client, null);
+        return start(client, new RolloutGate(Duration.ZERO));
+    }
+
+    /** With operator-initiated rollouts rate-limited by {@code gate}. */
+    static RunningOperator start(KubernetesClient client, RolloutGate gate) {
+        return new RunningOperator(client, null, gate);
     }
 
     static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {
         return new RunningOperator(client, new LeaderElectionConfiguration("streams-memory-operator", namespace,
-                Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false));
+                Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false),
+                new RolloutGate(Duration.ZERO));
     }
 
     @Override

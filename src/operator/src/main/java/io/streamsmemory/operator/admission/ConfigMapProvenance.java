@@ -1,8 +1,8 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.DATA_HASH;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FIELD_MANAGER;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.TARGET_CONTAINER;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.DATA_HASH;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.TARGET_CONTAINER;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -55,7 +55,7 @@ final class InjectionDecision {
                     EnvFromSources.ConfigMapReader configMaps) {
         configMaps = EnvFromSources.readingEachOnce(configMaps);
         JsonNode annotations = pod.path("metadata").path("annotations");
-        if (annotations.has(WorkloadAnnotations.ALLOCATION_HASH) || annotations.has(WorkloadAnnotations.INJECTION_SKIPPED)) {
+        if (annotations.has(MetadataKeys.ALLOCATION_HASH) || annotations.has(MetadataKeys.INJECTION_SKIPPED)) {
             return new Leave("already injected");
         }
         JsonNode spec = pod.path("spec");
@@ -67,7 +67,7 @@ final class InjectionDecision {
         if (target.containerName() == null || target.containerName().isBlank() || index < 0) {
             return new Skip(String.format("the pod has no container named \"%s\", the container the operator chose from "
                     + "the workload's template (annotation %s, else the template's first container); nothing was "
-                    + "injected", target.containerName(), WorkloadAnnotations.CONTAINER));
+                    + "injected", target.containerName(), MetadataKeys.CONTAINER));
         }
         JsonNode container = spec.path("containers").get(index);
         String problem = containerProblem(container, target.allocation(), configMaps);

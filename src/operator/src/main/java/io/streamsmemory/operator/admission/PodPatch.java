@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,11 +51,11 @@ final class PodPatch {
         env(patch, container, containerPath, decision, target.allocation(), warnings);
 
         Map<String, String> added = new LinkedHashMap<>();
-        added.put(WorkloadAnnotations.ALLOCATION_HASH, target.allocation().hash());
+        added.put(MetadataKeys.ALLOCATION_HASH, target.allocation().hash());
         if (target.allocation().restartHash() != null) {
-            added.put(WorkloadAnnotations.APPLIED_RESTART_HASH, target.allocation().restartHash());
+            added.put(MetadataKeys.APPLIED_RESTART_HASH, target.allocation().restartHash());
         }
-        added.put(WorkloadAnnotations.INJECTED_CONTAINER, decision.container());
+        added.put(MetadataKeys.INJECTED_CONTAINER, decision.container());
         annotate(patch, pod, added);
         return patch;
     }
@@ -64,7 +64,7 @@ final class PodPatch {
     static ArrayNode skip(JsonNode pod, String reason) {
         ArrayNode patch = JSON.arrayNode();
         String text = reason.length() <= 1000 ? reason : reason.substring(0, 997) + "...";
-        annotate(patch, pod, Map.of(WorkloadAnnotations.INJECTION_SKIPPED, text));
+        annotate(patch, pod, Map.of(MetadataKeys.INJECTION_SKIPPED, text));
         return patch;
     }
 

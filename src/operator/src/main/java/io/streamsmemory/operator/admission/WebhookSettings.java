@@ -11,7 +11,7 @@ import java.util.List;
  */
 public final class WebhookSettings {
     /** Names the operator's manifests (deploy/webhook.yaml) use. */
-    public static final String DEFAULT_CONFIGURATION_NAME = io.streamsmemory.operator.reconcile.WorkloadAnnotations.WEBHOOK_CONFIGURATION;
+    public static final String DEFAULT_CONFIGURATION_NAME = io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURATION;
     public static final String DEFAULT_SECRET_NAME = "streams-memory-operator-webhook-tls";
     public static final String DEFAULT_SERVICE_NAME = "streams-memory-operator-webhook";
     public static final String PATH = "/mutate-pods";

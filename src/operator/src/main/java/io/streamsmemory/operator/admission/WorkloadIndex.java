@@ -1,6 +1,7 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.*;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.Workload;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkloadIndex implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkloadIndex.class);
-    static final String POD_TEMPLATE_HASH = "pod-template-hash";
 
     /** How long admission waits for a ConfigMap named by a pod's envFrom. */
     static final Duration ENV_FROM_READ_TIMEOUT = Duration.ofMillis(500);
@@ -127,19 +128,11 @@ public final class WorkloadIndex implements AutoCloseable {
         if (owner == null) {
             return null;
         }
-        String kind = owner.path("kind").asText();
-        String name = owner.path("name").asText();
-        if ("ReplicaSet".equals(kind)) {
-            String hash = pod.path("metadata").path("labels").path(POD_TEMPLATE_HASH).asText("");
-            if (hash.isEmpty() || !name.endsWith("-" + hash)) {
-                return null;
-            }
-            return deployments.getStore().getByKey(namespace + "/" + name.substring(0, name.length() - hash.length() - 1));
-        }
-        if ("StatefulSet".equals(kind)) {
-            return statefulSets.getStore().getByKey(namespace + "/" + name);
-        }
-        return null;
+        String hash = pod.path("metadata").path("labels").path(Workload.POD_TEMPLATE_HASH).asText("");
+        return Workload.controllingWorkload(owner.path("kind").asText(), owner.path("name").asText(), hash)
+                .map(w -> (w.getKey().equals("Deployment") ? deployments : statefulSets).getStore()
+                        .getByKey(namespace + "/" + w.getValue()))
+                .orElse(null);
     }
 
     /** The allocation of a ConfigMap the operator published, or why it is refused; cached per resourceVersion. */

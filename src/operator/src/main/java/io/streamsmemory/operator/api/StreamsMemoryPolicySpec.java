@@ -23,6 +23,10 @@ public class StreamsMemoryPolicySpec {
     @JsonPropertyDescription("Choices that replace the engine's defaults; leave unset to let the engine decide.")
     private OverridesSpec overrides;
 
+    @JsonPropertyDescription("The replica range the JVM flags and RocksDB settings are planned for, when no "
+            + "HorizontalPodAutoscaler targets the workload; without it, from 1 to the current replicas.")
+    private ScalingSpec scaling;
+
     @Default("Automatic")
     @JsonPropertyDescription("Automatic: when a change needs a restart (JVM flags, RocksDB capacities), stamp the "
             + "allocation hash on the pod template so the workload rolls. Manual: only report the pending restart.")
@@ -50,6 +54,14 @@ public class StreamsMemoryPolicySpec {
 
     public void setOverrides(OverridesSpec overrides) {
         this.overrides = overrides;
+    }
+
+    public ScalingSpec getScaling() {
+        return scaling;
+    }
+
+    public void setScaling(ScalingSpec scaling) {
+        this.scaling = scaling;
     }
 
     public Rollout getRollout() {

@@ -46,6 +46,17 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("The running pods use older JVM or RocksDB settings than the published ones.")
     private Boolean restartPending;
 
+    @JsonPropertyDescription("The replica counts the JVM flags and RocksDB settings hold for, e.g. 2-6: scaling "
+            + "inside it restarts no pod.")
+    private String replicaRange;
+
+    @JsonPropertyDescription("Where replicaRange came from: a HorizontalPodAutoscaler, spec.scaling, or the default.")
+    private String replicaRangeSource;
+
+    @JsonPropertyDescription("RocksDB instances of the busiest pod the range allows (the RocksDB settings are sized "
+            + "for it); rocksDbInstances is the count at the current replicas.")
+    private Long plannedRocksDbInstances;
+
     @JsonPropertyDescription("Why the allocation could not be updated, when it could not.")
     private String message;
 
@@ -174,6 +185,30 @@ public class WorkloadAllocationStatus {
 
     public void setRestartPending(Boolean restartPending) {
         this.restartPending = restartPending;
+    }
+
+    public String getReplicaRange() {
+        return replicaRange;
+    }
+
+    public void setReplicaRange(String replicaRange) {
+        this.replicaRange = replicaRange;
+    }
+
+    public String getReplicaRangeSource() {
+        return replicaRangeSource;
+    }
+
+    public void setReplicaRangeSource(String replicaRangeSource) {
+        this.replicaRangeSource = replicaRangeSource;
+    }
+
+    public Long getPlannedRocksDbInstances() {
+        return plannedRocksDbInstances;
+    }
+
+    public void setPlannedRocksDbInstances(Long plannedRocksDbInstances) {
+        this.plannedRocksDbInstances = plannedRocksDbInstances;
     }
 
     public String getMessage() {

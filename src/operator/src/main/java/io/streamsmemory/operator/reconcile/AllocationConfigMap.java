@@ -1,6 +1,6 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.*;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,6 +28,23 @@ import java.util.TreeMap;
  */
 public final class AllocationConfigMap {
     private AllocationConfigMap() {
+    }
+
+    /**
+     * The ConfigMap a workload's allocation is published in, {@code <workload>-<kind>-streams-memory}: a Deployment
+     * and a StatefulSet of the same name each get their own. A name too long for an object name is shortened with a
+     * hash ({@link KubernetesNames#withSuffix}).
+     */
+    public static String configMapName(String kind, String workloadName) {
+        return KubernetesNames.withSuffix(workloadName, "-" + kind.toLowerCase(Locale.ROOT) + "-streams-memory");
+    }
+
+    /**
+     * The name the previous version published under, one for both kinds. The operator deletes its own ConfigMaps of
+     * this name once no pod mounts them any more; nothing reads them.
+     */
+    public static String legacyConfigMapName(String workloadName) {
+        return workloadName + "-streams-memory";
     }
 
     public static ConfigMap desired(String policyName, Workload workload, Allocation allocation) {

@@ -1,8 +1,8 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FIELD_MANAGER;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.configMapName;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.legacyConfigMapName;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.legacyConfigMapName;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;

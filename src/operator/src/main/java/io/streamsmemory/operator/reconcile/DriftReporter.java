@@ -1,7 +1,7 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.DRIFT_ROLLOUT;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.WEBHOOK_CONFIGURATION;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.DRIFT_ROLLOUT;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURATION;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,6 +10,7 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -33,13 +34,13 @@ final class DriftReporter {
     }
 
     /**
-     * Counts into {@code row} and reports; returns true when a drift rollout waits for the webhook to serve (the
-     * policy is then reconciled again soon).
+     * Counts into {@code row} and reports; returns when to look again if a drift rollout waits (for the webhook to
+     * serve, or for {@link RolloutGate}), else null.
      */
-    boolean report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
+    Duration report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
         Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
         if (counted.isEmpty()) {
-            return false;
+            return null;
         }
         PodDrift.Count count = counted.get();
         row.setPods(count.pods());
@@ -49,17 +50,18 @@ final class DriftReporter {
         row.setPodsSkipped(count.skipped());
         boolean manual = policy.getSpec().getRollout() == Rollout.Manual;
         boolean templateCurrent = workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent();
-        if (count.drifted() == 0 || !PodDrift.settled(workload) || (!manual && !templateCurrent)) {
+        if (count.drifted() == 0 || !workload.settled() || (!manual && !templateCurrent)) {
             // Nothing drifted, or a rollout is still under way (it replaces these pods).
-            return false;
+            return null;
         }
+        Optional<RolloutGate.Wait> wait = manual ? Optional.empty() : stamper.mustWait(workload);
         String what = String.format("%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
                 count.notInjected(), count.pods(), allocation.hash(), count.outdated());
         if (manual) {
             events.record(workload.resource(), Type.Warning, "Drift", what + "; rollout is Manual: restart the pods "
                     + "(kubectl rollout restart) to inject them");
-        } else if (allocation.restartHash().equals(templateAnnotation(workload))) {
+        } else if (workload.templateAnnotation(DRIFT_ROLLOUT).filter(allocation.restartHash()::equals).isPresent()) {
             events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload was already rolled once "
                     + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
                     + "the pods");
@@ -69,18 +71,16 @@ final class DriftReporter {
         } else if (webhook.problem().isPresent()) {
             events.record(workload.resource(), Type.Warning, "Drift", what + "; waiting for the admission webhook to "
                     + "serve (" + webhook.problem().get() + ") before rolling the workload once");
-            return true;
+            return PolicyReconciler.RETRY_SOON;
+        } else if (wait.isPresent()) {
+            events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload is rolled once when allowed: "
+                    + wait.get().reason());
+            return wait.get().retryAfter();
         } else {
             stamper.stampDriftRollout(workload, allocation.restartHash());
             events.record(workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
         }
-        return false;
-    }
-
-    private static String templateAnnotation(Workload workload) {
-        return workload.template() == null || workload.template().getMetadata() == null
-                || workload.template().getMetadata().getAnnotations() == null ? null
-                : workload.template().getMetadata().getAnnotations().get(DRIFT_ROLLOUT);
+        return null;
     }
 
     private boolean webhookInstalled() {

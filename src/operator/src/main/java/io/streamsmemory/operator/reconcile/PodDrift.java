@@ -1,12 +1,7 @@
 package io.streamsmemory.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
@@ -39,7 +34,7 @@ public class PodDrift {
 
     /** The workload's pods against {@code restartHash}; empty when they cannot be listed. */
     public Optional<Count> count(Workload workload, String restartHash) {
-        LabelSelector selector = selector(workload);
+        LabelSelector selector = workload.selector();
         if (selector == null) {
             return Optional.empty();
         }
@@ -59,13 +54,13 @@ public class PodDrift {
             total++;
             Map<String, String> annotations = pod.getMetadata().getAnnotations() == null ? Map.of()
                     : pod.getMetadata().getAnnotations();
-            if (annotations.containsKey(WorkloadAnnotations.ALLOCATION_HASH)) {
-                if (Objects.equals(annotations.get(WorkloadAnnotations.APPLIED_RESTART_HASH), restartHash)) {
+            if (annotations.containsKey(MetadataKeys.ALLOCATION_HASH)) {
+                if (Objects.equals(annotations.get(MetadataKeys.APPLIED_RESTART_HASH), restartHash)) {
                     injected++;
                 } else {
                     outdated++;
                 }
-            } else if (annotations.containsKey(WorkloadAnnotations.INJECTION_SKIPPED)) {
+            } else if (annotations.containsKey(MetadataKeys.INJECTION_SKIPPED)) {
                 skipped++;
             } else {
                 notInjected++;
@@ -74,56 +69,16 @@ public class PodDrift {
         return Optional.of(new Count(total, injected, notInjected, outdated, skipped));
     }
 
-    /** True when the workload's controller has finished rolling out its current template. */
-    public static boolean settled(Workload workload) {
-        Long generation = workload.resource().getMetadata().getGeneration();
-        if (workload.resource() instanceof Deployment d) {
-            DeploymentStatus status = d.getStatus();
-            int replicas = d.getSpec().getReplicas() == null ? 1 : d.getSpec().getReplicas();
-            return status != null && status.getObservedGeneration() != null && generation != null
-                    && status.getObservedGeneration() >= generation
-                    && Objects.equals(status.getUpdatedReplicas(), replicas)
-                    && Objects.equals(status.getReplicas(), replicas);
-        }
-        if (workload.resource() instanceof StatefulSet s) {
-            StatefulSetStatus status = s.getStatus();
-            int replicas = s.getSpec().getReplicas() == null ? 1 : s.getSpec().getReplicas();
-            return status != null && status.getObservedGeneration() != null && generation != null
-                    && status.getObservedGeneration() >= generation
-                    && Objects.equals(status.getUpdateRevision(), status.getCurrentRevision())
-                    && Objects.equals(status.getReplicas(), replicas);
-        }
-        return false;
-    }
-
-    private static LabelSelector selector(Workload workload) {
-        if (workload.resource() instanceof Deployment d) {
-            return d.getSpec().getSelector();
-        }
-        if (workload.resource() instanceof StatefulSet s) {
-            return s.getSpec().getSelector();
-        }
-        return null;
-    }
-
     private static boolean finished(Pod pod) {
         String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
         return "Succeeded".equals(phase) || "Failed".equals(phase);
     }
 
-    /** A Deployment's pods are owned by its ReplicaSets ({@code <name>-<pod-template-hash>}); a StatefulSet owns its pods. */
     private static boolean ownedBy(Pod pod, Workload workload) {
-        for (OwnerReference owner : pod.getMetadata().getOwnerReferences()) {
-            if (!Boolean.TRUE.equals(owner.getController())) {
-                continue;
-            }
-            if (workload.resource() instanceof StatefulSet) {
-                return "StatefulSet".equals(owner.getKind()) && workload.name().equals(owner.getName());
-            }
-            String hash = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get("pod-template-hash");
-            return "ReplicaSet".equals(owner.getKind()) && hash != null
-                    && owner.getName().equals(workload.name() + "-" + hash);
-        }
-        return false;
+        String hash = pod.getMetadata().getLabels() == null ? null
+                : pod.getMetadata().getLabels().get(Workload.POD_TEMPLATE_HASH);
+        return pod.getMetadata().getOwnerReferences().stream().filter(o -> Boolean.TRUE.equals(o.getController()))
+                .findFirst().flatMap(o -> Workload.controllingWorkload(o.getKind(), o.getName(), hash))
+                .filter(w -> w.getKey().equals(workload.kind()) && w.getValue().equals(workload.name())).isPresent();
     }
 }

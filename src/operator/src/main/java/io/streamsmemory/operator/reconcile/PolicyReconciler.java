@@ -1,11 +1,13 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.*;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -61,11 +63,11 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private final AllocationEngine engine = new AllocationEngine();
 
     public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                            WebhookServing webhook) {
+                            WebhookServing webhook, RolloutGate gate) {
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
-        this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook);
+        this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook, gate);
     }
 
     @Override
@@ -79,7 +81,15 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                                 AllocationConfigMap.policyOf(cm), cm.getMetadata().getNamespace())))
                         .build(), context);
         MissingPolicyReporter missing = new MissingPolicyReporter(events, id -> context.getPrimaryCache().get(id));
-        return List.of(configMaps,
+        // An autoscaler's range is the workloads' planned range: a change re-plans the policies of its namespace.
+        InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy> autoscalers = new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(HorizontalPodAutoscaler.class, StreamsMemoryPolicy.class)
+                        .withName("horizontalpodautoscalers")
+                        .withSecondaryToPrimaryMapper(hpa -> context.getPrimaryCache()
+                                .list(hpa.getMetadata().getNamespace())
+                                .map(ResourceID::fromResource).collect(Collectors.toSet()))
+                        .build(), context);
+        return List.of(configMaps, autoscalers,
                 workloadSource(Deployment.class, "deployments", configMaps::get, missing, context),
                 workloadSource(StatefulSet.class, "statefulsets", configMaps::get, missing, context));
     }
@@ -120,13 +130,19 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         List<Workload> named = workloadsNaming(policy, context);
         Map<String, ConfigMap> published = context.getSecondaryResources(ConfigMap.class).stream()
                 .collect(Collectors.toMap(cm -> cm.getMetadata().getName(), cm -> cm, (a, b) -> a));
+        // From the cache by namespace, not as secondary resources: an autoscaler created before the policy is
+        // mapped to no policy when it arrives, yet targets its workloads all the same.
+        List<HorizontalPodAutoscaler> autoscalers = ((InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy>)
+                context.eventSourceRetriever().getEventSourceFor(HorizontalPodAutoscaler.class))
+                .list(policy.getMetadata().getNamespace()).toList();
         List<WorkloadOutcome> outcomes = named.stream().map(w -> workloads.reconcile(policy, w,
-                published.get(configMapName(w.kind(), w.name())))).toList();
+                published.get(configMapName(w.kind(), w.name())), autoscalers)).toList();
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
                 status(policy, status, outcomes, policyFacts)));
-        return outcomes.stream().anyMatch(WorkloadOutcome::retrySoon) ? control.rescheduleAfter(RETRY_SOON) : control;
+        return outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull).min(Comparator.naturalOrder())
+                .map(control::rescheduleAfter).orElse(control);
     }
 
     /**

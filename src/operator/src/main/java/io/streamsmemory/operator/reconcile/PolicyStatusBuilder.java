@@ -64,7 +64,7 @@ final class PolicyStatusBuilder {
         conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
         if (failure == null) {
             conditions.set(Conditions.READY, true, "Allocated", rows.isEmpty()
-                    ? "no workload names this policy yet (annotate one with " + WorkloadAnnotations.POLICY + ": "
+                    ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY + ": "
                     + policyName + ")"
                     : "allocated " + rows.size() + " workload(s)");
             conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");

@@ -3,7 +3,9 @@ package io.streamsmemory.operator.reconcile;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Rolls a workload by stamping the allocation's restart hash on its pod template: one annotation,
@@ -12,14 +14,21 @@ import java.util.Map;
  */
 public class RolloutStamper {
     private final KubernetesClient client;
+    private final RolloutGate gate;
 
-    public RolloutStamper(KubernetesClient client) {
+    public RolloutStamper(KubernetesClient client, RolloutGate gate) {
         this.client = client;
+        this.gate = gate;
+    }
+
+    /** Why a rollout must wait now ({@link RolloutGate}); empty when it may start. */
+    Optional<RolloutGate.Wait> mustWait(Workload workload) {
+        return gate.check(workload);
     }
 
     public void stamp(Workload workload, String restartHash) {
         // Server-side apply drops what the manager no longer applies: keep the drift marker it stamped.
-        apply(workload, restartHash, templateAnnotation(workload, WorkloadAnnotations.DRIFT_ROLLOUT));
+        apply(workload, restartHash, workload.templateAnnotation(MetadataKeys.DRIFT_ROLLOUT).orElse(null));
     }
 
     /**
@@ -30,32 +39,25 @@ public class RolloutStamper {
         apply(workload, restartHash, restartHash);
     }
 
-    private static String templateAnnotation(Workload workload, String key) {
-        if (workload.template() == null || workload.template().getMetadata() == null
-                || workload.template().getMetadata().getAnnotations() == null) {
-            return null;
-        }
-        return workload.template().getMetadata().getAnnotations().get(key);
-    }
-
     private void apply(Workload workload, String restartHash, String driftRollout) {
-        java.util.Map<String, String> annotations = new java.util.LinkedHashMap<>();
-        annotations.put(WorkloadAnnotations.RESTART_HASH, restartHash);
+        Map<String, String> annotations = new LinkedHashMap<>();
+        annotations.put(MetadataKeys.RESTART_HASH, restartHash);
         if (driftRollout != null) {
-            annotations.put(WorkloadAnnotations.DRIFT_ROLLOUT, driftRollout);
+            annotations.put(MetadataKeys.DRIFT_ROLLOUT, driftRollout);
         }
         // A partial object: only the fields the operator owns. Typed models would add empty defaults.
         GenericKubernetesResource patch = new GenericKubernetesResourceBuilder()
                 .withApiVersion(workload.resource().getApiVersion())
                 .withKind(workload.kind())
-                .withNewMetadata().withName(workload.name()).withNamespace(workload.namespace()).endMetadata()
+                .withNewMetadata().withName(workload.name()).withNamespace(workload.namespace())
+                .addToAnnotations(MetadataKeys.LAST_ROLLOUT, gate.now()).endMetadata()
                 .withAdditionalProperties(Map.of("spec", Map.of("template", Map.of("metadata",
                         Map.of("annotations", annotations)))))
                 .build();
         client.genericKubernetesResources(workload.resource().getApiVersion(), workload.kind())
                 .inNamespace(workload.namespace())
                 .resource(patch)
-                .fieldManager(WorkloadAnnotations.FIELD_MANAGER)
+                .fieldManager(MetadataKeys.FIELD_MANAGER)
                 .forceConflicts()
                 .serverSideApply();
     }

@@ -1,28 +1,62 @@
 package io.streamsmemory.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
-/** A Deployment or StatefulSet seen through what the operator needs of it. */
-public record Workload(HasMetadata resource, int replicas, PodTemplateSpec template) {
+/**
+ * A Deployment or StatefulSet seen through what the operator needs of it: the one home of the facts the reconciler
+ * and the webhook both read (replicas and their default, the pod template, the owner chain from a pod).
+ *
+ * @param declaredReplicas {@code spec.replicas} with Kubernetes' default of 1; 0 when scaled to zero
+ */
+public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSpec template, LabelSelector selector) {
+    public static final String POD_TEMPLATE_HASH = "pod-template-hash";
 
     public static Optional<Workload> of(HasMetadata resource) {
         if (resource instanceof Deployment d && d.getSpec() != null) {
-            return Optional.of(new Workload(d, replicasOf(d.getSpec().getReplicas()), d.getSpec().getTemplate()));
+            return Optional.of(new Workload(d, defaulted(d.getSpec().getReplicas()), d.getSpec().getTemplate(),
+                    d.getSpec().getSelector()));
         }
         if (resource instanceof StatefulSet s && s.getSpec() != null) {
-            return Optional.of(new Workload(s, replicasOf(s.getSpec().getReplicas()), s.getSpec().getTemplate()));
+            return Optional.of(new Workload(s, defaulted(s.getSpec().getReplicas()), s.getSpec().getTemplate(),
+                    s.getSpec().getSelector()));
         }
         return Optional.empty();
     }
 
-    /** Kubernetes defaults replicas to 1; a workload scaled to 0 is sized as if it had one pod. */
-    private static int replicasOf(Integer replicas) {
-        return replicas == null || replicas < 1 ? 1 : replicas;
+    private static int defaulted(Integer replicas) {
+        return replicas == null ? 1 : Math.max(0, replicas);
+    }
+
+    /** The pods one allocation is sized for: a workload scaled to 0 is sized as if it had one pod. */
+    public int replicas() {
+        return Math.max(1, declaredReplicas);
+    }
+
+    /**
+     * The kind and name of the workload controlling a pod, from the pod's controller owner: a StatefulSet owns its
+     * pods; a Deployment's pods are owned by its ReplicaSets, named {@code <deployment>-<pod-template-hash>}.
+     * Empty for any other owner.
+     */
+    public static Optional<Map.Entry<String, String>> controllingWorkload(String ownerKind, String ownerName,
+                                                                           String podTemplateHash) {
+        if ("StatefulSet".equals(ownerKind)) {
+            return Optional.of(Map.entry("StatefulSet", ownerName));
+        }
+        if ("ReplicaSet".equals(ownerKind) && podTemplateHash != null && !podTemplateHash.isEmpty()
+                && ownerName.endsWith("-" + podTemplateHash)) {
+            return Optional.of(Map.entry("Deployment",
+                    ownerName.substring(0, ownerName.length() - podTemplateHash.length() - 1)));
+        }
+        return Optional.empty();
     }
 
     public String kind() {
@@ -44,15 +78,59 @@ public record Workload(HasMetadata resource, int replicas, PodTemplateSpec templ
 
     /** The policy this workload names, if any. */
     public Optional<String> policyName() {
-        return Optional.ofNullable(annotations().get(WorkloadAnnotations.POLICY)).map(String::trim)
+        return Optional.ofNullable(annotations().get(MetadataKeys.POLICY)).map(String::trim)
                 .filter(name -> !name.isEmpty());
     }
 
     /** The restart hash stamped on the pod template, if any. */
     public Optional<String> templateRestartHash() {
+        return templateAnnotation(MetadataKeys.RESTART_HASH);
+    }
+
+    /** An annotation of the workload's own metadata, if any. */
+    public Optional<String> annotation(String key) {
+        return Optional.ofNullable(annotations().get(key));
+    }
+
+    /** An annotation of the pod template, if any. */
+    public Optional<String> templateAnnotation(String key) {
         if (template == null || template.getMetadata() == null || template.getMetadata().getAnnotations() == null) {
             return Optional.empty();
         }
-        return Optional.ofNullable(template.getMetadata().getAnnotations().get(WorkloadAnnotations.RESTART_HASH));
+        return Optional.ofNullable(template.getMetadata().getAnnotations().get(key));
+    }
+
+    /**
+     * True when the workload's controller has finished rolling out its current template (the API server leaves
+     * counts of 0 out of the status).
+     */
+    public boolean settled() {
+        Long generation = resource.getMetadata().getGeneration();
+        if (resource instanceof Deployment d) {
+            DeploymentStatus status = d.getStatus();
+            return status != null && status.getObservedGeneration() != null && generation != null
+                    && status.getObservedGeneration() >= generation
+                    && count(status.getUpdatedReplicas()) == declaredReplicas
+                    && count(status.getReplicas()) == declaredReplicas;
+        }
+        if (resource instanceof StatefulSet s) {
+            StatefulSetStatus status = s.getStatus();
+            return status != null && status.getObservedGeneration() != null && generation != null
+                    && status.getObservedGeneration() >= generation
+                    && Objects.equals(status.getUpdateRevision(), status.getCurrentRevision())
+                    && count(status.getReplicas()) == declaredReplicas;
+        }
+        return false;
+    }
+
+    /** True while its controller rolls out a template; false once settled, or before any controller reported. */
+    public boolean rolloutInProgress() {
+        Object status = resource instanceof Deployment d ? d.getStatus()
+                : resource instanceof StatefulSet s ? s.getStatus() : null;
+        return status != null && !settled();
+    }
+
+    private static int count(Integer value) {
+        return value == null ? 0 : value;
     }
 }

@@ -2,15 +2,17 @@ package io.streamsmemory.operator.reconcile;
 
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import java.time.Duration;
 import java.util.List;
 
 /**
  * What reconciling one workload came to: its status row, the allocation in force (null when it could not be
  * computed), and, when it failed, the Event reason and message; warnings are worth telling but changed nothing;
- * {@code retrySoon} when something waits (a drift rollout for the webhook) and nothing else would wake it.
+ * {@code retryAfter} (else null) when something waits (a rollout for its rate limit, a drift rollout for the
+ * webhook) and nothing else would wake it.
  */
 record WorkloadOutcome(WorkloadAllocationStatus row, Allocation allocation, String failureReason, String failure,
-                       List<String> warnings, boolean retrySoon) {
+                       List<String> warnings, Duration retryAfter) {
     boolean failed() {
         return failure != null;
     }

@@ -71,20 +71,20 @@ public final class WorkloadPlanner {
         return facts;
     }
 
-    /** The policy's facts refined by the workload. */
-    public static Plan plan(StreamsMemoryPolicySpec spec, Workload workload) {
+    /** The policy's facts refined by the workload, planned for {@code range}. */
+    public static Plan plan(StreamsMemoryPolicySpec spec, Workload workload, PlannedRange range) {
         WorkloadFacts facts = policyFacts(spec);
         List<String> warnings = new ArrayList<>();
-        WorkloadFacts.Builder builder = facts.toBuilder().replicas(workload.replicas());
+        WorkloadFacts.Builder builder = facts.toBuilder().replicas(workload.replicas()).replicaRange(range.planned());
 
-        String threads = workload.annotations().get(WorkloadAnnotations.STREAM_THREADS);
+        String threads = workload.annotations().get(MetadataKeys.STREAM_THREADS);
         if (threads != null) {
             Optional<Integer> parsed = positiveInt(threads);
             if (parsed.isPresent() && parsed.get() <= MAX_THREADS) {
                 builder.streamThreads(parsed.get());
             } else {
                 warnings.add(String.format("annotation %s=\"%s\" is not a thread count between 1 and %d; using the "
-                        + "policy's %d threads", WorkloadAnnotations.STREAM_THREADS, threads, MAX_THREADS,
+                        + "policy's %d threads", MetadataKeys.STREAM_THREADS, threads, MAX_THREADS,
                         facts.streamThreads()));
             }
         }
@@ -110,14 +110,14 @@ public final class WorkloadPlanner {
             return Optional.empty();
         }
         List<Container> containers = workload.template().getSpec().getContainers();
-        String wanted = workload.annotations().get(WorkloadAnnotations.CONTAINER);
+        String wanted = workload.annotations().get(MetadataKeys.CONTAINER);
         if (wanted != null) {
             Optional<Container> named = containers.stream().filter(c -> wanted.equals(c.getName())).findFirst();
             if (named.isPresent()) {
                 return named;
             }
             warnings.add(String.format("annotation %s=\"%s\" names no container of the pod template; using the first "
-                    + "container, %s", WorkloadAnnotations.CONTAINER, wanted, containers.get(0).getName()));
+                    + "container, %s", MetadataKeys.CONTAINER, wanted, containers.get(0).getName()));
         }
         return Optional.of(containers.get(0));
     }

@@ -1,12 +1,13 @@
 package io.streamsmemory.operator.reconcile;
 
 import static io.streamsmemory.engine.ByteSize.format;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_HASH;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.FACTS;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.RESTART_HASH;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.configMapName;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.FACTS;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
@@ -15,9 +16,12 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,16 +41,20 @@ final class WorkloadReconciler {
     private final AllocationEngine engine = new AllocationEngine();
 
     WorkloadReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                       ConfigMapPublisher publisher, WebhookServing webhook) {
+                       ConfigMapPublisher publisher, WebhookServing webhook, RolloutGate gate) {
         this.events = events;
         this.metrics = metrics;
         this.publisher = publisher;
-        this.stamper = new RolloutStamper(client);
+        this.stamper = new RolloutStamper(client, gate);
         this.drift = new DriftReporter(client, events, stamper, webhook);
     }
 
-    /** @param cached the workload's ConfigMap from the operator's cache, null when it holds none */
-    WorkloadOutcome reconcile(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached) {
+    /**
+     * @param cached      the workload's ConfigMap from the operator's cache, null when it holds none
+     * @param autoscalers the HorizontalPodAutoscalers of the workload's namespace (one may target it)
+     */
+    WorkloadOutcome reconcile(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
+                              Collection<HorizontalPodAutoscaler> autoscalers) {
         WorkloadAllocationStatus row = new WorkloadAllocationStatus();
         row.setKind(workload.kind());
         row.setName(workload.name());
@@ -54,7 +62,8 @@ final class WorkloadReconciler {
         row.setConfigMap(configMapName(workload.kind(), workload.name()));
         List<String> warnings = new ArrayList<>();
         try {
-            return allocate(policy, workload, cached, row, warnings);
+            PlannedRange range = PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers);
+            return allocate(policy, workload, cached, range, row, warnings);
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
             return failed(workload, row, warnings, "WorkloadFailed", "could not be reconciled: "
@@ -63,8 +72,17 @@ final class WorkloadReconciler {
     }
 
     private WorkloadOutcome allocate(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
-                                     WorkloadAllocationStatus row, List<String> warnings) {
-        WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload);
+                                     PlannedRange range, WorkloadAllocationStatus row, List<String> warnings) {
+        WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
+        row.setReplicaRange(range.text());
+        row.setReplicaRangeSource(range.source());
+        if (range.outside()) {
+            String warning = String.format("runs at %d replicas, outside the range %s (%s) its JVM flags and "
+                    + "RocksDB settings are planned for; planned for %d-%d instead", range.replicas(), range.text(),
+                    range.source(), range.planned().min(), range.planned().max());
+            events.record(workload.resource(), Type.Warning, "OutsideReplicaRange", warning);
+            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
         for (String warning : plan.warnings()) {
             events.record(workload.resource(), Type.Warning, "WorkloadWarning", warning);
             warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
@@ -89,6 +107,7 @@ final class WorkloadReconciler {
         Allocation allocation = result.allocation();
         row.setTasksPerPod(allocation.topology().activeTasksPerPod());
         row.setRocksDbInstances(allocation.topology().rocksDbInstances());
+        row.setPlannedRocksDbInstances(allocation.plannedTopology().rocksDbInstances());
         row.setHeap(format(allocation.part("heap").bytes()));
         row.setRocksDb(format(allocation.part("rocksdb").bytes()));
         row.setRecordCache(format(allocation.part("record-cache").bytes()));
@@ -96,10 +115,12 @@ final class WorkloadReconciler {
         row.setRestartHash(allocation.restartHash());
 
         publish(policy, workload, current, allocation);
-        row.setRestartPending(rollIfNeeded(policy, workload, allocation));
-        boolean retrySoon = drift.report(policy, workload, allocation, row);
+        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, current);
+        row.setRestartPending(!workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()
+                && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
+        Duration driftLater = drift.report(policy, workload, allocation, row);
         metrics.recordWorkload(workload, allocation);
-        return new WorkloadOutcome(row, allocation, null, null, warnings, retrySoon);
+        return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater));
     }
 
     private WorkloadOutcome failed(Workload workload, WorkloadAllocationStatus row, List<String> warnings,
@@ -107,7 +128,7 @@ final class WorkloadReconciler {
         row.setMessage(message);
         events.record(workload.resource(), Type.Warning, reason, message);
         return new WorkloadOutcome(row, null, reason, workload.kind() + " " + workload.name() + ": " + message,
-                warnings, false);
+                warnings, null);
     }
 
     private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
@@ -132,21 +153,45 @@ final class WorkloadReconciler {
         }
     }
 
-    /** Stamps the template when the running settings need a restart and the policy allows it; returns "pending". */
-    private boolean rollIfNeeded(StreamsMemoryPolicy policy, Workload workload, Allocation allocation) {
+    /**
+     * Stamps the template when the running settings need a restart, the policy allows it and {@link RolloutGate}
+     * lets it start now; returns when to look again if it waits, else null.
+     */
+    private Duration rollIfNeeded(StreamsMemoryPolicy policy, Workload workload, Allocation allocation,
+                                  PlannedRange range, ConfigMap before) {
         if (workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()) {
-            return false;
+            return null;
         }
+        String why = whyRestart(workload, allocation, range, before);
         if (policy.getSpec().getRollout() == Rollout.Manual) {
             events.record(workload.resource(), Type.Normal, "RestartPending", String.format(
-                    "JVM flags or RocksDB capacities changed (restart hash %s); rollout is Manual, restart the pods to "
-                            + "apply them", allocation.restartHash()));
-            return true;
+                    "%s (restart hash %s); rollout is Manual, restart the pods to apply them", why,
+                    allocation.restartHash()));
+            return null;
+        }
+        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload);
+        if (wait.isPresent()) {
+            events.record(workload.resource(), Type.Normal, "RestartPending", String.format(
+                    "%s (restart hash %s); not rolled yet: %s", why, allocation.restartHash(), wait.get().reason()));
+            return wait.get().retryAfter();
         }
         stamper.stamp(workload, allocation.restartHash());
         events.record(workload.resource(), Type.Normal, "RollingRestart", String.format(
-                "JVM flags or RocksDB capacities changed: stamped restart hash %s on the pod template",
-                allocation.restartHash()));
-        return false;
+                "%s: stamped restart hash %s on the pod template", why, allocation.restartHash()));
+        return null;
+    }
+
+    /** The reason a restart is needed, as the Event says it. */
+    private static String whyRestart(Workload workload, Allocation allocation, PlannedRange range, ConfigMap before) {
+        if (range.outside() && range.replicas() < range.declared().min()) {
+            return String.format("scaled to %d replicas, below the range %s the running pods' RocksDB settings were "
+                    + "planned for (%s): restarting them with settings for %d RocksDB instances per pod, for safety",
+                    range.replicas(), range.text(), range.source(), allocation.plannedTopology().rocksDbInstances());
+        }
+        return before == null ? "the workload opted in" : "JVM flags or RocksDB capacities changed";
+    }
+
+    private static Duration earliest(Duration a, Duration b) {
+        return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
     }
 }

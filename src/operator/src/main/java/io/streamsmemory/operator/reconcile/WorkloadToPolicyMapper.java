@@ -34,8 +34,8 @@ final class WorkloadToPolicyMapper<W extends HasMetadata> implements SecondaryTo
         Set<ResourceID> policies = new HashSet<>();
         Workload.of(resource).flatMap(Workload::policyName)
                 .ifPresent(policy -> policies.add(new ResourceID(policy, namespace)));
-        for (String configMap : Set.of(WorkloadAnnotations.configMapName(resource.getKind(), name),
-                WorkloadAnnotations.legacyConfigMapName(name))) {
+        for (String configMap : Set.of(AllocationConfigMap.configMapName(resource.getKind(), name),
+                AllocationConfigMap.legacyConfigMapName(name))) {
             publishedConfigMaps.apply(new ResourceID(configMap, namespace)).map(AllocationConfigMap::policyOf)
                     .ifPresent(policy -> policies.add(new ResourceID(policy, namespace)));
         }

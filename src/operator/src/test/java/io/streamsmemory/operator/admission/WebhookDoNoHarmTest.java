@@ -34,7 +34,8 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
@@ -93,7 +94,7 @@ class WebhookDoNoHarmTest {
         client.resource(deployment(LIMITED_NS, "limited", "orders", 0, List.of())).create();
         client.resource(withoutContainerAnnotation(deployment(NS, "unnamed", "orders", 0, List.of()), "proxy")).create();
         Deployment typo = deployment(NS, "typo", "orders", 0, List.of());
-        typo.getMetadata().getAnnotations().put(WorkloadAnnotations.CONTAINER, "stream");
+        typo.getMetadata().getAnnotations().put(MetadataKeys.CONTAINER, "stream");
         client.resource(typo).create();
         client.resource(deployment(NS, "edited", "frozen", 0, List.of())).create();
         client.resource(deployment(NS, "forged", "frozen", 0, List.of())).create();
@@ -114,7 +115,7 @@ class WebhookDoNoHarmTest {
 
     /** A template whose only container is the application's, named by nothing: the first container is the target. */
     private static Deployment withoutContainerAnnotation(Deployment deployment, String dropContainer) {
-        deployment.getMetadata().getAnnotations().remove(WorkloadAnnotations.CONTAINER);
+        deployment.getMetadata().getAnnotations().remove(MetadataKeys.CONTAINER);
         deployment.getSpec().getTemplate().getSpec().getContainers().removeIf(c -> c.getName().equals(dropContainer));
         return deployment;
     }
@@ -145,11 +146,11 @@ class WebhookDoNoHarmTest {
         Pod pod = admitted(harm.admit(pod(NS, "unnamed", spec -> spec.editSpec().withContainers(
                 restrictedContainer("istio-proxy"), spec.build().getSpec().getContainers().get(0)).endSpec())));
 
-        assertThat(annotation(pod, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("streams");
+        assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(pod.getSpec().getContainers().get(0).getEnv()).isNullOrEmpty();
         assertThat(javaToolOptions(pod.getSpec().getContainers().get(1))).contains("-javaagent:");
         // Chosen when the operator planned the workload, from its template.
-        assertThat(annotation(configMap(client, NS, "unnamed"), WorkloadAnnotations.TARGET_CONTAINER)).isEqualTo("streams");
+        assertThat(annotation(configMap(client, NS, "unnamed"), MetadataKeys.TARGET_CONTAINER)).isEqualTo("streams");
         harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -158,19 +159,19 @@ class WebhookDoNoHarmTest {
         harm = new DoNoHarm(client);
         client.resource(deployment(NS, "retarget", "orders", 0, List.of())).create();
         await().atMost(WAIT).until(() -> "streams".equals(annotation(configMap(client, NS, "retarget"),
-                WorkloadAnnotations.TARGET_CONTAINER)));
-        String allocationHash = annotation(configMap(client, NS, "retarget"), WorkloadAnnotations.ALLOCATION_HASH);
+                MetadataKeys.TARGET_CONTAINER)));
+        String allocationHash = annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH);
         // The user moves the agent to the other container (same memory: the same allocation).
         client.apps().deployments().inNamespace(NS).withName("retarget").edit(d -> {
-            d.getMetadata().getAnnotations().put(WorkloadAnnotations.CONTAINER, "proxy");
+            d.getMetadata().getAnnotations().put(MetadataKeys.CONTAINER, "proxy");
             return d;
         });
         await().atMost(WAIT).until(() -> "proxy".equals(annotation(configMap(client, NS, "retarget"),
-                WorkloadAnnotations.TARGET_CONTAINER)));
-        assertThat(annotation(configMap(client, NS, "retarget"), WorkloadAnnotations.ALLOCATION_HASH)).isEqualTo(allocationHash);
-        Pod pod = admittedOnceSeen("retarget", p -> "proxy".equals(annotation(p, WorkloadAnnotations.INJECTED_CONTAINER)));
+                MetadataKeys.TARGET_CONTAINER)));
+        assertThat(annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH)).isEqualTo(allocationHash);
+        Pod pod = admittedOnceSeen("retarget", p -> "proxy".equals(annotation(p, MetadataKeys.INJECTED_CONTAINER)));
 
-        assertThat(annotation(pod, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("proxy");
+        assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("proxy");
         harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -211,7 +212,7 @@ class WebhookDoNoHarmTest {
                 .addToData("BOOTSTRAP_SERVERS", "kafka:9092").build()).serverSideApply();
         Pod withAppEnv = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
                 .withNewConfigMapRef("app-env", false).build())))));
-        assertThat(annotation(withAppEnv, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("streams");
+        assertThat(annotation(withAppEnv, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
         // The agent finds its allocation: the variable the envFrom does not set is added.
         assertThat(withAppEnv.getSpec().getContainers().get(1).getEnv()).extracting(EnvVar::getName)
@@ -238,7 +239,7 @@ class WebhookDoNoHarmTest {
         Pod pod = admitted(harm.admit(pod(NS, "named", spec -> spec.editSpec()
                 .addToImagePullSecrets(new LocalObjectReference("app-registry")).endSpec())));
 
-        assertThat(annotation(pod, WorkloadAnnotations.INJECTED_CONTAINER)).isEqualTo("streams");
+        assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         Container init = pod.getSpec().getInitContainers().get(0);
         assertThat(init.getSecurityContext().getRunAsUser()).isNull(); // run-as-user=-1, as for OpenShift
         assertThat(init.getSecurityContext().getRunAsNonRoot()).isTrue();
@@ -277,13 +278,13 @@ class WebhookDoNoHarmTest {
             throws Exception {
         harm = new DoNoHarm(client);
         ConfigMap forged = withJvmOptions(configMap(client, NS, "forged"), flags -> flags.add("-javaagent:/tmp/other.jar"));
-        forged.getMetadata().getAnnotations().put(WorkloadAnnotations.DATA_HASH, sha256(
-                annotation(forged, WorkloadAnnotations.TARGET_CONTAINER), forged.getData()));
+        forged.getMetadata().getAnnotations().put(MetadataKeys.DATA_HASH, sha256(
+                annotation(forged, MetadataKeys.TARGET_CONTAINER), forged.getData()));
         forged.getMetadata().setManagedFields(null);
         forged.getMetadata().setResourceVersion(null);
         forged.getMetadata().setUid(null);
         forged.getMetadata().setCreationTimestamp(null);
-        client.resource(forged).fieldManager(WorkloadAnnotations.FIELD_MANAGER).forceConflicts().serverSideApply();
+        client.resource(forged).fieldManager(MetadataKeys.FIELD_MANAGER).forceConflicts().serverSideApply();
         Pod pod = admittedOnceSeen("forged", p -> p.toString().contains("/tmp/other.jar"));
 
         assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("other.jar"));
@@ -300,16 +301,16 @@ class WebhookDoNoHarmTest {
     private Pod admittedOnceSeen(String workload, Predicate<Pod> showsEdit) {
         await().atMost(WAIT).until(() -> {
             Pod probe = client.resource(pod(NS, workload, UnaryOperator.identity())).dryRun().create();
-            return annotation(probe, WorkloadAnnotations.INJECTION_SKIPPED) != null || showsEdit.test(probe);
+            return annotation(probe, MetadataKeys.INJECTION_SKIPPED) != null || showsEdit.test(probe);
         });
         return admitted(harm.admit(pod(NS, workload, UnaryOperator.identity())));
     }
 
     private static ConfigMap withJvmOptions(ConfigMap configMap, java.util.function.Consumer<ArrayNode> change) {
         try {
-            ObjectNode document = (ObjectNode) MAPPER.readTree(configMap.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+            ObjectNode document = (ObjectNode) MAPPER.readTree(configMap.getData().get(MetadataKeys.ALLOCATION_KEY));
             change.accept((ArrayNode) document.get("jvmOptions"));
-            configMap.getData().put(WorkloadAnnotations.ALLOCATION_KEY, MAPPER.writeValueAsString(document));
+            configMap.getData().put(MetadataKeys.ALLOCATION_KEY, MAPPER.writeValueAsString(document));
             return configMap;
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -330,7 +331,7 @@ class WebhookDoNoHarmTest {
     }
 
     private static String configMapName(String workload) {
-        return WorkloadAnnotations.configMapName("Deployment", workload);
+        return AllocationConfigMap.configMapName("Deployment", workload);
     }
 
     /**
@@ -382,8 +383,8 @@ class WebhookDoNoHarmTest {
     }
 
     private void assertSkipped(Pod pod, String reason) {
-        assertThat(annotation(pod, WorkloadAnnotations.INJECTION_SKIPPED)).contains(reason);
-        assertThat(annotation(pod, WorkloadAnnotations.ALLOCATION_HASH)).isNull();
+        assertThat(annotation(pod, MetadataKeys.INJECTION_SKIPPED)).contains(reason);
+        assertThat(annotation(pod, MetadataKeys.ALLOCATION_HASH)).isNull();
         assertThat(pod.getSpec().getVolumes()).noneMatch(v -> v.getName().equals(WebhookSettings.AGENT_VOLUME));
     }
 

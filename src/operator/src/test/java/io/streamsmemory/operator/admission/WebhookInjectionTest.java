@@ -30,7 +30,8 @@ import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ class WebhookInjectionTest {
     private AllocationDocument allocation(String workload) {
         await().atMost(WAIT).until(() -> configMap(client, NS, workload) != null);
         ConfigMap configMap = configMap(client, NS, workload);
-        return AllocationJson.read(configMap.getData().get(WorkloadAnnotations.ALLOCATION_KEY));
+        return AllocationJson.read(configMap.getData().get(MetadataKeys.ALLOCATION_KEY));
     }
 
     /** Waits until the workload's live pods are exactly {@code replicas}, each injected with the current allocation. */
@@ -106,7 +107,7 @@ class WebhookInjectionTest {
             AllocationDocument current = allocation(workload);
             List<Pod> pods = livePods(client, NS, workload);
             return pods.size() == replicas && pods.stream().allMatch(p ->
-                    current.hash().equals(annotation(p, WorkloadAnnotations.ALLOCATION_HASH)));
+                    current.hash().equals(annotation(p, MetadataKeys.ALLOCATION_HASH)));
         });
         return livePods(client, NS, workload);
     }
@@ -134,9 +135,9 @@ class WebhookInjectionTest {
 
         for (Pod pod : pods) {
             assertThat(pod.getMetadata().getAnnotations())
-                    .containsEntry(WorkloadAnnotations.ALLOCATION_HASH, allocation.hash())
-                    .containsEntry(WorkloadAnnotations.APPLIED_RESTART_HASH, allocation.restartHash())
-                    .containsEntry(WorkloadAnnotations.INJECTED_CONTAINER, "streams");
+                    .containsEntry(MetadataKeys.ALLOCATION_HASH, allocation.hash())
+                    .containsEntry(MetadataKeys.APPLIED_RESTART_HASH, allocation.restartHash())
+                    .containsEntry(MetadataKeys.INJECTED_CONTAINER, "streams");
 
             assertThat(pod.getSpec().getInitContainers()).hasSize(1);
             Container init = pod.getSpec().getInitContainers().get(0);
@@ -161,7 +162,7 @@ class WebhookInjectionTest {
                             new VolumeBuilder().withName("streams-memory-agent").withNewEmptyDir()
                                     .withSizeLimit(new Quantity("32Mi")).endEmptyDir().build(),
                             new VolumeBuilder().withName("streams-memory-allocation").withNewConfigMap()
-                                    .withName(WorkloadAnnotations.configMapName("Deployment", "orders-app"))
+                                    .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
                                     .withOptional(true).withDefaultMode(420).endConfigMap().build());
 
             // Only the target container changed.
@@ -218,11 +219,11 @@ class WebhookInjectionTest {
         allocation("from-env");
         await().atMost(WAIT).until(() -> {
             List<Pod> pods = livePods(client, NS, "from-env");
-            return pods.size() == 1 && annotation(pods.get(0), WorkloadAnnotations.INJECTION_SKIPPED) != null;
+            return pods.size() == 1 && annotation(pods.get(0), MetadataKeys.INJECTION_SKIPPED) != null;
         });
         Pod pod = livePods(client, NS, "from-env").get(0);
-        assertThat(annotation(pod, WorkloadAnnotations.INJECTION_SKIPPED)).contains("valueFrom");
-        assertThat(annotation(pod, WorkloadAnnotations.ALLOCATION_HASH)).isNull();
+        assertThat(annotation(pod, MetadataKeys.INJECTION_SKIPPED)).contains("valueFrom");
+        assertThat(annotation(pod, MetadataKeys.ALLOCATION_HASH)).isNull();
         assertThat(pod.getSpec().getInitContainers()).isEmpty();
         Container streams = pod.getSpec().getContainers().get(1);
         assertThat(streams.getEnv()).hasSize(1);
@@ -243,7 +244,7 @@ class WebhookInjectionTest {
         AllocationDocument allocation = allocation("orders-sts");
         for (Pod pod : injectedPods("orders-sts", 2)) {
             assertThat(pod.getMetadata().getAnnotations())
-                    .containsEntry(WorkloadAnnotations.APPLIED_RESTART_HASH, allocation.restartHash());
+                    .containsEntry(MetadataKeys.APPLIED_RESTART_HASH, allocation.restartHash());
             assertThat(pod.getSpec().getInitContainers()).singleElement()
                     .satisfies(init -> assertThat(init.getName()).isEqualTo("streams-memory-agent"));
             Container streams = pod.getSpec().getContainers().get(1);
@@ -286,7 +287,7 @@ class WebhookInjectionTest {
                 await().atMost(WAIT).until(() -> {
                     List<Pod> pods = livePods(client, NS, app);
                     return pods.size() == 2 && pods.stream().allMatch(p ->
-                            annotation(p, WorkloadAnnotations.ALLOCATION_HASH) == null
+                            annotation(p, MetadataKeys.ALLOCATION_HASH) == null
                                     && autoBefore.stream().noneMatch(b -> b.getMetadata().getUid().equals(p.getMetadata().getUid())));
                 });
             }
@@ -307,7 +308,7 @@ class WebhookInjectionTest {
         // Automatic: rolled once, the new pods are injected, and it stays at one rollout.
         AllocationDocument allocation = allocation("drift-auto");
         await().atMost(WAIT).until(() -> allocation.restartHash().equals(templateAnnotation("drift-auto",
-                WorkloadAnnotations.DRIFT_ROLLOUT)));
+                MetadataKeys.DRIFT_ROLLOUT)));
         assertThat(events("drift-auto", "Drift")).anyMatch(e -> e.getMessage().contains("rolling the workload once"));
         injectedPods("drift-auto", 2);
         await().atMost(WAIT).until(() -> {

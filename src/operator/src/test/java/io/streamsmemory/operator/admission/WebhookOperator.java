@@ -15,11 +15,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.WebhookServing;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -48,7 +50,8 @@ final class WebhookOperator implements AutoCloseable {
                 .withCacheSyncTimeout(Duration.ofSeconds(30))
                 .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
         operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry()),
-                WebhookServing.NOT_HERE));
+                WebhookServing.NOT_HERE,
+                new RolloutGate(Duration.ZERO)));
         operator.start();
     }
 
@@ -134,8 +137,8 @@ final class WebhookOperator implements AutoCloseable {
                 .endTemplate()
                 .endSpec();
         if (policy != null) {
-            builder.editMetadata().addToAnnotations(WorkloadAnnotations.POLICY, policy)
-                    .addToAnnotations(WorkloadAnnotations.CONTAINER, "streams").endMetadata();
+            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy)
+                    .addToAnnotations(MetadataKeys.CONTAINER, "streams").endMetadata();
         }
         return builder.build();
     }
@@ -143,9 +146,9 @@ final class WebhookOperator implements AutoCloseable {
     /** The ConfigMap published for the Deployment named {@code workload}, or else for the StatefulSet of that name. */
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
         ConfigMap published = client.configMaps().inNamespace(namespace)
-                .withName(WorkloadAnnotations.configMapName("Deployment", workload)).get();
+                .withName(AllocationConfigMap.configMapName("Deployment", workload)).get();
         return published != null ? published : client.configMaps().inNamespace(namespace)
-                .withName(WorkloadAnnotations.configMapName("StatefulSet", workload)).get();
+                .withName(AllocationConfigMap.configMapName("StatefulSet", workload)).get();
     }
 
     /** The workload's pods that are not being deleted. */
@@ -168,7 +171,7 @@ final class WebhookOperator implements AutoCloseable {
 
     /** True when the webhook injected the pod (it carries the allocation hash). */
     static boolean injected(Pod pod) {
-        return annotation(pod, WorkloadAnnotations.ALLOCATION_HASH) != null;
+        return annotation(pod, MetadataKeys.ALLOCATION_HASH) != null;
     }
 
     static String annotation(HasMetadata object, String key) {

@@ -18,7 +18,7 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
-import io.streamsmemory.operator.reconcile.WorkloadAnnotations;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -63,6 +63,9 @@ class WebhookRbacTest {
         // LimitRanges: read in every namespace (the webhook checks its init container against them), never written.
         assertThat(allowed(asOperator, "", "limitranges", "watch", null, null)).isTrue();
         assertThat(allowed(asOperator, "", "limitranges", "create", "shop", null)).isFalse();
+        // Autoscalers: read for their replica range, never changed.
+        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "watch", null, null)).isTrue();
+        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "patch", "shop", null)).isFalse();
 
         // A serving certificate valid for 30 s, renewed 20 s before it ends: a rotation every ~10 s.
         WebhookSettings settings = WebhookOperator.localSettings(port)
@@ -92,7 +95,7 @@ class WebhookRbacTest {
             client.pods().inNamespace(ns).withLabel("app", "orders-app").withGracePeriod(0).delete();
             await().atMost(WAIT).until(() -> {
                 List<Pod> pods = livePods(client, ns, "orders-app");
-                return pods.size() == 1 && hash.equals(annotation(pods.get(0), WorkloadAnnotations.ALLOCATION_HASH))
+                return pods.size() == 1 && hash.equals(annotation(pods.get(0), MetadataKeys.ALLOCATION_HASH))
                         && !pods.get(0).getMetadata().getUid().equals(firstPodUid);
             });
             assertThat(operator.webhook.errors()).isZero();
@@ -135,12 +138,12 @@ class WebhookRbacTest {
     private String awaitInjected(String ns) {
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         await().atMost(WAIT).until(() -> {
-            String hash = annotation(configMap(client, ns, "orders-app"), WorkloadAnnotations.ALLOCATION_HASH);
+            String hash = annotation(configMap(client, ns, "orders-app"), MetadataKeys.ALLOCATION_HASH);
             List<Pod> pods = livePods(client, ns, "orders-app");
-            return pods.size() == 1 && hash.equals(annotation(pods.get(0), WorkloadAnnotations.ALLOCATION_HASH));
+            return pods.size() == 1 && hash.equals(annotation(pods.get(0), MetadataKeys.ALLOCATION_HASH));
         });
         firstPodUid = livePods(client, ns, "orders-app").get(0).getMetadata().getUid();
-        return annotation(configMap(client, ns, "orders-app"), WorkloadAnnotations.ALLOCATION_HASH);
+        return annotation(configMap(client, ns, "orders-app"), MetadataKeys.ALLOCATION_HASH);
     }
 
     private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace,

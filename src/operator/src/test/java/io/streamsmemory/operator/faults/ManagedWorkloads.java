@@ -1,12 +1,12 @@
 package io.streamsmemory.operator.faults;
 
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_HASH;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.ALLOCATION_KEY;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.APPLIED_RESTART_HASH;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.MANAGED_BY_LABEL;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.POLICY;
-import static io.streamsmemory.operator.reconcile.WorkloadAnnotations.RESTART_HASH;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_KEY;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.APPLIED_RESTART_HASH;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY_LABEL;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.POLICY;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;

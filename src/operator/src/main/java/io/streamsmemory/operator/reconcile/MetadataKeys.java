@@ -1,7 +1,12 @@
 package io.streamsmemory.operator.reconcile;
 
-/** The names users and the operator put on workloads, pod templates and ConfigMaps. */
-public final class WorkloadAnnotations {
+/**
+ * Every annotation, label and data key the operator and its users write on Kubernetes objects, and the operator's
+ * own object names and field manager: one table, because several keys go on more than one kind of object (the
+ * policy's name on a workload and on its ConfigMap, the allocation hash on a ConfigMap and on the pods injected
+ * from it).
+ */
+public final class MetadataKeys {
     /** On a Deployment or StatefulSet: the StreamsMemoryPolicy (same namespace) that sizes it. */
     public static final String POLICY = "streamsmemory.io/policy";
     /** On a workload: num.stream.threads of its pods, overriding the policy's. */
@@ -43,6 +48,12 @@ public final class WorkloadAnnotations {
      */
     public static final String DRIFT_ROLLOUT = "streamsmemory.io/drift-rollout";
 
+    /**
+     * On a workload's own metadata (not its template, so writing it rolls nothing): when the operator last rolled it,
+     * for {@link RolloutGate}'s rate limit.
+     */
+    public static final String LAST_ROLLOUT = "streamsmemory.io/last-rollout";
+
     /** On a pod, written by the admission webhook: the allocation hash it applied ({@link #ALLOCATION_HASH}). */
     public static final String APPLIED_RESTART_HASH = "streamsmemory.io/applied-restart-hash";
     /** On a pod: the container the webhook injected. */
@@ -58,34 +69,6 @@ public final class WorkloadAnnotations {
     /** The field manager of every server-side apply the operator makes. */
     public static final String FIELD_MANAGER = "streams-memory-operator";
 
-    private WorkloadAnnotations() {
-    }
-
-    /**
-     * The ConfigMap a workload's allocation is published in, {@code <workload>-<kind>-streams-memory}: a Deployment
-     * and a StatefulSet of the same name each get their own. A name too long for an object name is shortened with a
-     * hash ({@link KubernetesNames#withSuffix}).
-     */
-    public static String configMapName(String kind, String workloadName) {
-        return KubernetesNames.withSuffix(workloadName, "-" + kind.toLowerCase(java.util.Locale.ROOT) + "-streams-memory");
-    }
-
-    /**
-     * The ConfigMap of Deployment {@code deploymentName}.
-     *
-     * @deprecated name the kind with {@link #configMapName(String, String)}; kept so callers written before kinds
-     *     had their own ConfigMap still compile.
-     */
-    @Deprecated
-    public static String configMapName(String deploymentName) {
-        return configMapName("Deployment", deploymentName);
-    }
-
-    /**
-     * The name the previous version published under, one for both kinds. The operator deletes its own ConfigMaps of
-     * this name once no pod mounts them any more; nothing reads them.
-     */
-    public static String legacyConfigMapName(String workloadName) {
-        return workloadName + "-streams-memory";
+    private MetadataKeys() {
     }
 }

@@ -1,0 +1,59 @@
+package io.streamsmemory.operator.reconcile;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+
+/**
+ * When an operator-initiated rollout of a workload may start: never while the workload's previous rollout is still
+ * in progress, and at most one per {@code minInterval} (the time of the last one is recorded on the workload's
+ * metadata, where it rolls nothing). With an autoscaler in the loop, a restart per scale step would feed the load
+ * that made it scale; this keeps the operator from ever driving such a loop.
+ */
+public final class RolloutGate {
+    private final Duration minInterval;
+    private final Clock clock;
+
+    public RolloutGate(Duration minInterval) {
+        this(minInterval, Clock.systemUTC());
+    }
+
+    RolloutGate(Duration minInterval, Clock clock) {
+        this.minInterval = minInterval;
+        this.clock = clock;
+    }
+
+    /** Why a rollout must wait and when to look again; empty when it may start now. */
+    Optional<Wait> check(Workload workload) {
+        if (workload.rolloutInProgress()) {
+            return Optional.of(new Wait("its previous rollout is still in progress", PolicyReconciler.RETRY_SOON));
+        }
+        Optional<Instant> last = workload.annotation(MetadataKeys.LAST_ROLLOUT).flatMap(RolloutGate::instant);
+        Instant now = clock.instant();
+        if (last.isPresent() && last.get().plus(minInterval).isAfter(now)) {
+            Instant next = last.get().plus(minInterval);
+            return Optional.of(new Wait(String.format("the operator rolled it at %s and rolls a workload at most "
+                    + "once every %s (streamsmemory.rollout.min-interval): next at %s", last.get(), minInterval, next),
+                    Duration.between(now, next).plusSeconds(1)));
+        }
+        return Optional.empty();
+    }
+
+    /** The value {@link RolloutStamper} records as the time of a rollout. */
+    String now() {
+        return clock.instant().toString();
+    }
+
+    private static Optional<Instant> instant(String text) {
+        try {
+            return Optional.of(Instant.parse(text));
+        } catch (DateTimeParseException e) {
+            return Optional.empty(); // someone edited it: treat as never rolled
+        }
+    }
+
+    record Wait(String reason, Duration retryAfter) {
+    }
+}
