@@ -122,6 +122,20 @@ class ScalingTest {
     }
 
     @Test
+    void whenOnePodCannotHoldEveryTaskTheDefaultRangeStartsAtTheFewestThatCan() {
+        String ns = "large";
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        policy.getSpec().getStreams().setPartitions(480); // 2,400 RocksDB instances: not on one 2Gi pod
+        publish(ns, policy, 8);
+
+        WorkloadAllocationStatus row = row(ns);
+        assertThat(row.getReplicaRange()).isEqualTo("4-8");
+        assertThat(row.getReplicaRangeSource()).contains("the fewest replicas whose tasks the pod's memory holds");
+        assertThat(row.getMessage()).isNull();
+        assertThat(condition(ns, "Ready").getStatus()).isEqualTo("True");
+    }
+
+    @Test
     void manualRolloutOnlyReportsAScaleBelowTheRange() {
         String ns = "below-range-manual";
         StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");

@@ -16,7 +16,8 @@ import java.util.Optional;
  * @param replicas the workload's current replicas (at least 1: a workload scaled to 0 is planned as one pod)
  */
 public record PlannedRange(ReplicaRange declared, String source, int replicas) {
-    static final String DEFAULT_SOURCE = "default: from 1 to the current replicas";
+    static final String DEFAULT_SOURCE_PREFIX = "default: ";
+    static final String DEFAULT_SOURCE = DEFAULT_SOURCE_PREFIX + "from 1 to the current replicas";
 
     static PlannedRange of(Workload workload, ScalingSpec scaling, Collection<HorizontalPodAutoscaler> autoscalers) {
         int replicas = workload.replicas();
@@ -34,6 +35,17 @@ public record PlannedRange(ReplicaRange declared, String source, int replicas) {
             return new PlannedRange(new ReplicaRange(min, max), "spec.scaling", replicas);
         }
         return new PlannedRange(new ReplicaRange(1, replicas), DEFAULT_SOURCE, replicas);
+    }
+
+    /** True when neither an autoscaler nor the policy gave the range. */
+    boolean isDefault() {
+        return source.startsWith(DEFAULT_SOURCE_PREFIX);
+    }
+
+    /** The default range, starting at {@code min} because the pod's memory cannot hold fewer replicas' tasks. */
+    PlannedRange from(int min) {
+        return new PlannedRange(new ReplicaRange(min, declared.max()), String.format("%sfrom %d (the fewest replicas "
+                + "whose tasks the pod's memory holds) to the current replicas", DEFAULT_SOURCE_PREFIX, min), replicas);
     }
 
     /** True when the workload runs at a count its range does not include. */

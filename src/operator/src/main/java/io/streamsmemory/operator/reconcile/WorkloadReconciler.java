@@ -63,6 +63,9 @@ final class WorkloadReconciler {
         List<String> warnings = new ArrayList<>();
         try {
             PlannedRange range = PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers);
+            if (range.isDefault()) {
+                range = fewestReplicasThatFit(policy, workload, range);
+            }
             return allocate(policy, workload, cached, range, row, warnings);
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
@@ -121,6 +124,35 @@ final class WorkloadReconciler {
         Duration driftLater = drift.report(policy, workload, allocation, row);
         metrics.recordWorkload(workload, allocation);
         return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater));
+    }
+
+    /**
+     * The default range starts at 1 replica (one pod holding every task); when the pod's memory cannot hold that, it
+     * starts at the fewest replicas whose tasks it can hold, found by bisection (fitting only gets easier with more
+     * replicas), so a workload that fits at its current count is never refused for the default.
+     */
+    private PlannedRange fewestReplicasThatFit(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
+        if (fits(policy, workload, range)) {
+            return range;
+        }
+        int low = range.declared().min(); // does not fit
+        int high = range.declared().max();
+        if (high <= low || !fits(policy, workload, range.from(high))) {
+            return range; // nothing in the range fits: allocate() reports why
+        }
+        while (high - low > 1) {
+            int middle = low + (high - low) / 2;
+            if (fits(policy, workload, range.from(middle))) {
+                high = middle;
+            } else {
+                low = middle;
+            }
+        }
+        return range.from(high);
+    }
+
+    private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
+        return engine.allocate(WorkloadPlanner.plan(policy.getSpec(), workload, range).facts()).ok();
     }
 
     private WorkloadOutcome failed(Workload workload, WorkloadAllocationStatus row, List<String> warnings,
