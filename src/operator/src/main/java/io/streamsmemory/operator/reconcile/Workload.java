@@ -123,11 +123,28 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
         return false;
     }
 
-    /** True while its controller rolls out a template; false once settled, or before any controller reported. */
+    /**
+     * True while its controller replaces pods of an older template (scaling is no rollout: a StatefulSet adding
+     * pods one by one, or pods that cannot be scheduled, leave the template current); false before any controller
+     * reported.
+     */
     public boolean rolloutInProgress() {
-        Object status = resource instanceof Deployment d ? d.getStatus()
-                : resource instanceof StatefulSet s ? s.getStatus() : null;
-        return status != null && !settled();
+        Long generation = resource.getMetadata().getGeneration();
+        if (resource instanceof Deployment d && d.getStatus() != null) {
+            DeploymentStatus status = d.getStatus();
+            return behind(status.getObservedGeneration(), generation)
+                    || count(status.getUpdatedReplicas()) < count(status.getReplicas());
+        }
+        if (resource instanceof StatefulSet s && s.getStatus() != null) {
+            StatefulSetStatus status = s.getStatus();
+            return behind(status.getObservedGeneration(), generation)
+                    || !Objects.equals(status.getUpdateRevision(), status.getCurrentRevision());
+        }
+        return false;
+    }
+
+    private static boolean behind(Long observedGeneration, Long generation) {
+        return observedGeneration == null || generation != null && observedGeneration < generation;
     }
 
     private static int count(Integer value) {
