@@ -17,7 +17,7 @@ import java.time.Duration;
  * The operator's reconciler on a plain java-operator-sdk {@link Operator}, as the Quarkus app runs it,
  * against whatever API server (and identity) the client points at.
  */
-final class RunningOperator implements AutoCloseable {
+public final class RunningOperator implements AutoCloseable {
     final Operator operator;
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final EventRecorder events;
@@ -50,7 +50,7 @@ final class RunningOperator implements AutoCloseable {
     }
 
     /** Reading the pods' memory reports as {@code observe} says. */
-    static RunningOperator start(KubernetesClient client, ObserveSettings observe) {
+    public static RunningOperator start(KubernetesClient client, ObserveSettings observe) {
         return new RunningOperator(client, null, new RolloutGate(Duration.ZERO), observe);
     }
 

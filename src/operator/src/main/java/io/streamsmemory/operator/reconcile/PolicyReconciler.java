@@ -204,11 +204,12 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
     }
 
-    /** While some workload's pods run with the agent, the status shows their reports: refresh it every round. */
+    /**
+     * A policy with workloads shows what their pods report: its status is refreshed every round (pods come and go
+     * without an event the policy sees).
+     */
     private Optional<Duration> observeAgain(List<WorkloadOutcome> outcomes) {
-        boolean injected = outcomes.stream().anyMatch(o -> Objects.requireNonNullElse(o.row().getPodsInjected(), 0)
-                + Objects.requireNonNullElse(o.row().getPodsOutdated(), 0) > 0);
-        return observer.settings().enabled() && injected ? Optional.of(observer.settings().interval())
+        return observer.settings().enabled() && !outcomes.isEmpty() ? Optional.of(observer.settings().interval())
                 : Optional.empty();
     }
 

@@ -1,0 +1,155 @@
+package io.streamsmemory.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.PackagedOperator;
+import io.streamsmemory.operator.RunningOperator;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The operator reads what injected pods really use from their agents and shows it in the policy's status, on a real
+ * API server: the pods are objects whose status says Running on 127.0.0.1, and behind each one's report port runs
+ * a real JVM with the real agent (or a port that never answers).
+ */
+@EnableLocalControlPlane
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MemoryObserverTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObserveSettings FAST = new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4,
+            Duration.ofHours(1));
+    KubernetesClient client;
+    private RunningOperator operator;
+
+    @BeforeAll
+    void startOperator() throws Exception {
+        Fixtures.installCrd(client);
+        operator = RunningOperator.start(client, FAST);
+    }
+
+    @AfterAll
+    void stopOperator() {
+        operator.close();
+    }
+
+    @Test
+    void aRealJvmsReportReachesTheStatusAndASilentPodChangesNothingElse() throws Exception {
+        String ns = "observed";
+        workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
+        try (ForkedHog jvm = new ForkedHog(PackagedOperator.freePort());
+             ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            runningPod(ns, "orders-app-abc-1", jvm.port());
+            runningPod(ns, "orders-app-abc-2", silent.getLocalPort()); // accepts, never answers
+
+            await().atMost(WAIT).until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1
+                    && observed(ns).getObserved().getPodsNotAnswering() == 1);
+            WorkloadAllocationStatus row = observed(ns);
+            assertThat(row.getObserved().getPeakMemory()).endsWith("MiB");
+            assertThat(row.getObserved().getHeapUsed()).endsWith("MiB");
+            assertThat(Double.parseDouble(row.getObserved().getPeakMemoryRatio())).isBetween(0.001, 0.5);
+            assertThat(row.getRecommendation()).contains("peak");
+            StreamsMemoryPolicy policy = policy(ns);
+            assertThat(policy.getStatus().getPeakMemoryRatio()).isEqualTo(row.getObserved().getPeakMemoryRatio());
+            assertThat(condition(policy, "Ready").getStatus()).isEqualTo("True");
+            assertThat(condition(policy, "MemoryPressure").getStatus()).isEqualTo("False");
+            assertThat(condition(policy, "TopologyMismatch").getReason()).isEqualTo("AsPlanned");
+        }
+    }
+
+    @Test
+    void aPodAboveNinetyFivePercentRaisesMemoryPressureUntilItGoes() throws Exception {
+        String ns = "pressure";
+        StreamsMemoryPolicy small = Fixtures.policy(ns, "orders", "448Mi");
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(1);
+        streams.setTasksPerPod(1);
+        small.getSpec().setStreams(streams);
+        workload(ns, small);
+        int port = PackagedOperator.freePort();
+        runningPod(ns, "orders-app-abc-1", port);
+        try (ForkedHog jvm = new ForkedHog(port)) {
+            jvm.hold(450); // resident: above 95% of 448 MiB
+            await().atMost(WAIT).until(() -> "True".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            assertThat(condition(policy(ns), "MemoryPressure").getMessage())
+                    .startsWith("Deployment orders-app: a pod uses").contains("above 95%");
+            assertThat(observed(ns).getRecommendation()).contains("raise spec.memory");
+            await().atMost(WAIT).until(() -> !events(ns, "MemoryPressure").isEmpty());
+        }
+        // The pod restarts: a fresh JVM on the same port, well within its memory.
+        try (ForkedHog fresh = new ForkedHog(port)) {
+            await().atMost(WAIT).until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT).until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
+            assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
+        }
+    }
+
+    private void workload(String ns, StreamsMemoryPolicy policy) {
+        Fixtures.namespace(client, ns);
+        client.resource(policy).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 2, policy.getSpec().getMemory())).create();
+        await().atMost(WAIT).until(() -> observedRow(ns) != null);
+    }
+
+    /** A pod of the Deployment as its ReplicaSet and the webhook would leave it, Running on 127.0.0.1. */
+    private void runningPod(String ns, String name, int reportPort) {
+        Pod pod = client.resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(ns)
+                .addToLabels("app", "orders-app").addToLabels("pod-template-hash", "abc")
+                .addToLabels(MetadataKeys.INJECTED_LABEL, "true")
+                .addToAnnotations(MetadataKeys.ALLOCATION_HASH, "test").addToAnnotations(MetadataKeys.INJECTED_CONTAINER,
+                        "streams")
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("orders-app-abc")
+                .withUid(UUID.randomUUID().toString()).withController(true).endOwnerReference()
+                .endMetadata()
+                .withNewSpec().addNewContainer().withName("streams").withImage("example.test/streams-app:1")
+                .addNewEnv().withName("STREAMS_MEMORY_REPORT_PORT").withValue(Integer.toString(reportPort)).endEnv()
+                .endContainer().endSpec().build()).create();
+        pod.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("127.0.0.1").build());
+        client.pods().resource(pod).updateStatus();
+    }
+
+    private StreamsMemoryPolicy policy(String ns) {
+        return client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
+    }
+
+    private WorkloadAllocationStatus observedRow(String ns) {
+        StreamsMemoryPolicy policy = policy(ns);
+        return policy == null || policy.getStatus() == null || policy.getStatus().getWorkloads() == null ? null
+                : policy.getStatus().getWorkloads().stream().findFirst().orElse(null);
+    }
+
+    /** The workload's row once it carries observed figures, else null. */
+    private WorkloadAllocationStatus observed(String ns) {
+        WorkloadAllocationStatus row = observedRow(ns);
+        return row == null || row.getObserved() == null ? null : row;
+    }
+
+    private static Condition condition(StreamsMemoryPolicy policy, String type) {
+        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
+                .orElseThrow();
+    }
+
+    private List<Event> events(String ns, String reason) {
+        return client.v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(e -> e.getReason().equals(reason)).toList();
+    }
+}
