@@ -19,8 +19,8 @@ public final class MemoryHog {
             String[] command = line.trim().split("\\s+");
             if (command.length == 2 && command[0].equals("hold")) {
                 int mib = Integer.parseInt(command[1]);
-                for (int i = 0; i < mib; i++) {
-                    byte[] chunk = new byte[1 << 20];
+                for (int i = 0; i < mib * 16; i++) {
+                    byte[] chunk = new byte[64 << 10]; // small: no humongous regions, the heap holds what it is told
                     for (int page = 0; page < chunk.length; page += 4096) {
                         chunk[page] = 1;
                     }

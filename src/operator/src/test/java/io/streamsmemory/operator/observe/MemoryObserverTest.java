@@ -61,7 +61,7 @@ class MemoryObserverTest {
             runningPod(ns, "orders-app-abc-1", jvm.port());
             runningPod(ns, "orders-app-abc-2", silent.getLocalPort()); // accepts, never answers
 
-            await().atMost(WAIT).until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1
+            await().atMost(WAIT).ignoreExceptions().until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1
                     && observed(ns).getObserved().getPodsNotAnswering() == 1);
             WorkloadAllocationStatus row = observed(ns);
             assertThat(row.getObserved().getPeakMemory()).endsWith("MiB");
@@ -89,16 +89,16 @@ class MemoryObserverTest {
         runningPod(ns, "orders-app-abc-1", port);
         try (ForkedHog jvm = new ForkedHog(port)) {
             jvm.hold(450); // resident: above 95% of 448 MiB
-            await().atMost(WAIT).until(() -> "True".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT).ignoreExceptions().until(() -> "True".equals(condition(policy(ns), "MemoryPressure").getStatus()));
             assertThat(condition(policy(ns), "MemoryPressure").getMessage())
                     .startsWith("Deployment orders-app: a pod uses").contains("above 95%");
             assertThat(observed(ns).getRecommendation()).contains("raise spec.memory");
-            await().atMost(WAIT).until(() -> !events(ns, "MemoryPressure").isEmpty());
+            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressure").isEmpty());
         }
         // The pod restarts: a fresh JVM on the same port, well within its memory.
         try (ForkedHog fresh = new ForkedHog(port)) {
-            await().atMost(WAIT).until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
-            await().atMost(WAIT).until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
+            await().atMost(WAIT).ignoreExceptions().until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
             assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
         }
     }
@@ -107,7 +107,7 @@ class MemoryObserverTest {
         Fixtures.namespace(client, ns);
         client.resource(policy).create();
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 2, policy.getSpec().getMemory())).create();
-        await().atMost(WAIT).until(() -> observedRow(ns) != null);
+        await().atMost(WAIT).ignoreExceptions().until(() -> observedRow(ns) != null);
     }
 
     /** A pod of the Deployment as its ReplicaSet and the webhook would leave it, Running on 127.0.0.1. */
