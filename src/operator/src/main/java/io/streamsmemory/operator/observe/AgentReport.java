@@ -49,8 +49,15 @@ public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakByte
         return max(rssBytes != null ? rssPeakBytes : cgroupPeakBytes, usedBytes());
     }
 
+    /** The larger of two figures, either of which may be unknown (null). */
     static Long max(Long a, Long b) {
-        return a == null ? b : b == null ? a : Math.max(a, b);
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return Math.max(a, b);
     }
 
     private static String text(JsonNode node) {
