@@ -26,6 +26,8 @@ import java.util.Properties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 12, agent part: the memory report of a real Kafka Streams application (Kafka Streams 4.4.0, a key-value and
@@ -51,16 +53,24 @@ class MemoryReportRealBrokerTest {
         allocation = AgentRealBrokerTest.writeAllocation(allocationFile, FACTS);
     }
 
-    @Test
-    void theReportShowsWhatTheApplicationJvmUses() throws Exception {
+    /** The two Kafka Streams lines the agent is tested against (the app's Kafka version varies 3.9 to 4.x). */
+    static List<String> versions() {
+        return List.of("4.4.0", System.getProperty("streamsmemory.oldKafkaVersion", "3.9.1"));
+    }
+
+    @ParameterizedTest(name = "Kafka Streams {0}")
+    @MethodSource("versions")
+    void theReportShowsWhatTheApplicationJvmUses(String version) throws Exception {
         int port = freePort();
-        AppRun.Launch launch = new AppRun.Launch().option(allocation.jvmOptions().toArray(new String[0]))
+        AppRun.Launch launch = new AppRun.Launch();
+        launch.kafkaStreamsVersion = version;
+        launch.option(allocation.jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar())
                 .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
                 .env("REPORT_BENCH_CALLS", Integer.toString(BENCH_CALLS));
-        String topics = "report-";
+        String topics = "report" + version.replace(".", "") + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app"), topics, THREADS, allocationFile)) {
+        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-" + version), topics, THREADS, allocationFile)) {
             app.awaitCounts(topics + "counts-out");
             app.awaitCounts(topics + "window-out");
             Properties r = app.awaitReport();
@@ -96,7 +106,7 @@ class MemoryReportRealBrokerTest {
             assertThat(app.listeningPorts()).containsExactly(port);
             assertThat(app.threadNames()).contains("HTTP-Dispatcher", "streams-memory-");
             assertThat(app.agentLines()).noneMatch(line -> line.contains("WARN"));
-            System.out.println("report: cpu_us_per_call=" + r.getProperty("report.cpu_us_per_call")
+            System.out.println("Kafka Streams " + version + ": report: cpu_us_per_call=" + r.getProperty("report.cpu_us_per_call")
                     + " (" + BENCH_CALLS + " builds + JSON in the application JVM, ThreadMXBean CPU time; per source: "
                     + r.getProperty("report.cpu_us_per_part") + ")");
         }
