@@ -19,9 +19,13 @@ final class JvmMemory {
     /** The stack reserved per thread when -Xss (HotSpot's ThreadStackSize) is 0 or unreadable: Linux x64's default. */
     static final long DEFAULT_STACK_BYTES = 1L << 20;
     static final String METASPACE_POOL = "Metaspace";
-    /** Segmented code cache pools are "CodeHeap 'non-nmethods'" etc.; unsegmented it is one "Code Cache". */
+    /**
+     * Segmented code cache pools are "CodeHeap 'non-nmethods'" etc.; unsegmented (ReservedCodeCacheSize below 240 MiB,
+     * as the engine plans it) it is one "CodeCache" pool on Java 9 and later, "Code Cache" on Java 8.
+     */
     static final String CODE_HEAP_PREFIX = "CodeHeap";
-    static final String CODE_CACHE_POOL = "Code Cache";
+    static final String CODE_CACHE_POOL = "CodeCache";
+    static final String CODE_CACHE_POOL_JAVA8 = "Code Cache";
 
     private JvmMemory() {
     }
@@ -71,7 +75,8 @@ final class JvmMemory {
                 MemoryUsage usage = pool.getUsage();
                 metaspaceUsed = usage.getUsed();
                 metaspaceMax = usage.getMax();
-            } else if (name.startsWith(CODE_HEAP_PREFIX) || CODE_CACHE_POOL.equals(name)) {
+            } else if (name.startsWith(CODE_HEAP_PREFIX) || CODE_CACHE_POOL.equals(name)
+                    || CODE_CACHE_POOL_JAVA8.equals(name)) {
                 MemoryUsage usage = pool.getUsage();
                 codeUsed += usage.getUsed();
                 codeMax = codeMax < 0 || usage.getMax() < 0 ? -1 : codeMax + usage.getMax();

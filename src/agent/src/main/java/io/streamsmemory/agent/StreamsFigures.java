@@ -1,7 +1,6 @@
 package io.streamsmemory.agent;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -18,16 +17,13 @@ import java.util.Set;
  *       lock, held by a stream thread while it changes state and runs the application's state listener);</li>
  *   <li>stores and memtable bytes from the instance's own metrics registry (the {@code Metrics} object behind
  *       {@code KafkaStreams.metrics()}, whose map is a concurrent one, read in place instead of the public method's
- *       copy of every client metric): one store per task and {@code *-state-id} tag of
- *       {@code stream-state-metrics}, and RocksDB's {@code cur-size-all-mem-tables} summed;</li>
+ *       copy of every client metric), see {@link StoreMetrics};</li>
  *   <li>the record cache in force: {@code KafkaStreams.totalCacheSize}.</li>
  * </ul>
- * All by reflection on the fields and methods Kafka Streams 2.8 to 4.4 share; whatever cannot be read is left out.
+ * By reflection on the fields and methods Kafka Streams 2.8 to 4.4 share; whatever cannot be read is left out.
  */
 final class StreamsFigures {
     static final String KAFKA_STREAMS = "org.apache.kafka.streams.KafkaStreams";
-    static final String STATE_GROUP = "stream-state-metrics";
-    static final String MEMTABLES = "cur-size-all-mem-tables";
 
     private final Map<String, Long> streams = new LinkedHashMap<>();
     private long memtableBytes;
@@ -48,7 +44,7 @@ final class StreamsFigures {
         long active = 0;
         long standby = 0;
         long cache = 0;
-        Set<String> stores = new HashSet<>();
+        Set<Map<String, String>> stores = new HashSet<>();
         boolean threadsRead = true;
         boolean cacheRead = true;
         boolean storesRead = true;
@@ -67,7 +63,7 @@ final class StreamsFigures {
             } else {
                 cache += total;
             }
-            storesRead &= figures.readMetrics(instance, stores, instances.size() > 1 ? instances.indexOf(instance) : 0);
+            storesRead &= figures.readMetrics(instance, stores);
         }
         if (threadsRead) {
             figures.streams.put("streamThreads", threads);
@@ -107,13 +103,13 @@ final class StreamsFigures {
             // A copy, as KafkaStreams.processStreamThread makes it (the list is a synchronized one).
             List<?> threads = new ArrayList<>((Collection<?>) list);
             long[] counts = new long[3];
+            Class<?> api = Class.forName("org.apache.kafka.streams.ThreadMetadata", false,
+                    instance.getClass().getClassLoader());
             for (Object thread : threads) {
                 Object metadata = thread.getClass().getMethod("threadMetadata").invoke(thread);
                 if (metadata == null) {
                     continue;
                 }
-                Class<?> api = Class.forName("org.apache.kafka.streams.ThreadMetadata", false,
-                        instance.getClass().getClassLoader());
                 if ("DEAD".equals(api.getMethod("threadState").invoke(metadata))) {
                     continue;
                 }
@@ -128,59 +124,21 @@ final class StreamsFigures {
     }
 
     /** Stores and memtable bytes from the instance's metrics registry; false when it cannot be read. */
-    private boolean readMetrics(Object instance, Set<String> stores, int ordinal) {
-        Object metrics = field(instance, "metrics");
-        if (metrics == null) {
+    private boolean readMetrics(Object instance, Set<Map<String, String>> stores) {
+        Object registry = field(instance, "metrics");
+        if (registry == null) {
             return false;
         }
         try {
-            Map<?, ?> all = (Map<?, ?>) metrics.getClass().getMethod("metrics").invoke(metrics);
-            Method group = null;
-            Method name = null;
-            Method tags = null;
-            Method value = null;
-            for (Map.Entry<?, ?> entry : all.entrySet()) {
-                Object metricName = entry.getKey();
-                if (group == null) {
-                    group = metricName.getClass().getMethod("group");
-                    name = metricName.getClass().getMethod("name");
-                    tags = metricName.getClass().getMethod("tags");
-                }
-                if (!STATE_GROUP.equals(group.invoke(metricName))) {
-                    continue;
-                }
-                Map<?, ?> tagMap = (Map<?, ?>) tags.invoke(metricName);
-                String store = storeId(tagMap);
-                if (store != null) {
-                    stores.add(ordinal + "/" + tagMap.get("task-id") + "/" + store);
-                }
-                if (MEMTABLES.equals(name.invoke(metricName))) {
-                    Object metric = entry.getValue();
-                    if (value == null) {
-                        value = Class.forName("org.apache.kafka.common.Metric", false,
-                                metric.getClass().getClassLoader()).getMethod("metricValue");
-                    }
-                    Object bytes = value.invoke(metric);
-                    if (bytes instanceof Number) {
-                        memtableBytes += ((Number) bytes).longValue();
-                        memtablesSeen = true;
-                    }
-                }
+            long memtables = StoreMetrics.read(registry, stores);
+            if (memtables >= 0) {
+                memtableBytes += memtables;
+                memtablesSeen = true;
             }
             return true;
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        } catch (RuntimeException | LinkageError e) {
             return false;
         }
-    }
-
-    /** The store of a state metric: the value of its "…-state-id" tag (rocksdb-state-id, in-memory-state-id, …). */
-    private static String storeId(Map<?, ?> tags) {
-        for (Map.Entry<?, ?> tag : tags.entrySet()) {
-            if (String.valueOf(tag.getKey()).endsWith("-state-id")) {
-                return tag.getKey() + "=" + tag.getValue();
-            }
-        }
-        return null;
     }
 
     /** A declared field of KafkaStreams (the instance may be a subclass), or null. */
