@@ -17,7 +17,11 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
+import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The operator reads what injected pods really use from their agents and shows it in the policy's status, on a real
  * API server: the pods are objects whose status says Running on 127.0.0.1, and behind each one's report port runs
- * a real JVM with the real agent (or a port that never answers).
+ * a real JVM with the real agent, a port that never answers, or (for the topology) a report a real Kafka Streams
+ * JVM gave.
  */
 @EnableLocalControlPlane
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -100,6 +105,53 @@ class MemoryObserverTest {
             await().atMost(WAIT).ignoreExceptions().until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
             await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
             assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
+        }
+    }
+
+    /**
+     * A pod whose report is the one a real Kafka Streams 4.4.0 JVM with the agent gave (recorded from the agent's
+     * MemoryReportRealBrokerTest: 2 stream threads, 4 active tasks, 8 RocksDB instances), against a policy that
+     * declares 1 thread and 1 key-value store per task; then the policy is corrected.
+     */
+    @Test
+    void aTopologyOtherThanDeclaredRaisesTopologyMismatchUntilThePolicySaysWhatRuns() throws Exception {
+        String ns = "mismatch";
+        StreamsMemoryPolicy declared = Fixtures.policy(ns, "orders", "1Gi");
+        declared.getSpec().getStreams().setThreads(1);
+        declared.getSpec().getStreams().setPartitions(4);
+        declared.getSpec().getStreams().getStores().setKeyValue(1);
+        declared.getSpec().getStreams().getStores().setWindow(0);
+        Fixtures.namespace(client, ns);
+        client.resource(declared).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi")).create();
+        byte[] recorded = Files.readAllBytes(Path.of("src/test/resources/observe/kafka-streams-4.4.0-report.json"));
+        HttpServer agent = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        agent.createContext("/report", exchange -> {
+            exchange.sendResponseHeaders(200, recorded.length);
+            exchange.getResponseBody().write(recorded);
+            exchange.close();
+        });
+        agent.start();
+        try {
+            runningPod(ns, "orders-app-abc-1", agent.getAddress().getPort());
+            await().atMost(WAIT).ignoreExceptions()
+                    .until(() -> "True".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
+            assertThat(condition(policy(ns), "TopologyMismatch").getMessage()).isEqualTo("Deployment orders-app: "
+                    + "running 2 stream threads, planned 1; running 8 RocksDB instances in a pod, planned at most 4");
+            assertThat(observed(ns).getRecommendation()).contains("declared 1 RocksDB instance(s) per task, running "
+                    + "about 2.0: raise spec.streams.stores").contains("declared 1 stream threads per pod, running 2");
+            assertThat(events(ns, "TopologyMismatch")).hasSize(1);
+
+            client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+                p.getSpec().getStreams().setThreads(2);
+                p.getSpec().getStreams().getStores().setWindow(1);
+                return p;
+            });
+            await().atMost(WAIT).ignoreExceptions()
+                    .until(() -> "False".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
+            await().atMost(WAIT).until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
+        } finally {
+            agent.stop(0);
         }
     }
 
