@@ -4,6 +4,8 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 
 import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.Topology;
 import io.streamsmemory.operator.api.ObservedMemoryStatus;
 import java.time.Duration;
@@ -25,6 +27,7 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
     static final double PRESSURE_RATIO = 0.95;
     /** The margin a suggested memory keeps above the observed peak. */
     static final double SUGGESTION_MARGIN = 1.25;
+    private static final AllocationEngine ENGINE = new AllocationEngine();
 
     public static MemoryVerdict of(Allocation allocation, WorkloadObservation seen, Duration window) {
         long memory = allocation.memoryBytes();
@@ -86,19 +89,27 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
         }
         long memory = allocation.memoryBytes();
         if (seen.peakBytes() != null) {
-            long suggested = roundUpTo64Mi((long) (seen.peakBytes() * SUGGESTION_MARGIN));
+            long suggested = atLeastWhatFits(allocation, roundUpTo64Mi((long) (seen.peakBytes() * SUGGESTION_MARGIN)));
             String peak = String.format(Locale.ROOT, "memory %s, peak %s over %s (%.2f)", format(memory),
                     format(seen.peakBytes()), window, peakRatio);
             if (pressure != null) {
                 advice.add(peak + ": raise spec.memory (and the container limit) to at least "
                         + format(Math.max(suggested, memory + 64 * MiB)));
             } else if (suggested < memory * 3 / 4 && mismatch == null) {
-                advice.add(peak + ": " + format(suggested) + " would hold with a 25% margin over the peak");
+                advice.add(peak + ": " + format(suggested) + " would hold with a 25% margin over the peak (and "
+                        + "the plan's floors)");
             } else if (advice.isEmpty()) {
                 advice.add(peak + ": the plan holds");
             }
         }
         return advice.isEmpty() ? null : String.join("; ", advice);
+    }
+
+    /** {@code memory}, or the least the engine can split for these facts when that is more. */
+    private static long atLeastWhatFits(Allocation allocation, long memory) {
+        AllocationResult result = ENGINE.allocate(allocation.facts().toBuilder().memoryBytes(memory).build());
+        return result.ok() || result.minimumMemoryBytes() == null ? memory
+                : roundUpTo64Mi(result.minimumMemoryBytes());
     }
 
     private static ObservedMemoryStatus status(WorkloadObservation seen, Double peakRatio) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.RunningOperator;
@@ -44,6 +45,7 @@ class MemoryObserverTest {
     private static final ObserveSettings FAST = new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4,
             Duration.ofHours(1));
     KubernetesClient client;
+    LocalControlPlane controlPlane;
     private RunningOperator operator;
 
     @BeforeAll
@@ -78,6 +80,9 @@ class MemoryObserverTest {
             assertThat(condition(policy, "Ready").getStatus()).isEqualTo("True");
             assertThat(condition(policy, "MemoryPressure").getStatus()).isEqualTo("False");
             assertThat(condition(policy, "TopologyMismatch").getReason()).isEqualTo("AsPlanned");
+            // What a user sees (the README quotes it).
+            System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "-o", "wide"));
+            System.out.println(controlPlane.kubectl("describe", "smp", "-n", ns, "orders"));
         }
     }
 

@@ -26,7 +26,13 @@ class MemoryVerdictTest {
         assertThat(verdict.observed().getPeakMemoryRatio()).isEqualTo("0.39");
         // 400 MiB x 1.25 = 500 MiB, rounded up to 512 MiB: well below the 1 GiB planned.
         assertThat(verdict.recommendation()).isEqualTo("memory 1 GiB, peak 400 MiB over PT24H (0.39): 512 MiB would "
-                + "hold with a 25% margin over the peak");
+                + "hold with a 25% margin over the peak (and the plan's floors)");
+        // Never below what the engine can split for the same facts: a 50 MiB peak still needs the JVM's floors.
+        long floor = new AllocationEngine().allocate(plan.facts().toBuilder().memoryBytes(64 * MiB).build())
+                .minimumMemoryBytes();
+        long floorIn64Mi = (floor + 64 * MiB - 1) / (64 * MiB) * (64 * MiB);
+        assertThat(MemoryVerdict.of(plan, seen(40 * MiB, 50 * MiB, 2, 4, 4, 0), DAY).recommendation())
+                .contains(": " + ByteSize.format(floorIn64Mi) + " would hold");
     }
 
     @Test
