@@ -27,6 +27,7 @@ public final class AgentAllocation {
     static final String DIRECT_MEMORY_PART = "jvm-direct-memory";
 
     private final String hash;
+    private final String restartHash;
     private final long memoryBytes;
     private final Map<String, Long> streamsConfig;
     private final RocksDbSettings rocksDb;
@@ -34,9 +35,10 @@ public final class AgentAllocation {
     private final int instancesPerPod;
     private final Map<String, Long> plannedLimits;
 
-    private AgentAllocation(String hash, long memoryBytes, Map<String, Long> streamsConfig, RocksDbSettings rocksDb,
-                            String source, int instancesPerPod, Map<String, Long> plannedLimits) {
+    private AgentAllocation(String hash, String restartHash, long memoryBytes, Map<String, Long> streamsConfig,
+                            RocksDbSettings rocksDb, String source, int instancesPerPod, Map<String, Long> plannedLimits) {
         this.hash = hash;
+        this.restartHash = restartHash;
         this.memoryBytes = memoryBytes;
         this.streamsConfig = Collections.unmodifiableMap(streamsConfig);
         this.rocksDb = rocksDb;
@@ -82,7 +84,9 @@ public final class AgentAllocation {
             throw new IllegalArgumentException("it has neither streamsConfig nor rocksdb settings");
         }
         String hash = text(document, "hash");
-        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash, memory, config, rocks, source,
+        String restartHash = text(document, "restartHash");
+        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash,
+                restartHash == null || restartHash.isBlank() ? null : restartHash, memory, config, rocks, source,
                 readInstances(document), readPlannedLimits(document, memory));
     }
 
@@ -227,6 +231,11 @@ public final class AgentAllocation {
         return hash;
     }
 
+    /** The digest of the settings that need a restart (JVM flags, RocksDB sizes); null when the document has none. */
+    public String restartHash() {
+        return restartHash;
+    }
+
     public long memoryBytes() {
         return memoryBytes;
     }
@@ -267,7 +276,8 @@ public final class AgentAllocation {
             scaled.put(entry.getKey(), EngineKeys.instanceScoped(entry.getKey())
                     ? value * instancesPerPod / instance : value);
         }
-        return new AgentAllocation(hash, memoryBytes, scaled, rocksDb, source, instancesPerPod, plannedLimits);
+        return new AgentAllocation(hash, restartHash, memoryBytes, scaled, rocksDb, source, instancesPerPod,
+                plannedLimits);
     }
 
     /** The one startup line: what this JVM is bounded to. */

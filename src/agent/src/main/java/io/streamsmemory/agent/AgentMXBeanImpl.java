@@ -252,4 +252,24 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
         }
         return planned ? limits.planned(name) : limits.effective(name);
     }
+
+    @Override
+    public long getLoadedClasses() {
+        return safe(JvmMemory::loadedClasses);
+    }
+
+    @Override
+    public long getDirectUsedBytes() {
+        return safe(JvmMemory::directUsedBytes);
+    }
+
+    @Override
+    public long getDirectMaxBytes() {
+        return safe(JvmMemory::directMaxBytes);
+    }
+
+    @Override
+    public long getRssBytes() {
+        return ProcStatus.read(ProcStatus.SELF).getOrDefault("rssBytes", -1L);
+    }
 }

@@ -24,6 +24,8 @@ public final class AgentMain {
         started = true;
         try {
             AgentAllocation allocation = AgentState.ensureLoaded(attached ? "attached agent" : "agent");
+            // The report is useful without an allocation too (RSS, cgroup, JVM); binding happens on its own thread.
+            ReportEndpoint.start(System.getenv());
             if (allocation == null) {
                 return;
             }
@@ -32,6 +34,7 @@ public final class AgentMain {
             Class.forName(StreamsInstances.class.getName());
             instrumentation.addTransformer(new StreamsConfigTransformer(), true);
             instrumentation.addTransformer(new KafkaStreamsTransformer(), true);
+            StreamsInstances.watch();
             if (attached) {
                 List<Class<?>> loaded = new ArrayList<>();
                 for (Class<?> type : instrumentation.getAllLoadedClasses()) {

@@ -124,7 +124,7 @@ final class JvmLimits {
      * the JVM has no such bean (not HotSpot) or the value is unreadable. Values beyond a signed long (HotSpot's "no
      * limit") are {@link #UNLIMITED}.
      */
-    private static long vmOption(String name, long whenZero) {
+    static long vmOption(String name, long whenZero) {
         try {
             com.sun.management.HotSpotDiagnosticMXBean bean =
                     ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);

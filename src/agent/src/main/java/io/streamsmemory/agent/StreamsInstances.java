@@ -35,6 +35,8 @@ public final class StreamsInstances {
     /** Marks a thread between beforeConstruct and constructed; a constructor that threw leaves it set. */
     private static final ThreadLocal<Boolean> PENDING = new ThreadLocal<>();
     private static int pending;
+    /** Whether the constructor is patched, so that the count is real (false in library mode or without allocation). */
+    private static volatile boolean watching;
 
     private StreamsInstances() {
     }
@@ -86,6 +88,29 @@ public final class StreamsInstances {
         }
     }
 
+    static void watch() {
+        watching = true;
+    }
+
+    static boolean watching() {
+        return watching;
+    }
+
+    /** The KafkaStreams instances constructed and not closed, for reading their figures. */
+    static List<Object> liveInstances() {
+        List<Object> out = new ArrayList<>();
+        synchronized (LOCK) {
+            liveLocked();
+            for (WeakReference<Object> reference : CONSTRUCTED) {
+                Object instance = reference.get();
+                if (instance != null) {
+                    out.add(instance);
+                }
+            }
+        }
+        return out;
+    }
+
     /** KafkaStreams instances constructed and not closed. */
     static int live() {
         synchronized (LOCK) {
@@ -120,6 +145,7 @@ public final class StreamsInstances {
     static void reset() {
         synchronized (LOCK) {
             CONSTRUCTED.clear();
+            watching = false;
             PENDING.remove();
             pending = 0;
         }

@@ -89,4 +89,16 @@ public interface StreamsMemoryAgentMXBean {
 
     /** Each JVM limit that differs from the allocation's (heap, MaxMetaspaceSize, MaxDirectMemorySize): why. */
     Map<String, String> getJvmLimitMismatches();
+
+    /** Classes loaded now (ClassLoadingMXBean). */
+    long getLoadedClasses();
+
+    /** Bytes of direct buffers in use (BufferPoolMXBean "direct"). */
+    long getDirectUsedBytes();
+
+    /** -XX:MaxDirectMemorySize in force (the heap's size when unset). */
+    long getDirectMaxBytes();
+
+    /** The process's resident set (VmRSS of /proc/self/status); -1 when unreadable. */
+    long getRssBytes();
 }

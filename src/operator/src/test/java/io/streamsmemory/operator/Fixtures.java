@@ -72,7 +72,7 @@ public final class Fixtures {
         return client.resource(configuration).serverSideApply();
     }
 
-    static void namespace(KubernetesClient client, String name) {
+    public static void namespace(KubernetesClient client, String name) {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
                 .serverSideApply();
     }
@@ -96,7 +96,8 @@ public final class Fixtures {
         return policy;
     }
 
-    static Deployment deployment(String namespace, String name, String policy, int replicas, String memoryLimit) {
+    public static Deployment deployment(String namespace, String name, String policy, int replicas,
+                                       String memoryLimit) {
         DeploymentBuilder builder = new DeploymentBuilder()
                 .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
                 .withNewSpec()

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import java.time.Duration;
@@ -15,12 +17,15 @@ import java.time.Duration;
  * The operator's reconciler on a plain java-operator-sdk {@link Operator}, as the Quarkus app runs it,
  * against whatever API server (and identity) the client points at.
  */
-final class RunningOperator implements AutoCloseable {
+public final class RunningOperator implements AutoCloseable {
     final Operator operator;
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final EventRecorder events;
+    private final MemoryObserver observer;
 
-    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection, RolloutGate gate) {
+    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection, RolloutGate gate,
+                            ObserveSettings observe) {
+        observer = new MemoryObserver(client, observe);
         events = new EventRecorder(client);
         operator = new Operator(o -> {
             o.withKubernetesClient(client).withCloseClientOnStop(false)
@@ -31,7 +36,7 @@ final class RunningOperator implements AutoCloseable {
             }
         });
         operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE,
-                gate));
+                gate, observer));
         operator.start();
     }
 
@@ -41,18 +46,24 @@ final class RunningOperator implements AutoCloseable {
 
     /** With operator-initiated rollouts rate-limited by {@code gate}. */
     static RunningOperator start(KubernetesClient client, RolloutGate gate) {
-        return new RunningOperator(client, null, gate);
+        return new RunningOperator(client, null, gate, ObserveSettings.OFF);
+    }
+
+    /** Reading the pods' memory reports as {@code observe} says. */
+    public static RunningOperator start(KubernetesClient client, ObserveSettings observe) {
+        return new RunningOperator(client, null, new RolloutGate(Duration.ZERO), observe);
     }
 
     static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {
         return new RunningOperator(client, new LeaderElectionConfiguration("streams-memory-operator", namespace,
                 Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false),
-                new RolloutGate(Duration.ZERO));
+                new RolloutGate(Duration.ZERO), ObserveSettings.OFF);
     }
 
     @Override
     public void close() {
         operator.stop();
+        observer.close();
         events.close();
     }
 }

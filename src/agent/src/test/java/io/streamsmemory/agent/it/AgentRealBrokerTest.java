@@ -84,6 +84,9 @@ class AgentRealBrokerTest {
             assertBounded(r, version);
             List<String> agentLines = app.agentLines();
             assertThat(agentLines).noneMatch(line -> line.contains("WARN"));
+            // Without STREAMS_MEMORY_REPORT_PORT the agent opens no port and starts no HTTP thread.
+            assertThat(app.listeningPorts()).isEmpty();
+            assertThat(app.threadNames()).doesNotContain("HTTP-Dispatcher", "streams-memory-");
             assertThat(agentLines).filteredOn(line -> line.contains("streams-memory-agent ")
                     && line.contains(allocation.hash())).hasSize(1);
             long recordCache = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));

@@ -210,6 +210,73 @@ final class AppRun implements AutoCloseable {
         return true;
     }
 
+    long pid() {
+        return process.pid();
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** VmRSS of the application's /proc/<pid>/status, in bytes. */
+    long rssBytes() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.substring(6).replace("kB", "").trim()) * 1024;
+            }
+        }
+        throw new AssertionError("no VmRSS for " + pid());
+    }
+
+    /**
+     * The TCP ports the application's own sockets listen on: its socket inodes (/proc/<pid>/fd) matched with the
+     * LISTEN (0A) rows of /proc/net/tcp and tcp6.
+     */
+    java.util.Set<Integer> listeningPorts() throws Exception {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid()), "fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        inodes.add(target.substring(8, target.length() - 1));
+                    }
+                } catch (java.io.IOException closedMeanwhile) {
+                    // the descriptor went away while listing
+                }
+            }
+        }
+        java.util.Set<Integer> ports = new java.util.TreeSet<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            Path file = Path.of(table);
+            if (!Files.exists(file)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+                String[] cols = line.trim().split("\\s+");
+                if (cols.length > 9 && cols[3].equals("0A") && inodes.contains(cols[9])) {
+                    ports.add(Integer.parseInt(cols[1].substring(cols[1].lastIndexOf(':') + 1), 16));
+                }
+            }
+        }
+        return ports;
+    }
+
+    /** The names of the application's threads (the kernel keeps the first 15 characters). */
+    List<String> threadNames() throws Exception {
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid()), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    names.add(Files.readString(task.resolve("comm")).trim());
+                } catch (java.io.IOException ended) {
+                    // the thread ended while listing
+                }
+            }
+        }
+        return names;
+    }
+
     /** The agent's own output lines. */
     List<String> agentLines() throws Exception {
         return Files.readAllLines(log).stream().filter(line -> line.startsWith(AGENT_PREFIX)).toList();

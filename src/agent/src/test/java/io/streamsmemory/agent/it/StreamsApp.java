@@ -100,6 +100,8 @@ public final class StreamsApp {
                     writeInstance(instances.get(i), out, i == 0 ? "" : "i" + (i + 1) + ".");
                 }
                 writeMBean(out);
+                writeHeap(out);
+                benchReport(instances, out);
                 out.setProperty("userSetter.calls", Integer.toString(UserSetter.CALLS.get()));
                 Path temp = report.resolveSibling(report.getFileName() + ".tmp");
                 try (var writer = Files.newBufferedWriter(temp)) {
@@ -149,6 +151,79 @@ public final class StreamsApp {
         out.setProperty(p + "config.buffered.records.per.partition",
                 String.valueOf(config.getInt("buffered.records.per.partition")));
         out.setProperty(p + "config.rocksdb.config.setter", String.valueOf(config.getClass("rocksdb.config.setter")));
+    }
+
+    /** The JVM's own heap figures, to compare with the agent's report. */
+    private static void writeHeap(Properties out) {
+        java.lang.management.MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        out.setProperty("jvm.heapMax", Long.toString(heap.getMax()));
+        out.setProperty("jvm.heapCommitted", Long.toString(heap.getCommitted()));
+    }
+
+    private static String reportCost;
+    private static String reportParts;
+
+    /** The same CPU time for each source the report reads (what to make cheaper first). */
+    private static String partCosts(int n) throws Exception {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        StringBuilder parts = new StringBuilder();
+        for (String part : List.of("ProcStatus.read:/proc/self/status", "CgroupMemory.read", "JvmMemory.read",
+                "StreamsFigures.read")) {
+            String[] name = part.split("[.:]");
+            Class<?> type = Class.forName("io.streamsmemory.agent." + name[0]);
+            java.lang.reflect.Method method = null;
+            for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+                if (m.getName().equals(name[1]) && (m.getParameterCount() == 0 || m.getParameterCount() == 1
+                        || m.getParameterCount() == 2)) {
+                    method = m;
+                }
+            }
+            method.setAccessible(true);
+            Object[] args = switch (method.getParameterCount()) {
+                case 1 -> new Object[] {Path.of("/proc/self/status")};
+                case 2 -> new Object[] {Path.of("/sys/fs/cgroup"), Path.of("/proc/self/cgroup")};
+                default -> new Object[0];
+            };
+            long start = threads.getCurrentThreadCpuTime();
+            for (int i = 0; i < n; i++) {
+                method.invoke(null, args);
+            }
+            parts.append(name[0]).append('=').append(String.format(java.util.Locale.ROOT, "%.1f",
+                    (threads.getCurrentThreadCpuTime() - start) / 1000.0 / n)).append(' ');
+        }
+        return parts.toString().trim();
+    }
+
+    /**
+     * With REPORT_BENCH_CALLS set, once every instance runs: the CPU time of that many builds of the agent's report
+     * (built and rendered as JSON, as GET /report does), measured on this thread with ThreadMXBean, per call.
+     */
+    private static void benchReport(List<KafkaStreams> instances, Properties out) throws Exception {
+        String calls = System.getenv("REPORT_BENCH_CALLS");
+        if (calls == null || !instances.stream().allMatch(s -> s.state() == KafkaStreams.State.RUNNING)) {
+            return;
+        }
+        if (reportCost == null) {
+            Class<?> report = Class.forName("io.streamsmemory.agent.MemoryReport");
+            java.lang.reflect.Method build = report.getDeclaredMethod("build");
+            java.lang.reflect.Method toJson = report.getDeclaredMethod("toJson");
+            build.setAccessible(true);
+            toJson.setAccessible(true);
+            java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            int n = Integer.parseInt(calls);
+            for (int i = 0; i < 100; i++) {
+                toJson.invoke(build.invoke(null)); // warm up
+            }
+            long start = threads.getCurrentThreadCpuTime();
+            for (int i = 0; i < n; i++) {
+                toJson.invoke(build.invoke(null));
+            }
+            long nanos = threads.getCurrentThreadCpuTime() - start;
+            reportCost = String.format(java.util.Locale.ROOT, "%.1f", nanos / 1000.0 / n);
+            reportParts = partCosts(n);
+        }
+        out.setProperty("report.cpu_us_per_call", reportCost);
+        out.setProperty("report.cpu_us_per_part", reportParts);
     }
 
     /** The agent's MBean, when it is registered: map-valued attributes as "mbean.Name.key". */

@@ -23,6 +23,7 @@ final class PodPatch {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     static final String MALLOC_ARENA_MAX = "MALLOC_ARENA_MAX";
     static final String STREAMS_MEMORY_ALLOCATION = "STREAMS_MEMORY_ALLOCATION";
+    static final String STREAMS_MEMORY_REPORT_PORT = WebhookSettings.REPORT_PORT_VARIABLE;
 
     private final WebhookSettings settings;
 
@@ -49,6 +50,12 @@ final class PodPatch {
         append(patch, container.path("volumeMounts"), containerPath + "/volumeMounts",
                 mount(ALLOCATION_VOLUME, settings.allocationMountPath, true));
         env(patch, container, containerPath, decision, target.allocation(), warnings);
+        if (settings.reportPort != null && unset(container, decision, STREAMS_MEMORY_REPORT_PORT)
+                && !portDeclared(spec, settings.reportPort)) {
+            append(patch, container.path("env"), containerPath + "/env",
+                    envVar(STREAMS_MEMORY_REPORT_PORT, Integer.toString(settings.reportPort)));
+        }
+        label(patch, pod, MetadataKeys.INJECTED_LABEL, "true");
 
         Map<String, String> added = new LinkedHashMap<>();
         added.put(MetadataKeys.ALLOCATION_HASH, target.allocation().hash());
@@ -91,6 +98,18 @@ final class PodPatch {
         }
     }
 
+    /** True when a container of the pod declares {@code port}: the report then stays off rather than collide. */
+    private static boolean portDeclared(JsonNode spec, int port) {
+        for (JsonNode container : spec.path("containers")) {
+            for (JsonNode declared : container.path("ports")) {
+                if (declared.path("containerPort").asInt(-1) == port) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private static boolean unset(JsonNode container, InjectionDecision.Inject decision, String variable) {
         return Json.indexOfNamed(container.path("env"), variable) < 0 && !decision.setByEnvFrom().contains(variable);
     }
@@ -128,6 +147,14 @@ final class PodPatch {
             created |= earlier.path("path").asText().equals(path);
         }
         patch.add(created ? op("add", path + "/-", value) : op("add", path, JSON.arrayNode().add(value)));
+    }
+
+    private static void label(ArrayNode patch, JsonNode pod, String key, String value) {
+        if (!pod.path("metadata").path("labels").isObject()) {
+            patch.add(op("add", "/metadata/labels", JSON.objectNode().put(key, value)));
+        } else {
+            patch.add(op("add", "/metadata/labels/" + escape(key), JSON.textNode(value)));
+        }
     }
 
     private static void annotate(ArrayNode patch, JsonNode pod, Map<String, String> annotations) {

@@ -21,6 +21,8 @@ public final class WebhookSettings {
     public static final String AGENT_VOLUME = "streams-memory-agent";
     public static final String ALLOCATION_VOLUME = "streams-memory-allocation";
     public static final String AGENT_JAR = "streams-memory-agent.jar";
+    /** The environment variable that turns on the agent's memory report, on this port. */
+    public static final String REPORT_PORT_VARIABLE = "STREAMS_MEMORY_REPORT_PORT";
 
     String host = "0.0.0.0";
     int port = 8443;
@@ -56,6 +58,8 @@ public final class WebhookSettings {
     /** Secrets for pulling the agent image, added to the pod's imagePullSecrets unless it lists them already. */
     List<String> imagePullSecrets = new ArrayList<>();
     String mallocArenaMax = "2";
+    /** The port of the agent's memory report (STREAMS_MEMORY_REPORT_PORT); null leaves the report off. */
+    Integer reportPort = 9471;
 
     public WebhookSettings host(String host) { this.host = host; return this; }
     public WebhookSettings port(int port) { this.port = port; return this; }
@@ -96,6 +100,7 @@ public final class WebhookSettings {
     }
     public WebhookSettings runAsUser(Long runAsUser) { this.runAsUser = runAsUser; return this; }
     public WebhookSettings mallocArenaMax(String value) { this.mallocArenaMax = value; return this; }
+    public WebhookSettings reportPort(Integer value) { this.reportPort = value; return this; }
 
     public int port() { return port; }
     public String namespace() { return namespace; }

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Heap", jsonPath = ".status.heap", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "RocksDB", jsonPath = ".status.rocksDb", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Cache", jsonPath = ".status.recordCache", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Peak", jsonPath = ".status.peakMemoryRatio", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Workloads", jsonPath = ".status.workloadCount", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
         type = AdditionalPrinterColumn.Type.STRING)

@@ -30,6 +30,17 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription("Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of the workloads' podsNotInjected and podsOutdated).")
     private Integer driftedPods;
 
+    @JsonPropertyDescription("The highest peak memory ratio (observed peak / pod memory) of the policy's workloads.")
+    private String peakMemoryRatio;
+
+    public String getPeakMemoryRatio() {
+        return peakMemoryRatio;
+    }
+
+    public void setPeakMemoryRatio(String peakMemoryRatio) {
+        this.peakMemoryRatio = peakMemoryRatio;
+    }
+
     public Long getObservedGeneration() {
         return observedGeneration;
     }

@@ -60,6 +60,12 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("Why the allocation could not be updated, when it could not.")
     private String message;
 
+    @JsonPropertyDescription("What the pods really use, from their agents' memory reports (absent until one reports).")
+    private ObservedMemoryStatus observed;
+
+    @JsonPropertyDescription("What to change, in the policy's own terms, from the observed figures against the plan.")
+    private String recommendation;
+
     @JsonPropertyDescription("Pods of the workload seen at the last reconcile (running or pending, not terminating).")
     private Integer pods;
 
@@ -209,6 +215,22 @@ public class WorkloadAllocationStatus {
 
     public void setPlannedRocksDbInstances(Long plannedRocksDbInstances) {
         this.plannedRocksDbInstances = plannedRocksDbInstances;
+    }
+
+    public ObservedMemoryStatus getObserved() {
+        return observed;
+    }
+
+    public void setObserved(ObservedMemoryStatus observed) {
+        this.observed = observed;
+    }
+
+    public String getRecommendation() {
+        return recommendation;
+    }
+
+    public void setRecommendation(String recommendation) {
+        this.recommendation = recommendation;
     }
 
     public String getMessage() {

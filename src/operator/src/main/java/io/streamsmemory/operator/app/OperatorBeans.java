@@ -2,6 +2,8 @@ package io.streamsmemory.operator.app;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.RolloutGate;
@@ -33,6 +35,21 @@ public class OperatorBeans {
     RolloutGate rolloutGate(@ConfigProperty(name = "streamsmemory.rollout.min-interval", defaultValue = "PT10M")
                             Duration minInterval) {
         return new RolloutGate(minInterval);
+    }
+
+    /** Reads the injected pods' memory reports (streamsmemory.observe.* in application.properties). */
+    @Produces
+    @Singleton
+    MemoryObserver memoryObserver(KubernetesClient client,
+            @ConfigProperty(name = "streamsmemory.observe.interval", defaultValue = "PT30S") Duration interval,
+            @ConfigProperty(name = "streamsmemory.observe.timeout", defaultValue = "PT2S") Duration timeout,
+            @ConfigProperty(name = "streamsmemory.observe.concurrency", defaultValue = "8") int concurrency,
+            @ConfigProperty(name = "streamsmemory.observe.window", defaultValue = "PT24H") Duration window) {
+        return new MemoryObserver(client, new ObserveSettings(interval, timeout, concurrency, window));
+    }
+
+    void closeMemoryObserver(@Disposes MemoryObserver observer) {
+        observer.close();
     }
 
     @Produces

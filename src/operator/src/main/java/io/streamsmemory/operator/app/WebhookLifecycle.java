@@ -92,6 +92,9 @@ public class WebhookLifecycle implements WebhookServing {
     Optional<List<String>> imagePullSecrets;
     @ConfigProperty(name = "streamsmemory.webhook.malloc-arena-max", defaultValue = "2")
     String mallocArenaMax;
+    /** The agent's memory report port in the pod; "none" leaves the report off. */
+    @ConfigProperty(name = "streamsmemory.webhook.agent.report-port", defaultValue = "9471")
+    String reportPort;
 
     /** The value of a resource setting that leaves it out. */
     static final String NONE = "none";
@@ -149,7 +152,8 @@ public class WebhookLifecycle implements WebhookServing {
                 .initResources(omitted(cpuRequest), omitted(cpuLimit), omitted(memoryRequest),
                         omitted(memoryLimit))
                 .imagePullSecrets(imagePullSecrets.orElse(List.of()))
-                .mallocArenaMax(mallocArenaMax);
+                .mallocArenaMax(mallocArenaMax)
+                .reportPort(NONE.equals(reportPort) ? null : Integer.valueOf(reportPort));
         if (certFile.isPresent() && keyFile.isPresent()) {
             settings.certificateFiles(Path.of(certFile.get()), Path.of(keyFile.get()));
         }

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.operator.observe.MemoryVerdict;
+import io.streamsmemory.operator.observe.WorkloadObservation;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
@@ -31,11 +33,36 @@ public class AllocationMetrics {
                 .set(workloads.size());
     }
 
-    void recordWorkload(Workload workload, Allocation allocation) {
+    /** The planned parts and, when its pods reported, what the busiest of them really uses next to them. */
+    void recordWorkload(Workload workload, Allocation allocation, MemoryVerdict verdict) {
+        Tags workloadTags = Tags.of("namespace", workload.namespace(), "workload", workload.name());
         for (Part part : allocation.parts()) {
             gauge("streamsmemory.allocation.bytes", "Bytes of one allocation part of a workload's pods",
-                    Tags.of("namespace", workload.namespace(), "workload", workload.name(), "part", part.name()))
-                    .set(part.bytes());
+                    workloadTags.and("part", part.name())).set(part.bytes());
+        }
+        gauge("streamsmemory.pod.memory.bytes", "The memory of one of the workload's pods (the plan's total)",
+                workloadTags).set(allocation.memoryBytes());
+        if (verdict == null) {
+            return;
+        }
+        WorkloadObservation seen = verdict.seen();
+        observed(workloadTags, "memory-peak", seen.peakBytes());
+        observed(workloadTags, "memory-now", seen.usedBytes());
+        observed(workloadTags, "heap-used", seen.heapUsedBytes());
+        observed(workloadTags, "rocksdb-block-cache-usage", seen.blockCacheUsageBytes());
+        observed(workloadTags, "unexplained", seen.unexplainedBytes());
+        gauge("streamsmemory.observed.pods", "Pods of the workload by whether their memory report was read",
+                workloadTags.and("state", "reporting")).set(seen.podsReporting());
+        gauge("streamsmemory.observed.pods", "Pods of the workload by whether their memory report was read",
+                workloadTags.and("state", "not-answering")).set(seen.podsNotAnswering());
+        gauge("streamsmemory.observed.oom.kills", "OOM kills the workload's pods' cgroups recorded", workloadTags)
+                .set(seen.oomKills() == null ? 0 : seen.oomKills());
+    }
+
+    private void observed(Tags workloadTags, String part, Long bytes) {
+        if (bytes != null) {
+            gauge("streamsmemory.observed.bytes", "What the busiest pod of a workload really uses, by part (from "
+                    + "the agents' memory reports)", workloadTags.and("part", part)).set(bytes);
         }
     }
 

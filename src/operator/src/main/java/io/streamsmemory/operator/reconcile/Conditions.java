@@ -12,6 +12,8 @@ final class Conditions {
     static final String INVALID_SPEC = "InvalidSpec";
     static final String DEGRADED = "Degraded";
     static final String WARNING = "Warning";
+    static final String MEMORY_PRESSURE = "MemoryPressure";
+    static final String TOPOLOGY_MISMATCH = "TopologyMismatch";
 
     private final List<Condition> previous;
     private final long generation;

@@ -56,6 +56,11 @@ public final class MetadataKeys {
 
     /** On a pod, written by the admission webhook: the allocation hash it applied ({@link #ALLOCATION_HASH}). */
     public static final String APPLIED_RESTART_HASH = "streamsmemory.io/applied-restart-hash";
+    /**
+     * Label on a pod the webhook injected, so the operator finds the pods whose memory report it reads with one
+     * list (a new key: no selector of the user's can start or stop matching because of it).
+     */
+    public static final String INJECTED_LABEL = "streamsmemory.io/injected";
     /** On a pod: the container the webhook injected. */
     public static final String INJECTED_CONTAINER = "streamsmemory.io/injected-container";
     /** On a pod: why the webhook saw the pod of an opted-in workload and left it as it was. */

@@ -3,6 +3,7 @@ package io.streamsmemory.operator.reconcile;
 import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -26,6 +27,7 @@ import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
+import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
 import java.time.Duration;
 import java.util.Comparator;
@@ -57,17 +59,19 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     static final Duration RETRY_SOON = Duration.ofSeconds(5);
 
     private final EventRecorder events;
+    private final MemoryObserver observer;
     private final AllocationMetrics metrics;
     private final ConfigMapPublisher publisher;
     private final WorkloadReconciler workloads;
     private final AllocationEngine engine = new AllocationEngine();
 
     public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                            WebhookServing webhook, RolloutGate gate) {
+                            WebhookServing webhook, RolloutGate gate, MemoryObserver observer) {
+        this.observer = observer;
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
-        this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook, gate);
+        this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook, gate, observer);
     }
 
     @Override
@@ -119,6 +123,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         if (policy.getMetadata().getDeletionTimestamp() != null) {
             return UpdateControl.noUpdate(); // going away (another finalizer holds it); its delete event tells the workloads
         }
+        observer.start(); // here, so only the leader reads the pods' reports
         PolicyStatusBuilder status = new PolicyStatusBuilder(policy);
         WorkloadFacts policyFacts;
         try {
@@ -141,7 +146,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
                 status(policy, status, outcomes, policyFacts)));
-        return outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull).min(Comparator.naturalOrder())
+        return outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull)
+                .min(Comparator.naturalOrder()).or(() -> observeAgain(outcomes))
                 .map(control::rescheduleAfter).orElse(control);
     }
 
@@ -173,7 +179,38 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         if (failure != null) {
             events.record(policy, Type.Warning, PolicyStatusBuilder.failureReason(outcomes), failure);
         }
-        return status.reconciled(outcomes, shown, failure, policy.getMetadata().getName());
+        StreamsMemoryPolicyStatus next = status.reconciled(outcomes, shown, failure, policy.getMetadata().getName());
+        announceObservedChanges(policy, next);
+        return next;
+    }
+
+    /** An Event when MemoryPressure or TopologyMismatch turns true or clears, not on every read of the reports. */
+    private void announceObservedChanges(StreamsMemoryPolicy policy, StreamsMemoryPolicyStatus next) {
+        for (String type : List.of(Conditions.MEMORY_PRESSURE, Conditions.TOPOLOGY_MISMATCH)) {
+            Optional<Condition> before = condition(policy.getStatus(), type);
+            Optional<Condition> now = condition(next, type);
+            boolean wasTrue = before.filter(c -> "True".equals(c.getStatus())).isPresent();
+            boolean isTrue = now.filter(c -> "True".equals(c.getStatus())).isPresent();
+            if (isTrue && !wasTrue) {
+                events.record(policy, Type.Warning, type, now.get().getMessage());
+            } else if (wasTrue && !isTrue) {
+                events.record(policy, Type.Normal, type + "Resolved", now.map(Condition::getMessage).orElse(""));
+            }
+        }
+    }
+
+    private static Optional<Condition> condition(StreamsMemoryPolicyStatus status, String type) {
+        return status == null || status.getConditions() == null ? Optional.empty()
+                : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    /**
+     * A policy with workloads shows what their pods report: its status is refreshed every round (pods come and go
+     * without an event the policy sees).
+     */
+    private Optional<Duration> observeAgain(List<WorkloadOutcome> outcomes) {
+        return observer.settings().enabled() && !outcomes.isEmpty() ? Optional.of(observer.settings().interval())
+                : Optional.empty();
     }
 
     /** The live workloads that name the policy, in a stable order. */

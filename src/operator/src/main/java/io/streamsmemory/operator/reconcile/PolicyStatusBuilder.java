@@ -6,12 +6,14 @@ import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.observe.MemoryVerdict;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
- * Builds a policy's status in one place: every path sets all four conditions (Ready, InvalidSpec, Degraded,
- * Warning), each keeping its lastTransitionTime while its status holds.
+ * Builds a policy's status in one place: every path sets all six conditions (Ready, InvalidSpec, Degraded,
+ * Warning, MemoryPressure, TopologyMismatch), each keeping its lastTransitionTime while its status holds.
  */
 final class PolicyStatusBuilder {
     private final StreamsMemoryPolicyStatus previous;
@@ -35,6 +37,8 @@ final class PolicyStatusBuilder {
                 .set(Conditions.INVALID_SPEC, true, "InvalidSpec", message)
                 .unknown(Conditions.DEGRADED, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.WARNING, "InvalidSpec", notEvaluated)
+                .unknown(Conditions.MEMORY_PRESSURE, "InvalidSpec", notEvaluated)
+                .unknown(Conditions.TOPOLOGY_MISMATCH, "InvalidSpec", notEvaluated)
                 .build());
         return status;
     }
@@ -76,8 +80,35 @@ final class PolicyStatusBuilder {
         List<String> warnings = outcomes.stream().flatMap(o -> o.warnings().stream()).toList();
         conditions.set(Conditions.WARNING, !warnings.isEmpty(), warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
                 warnings.isEmpty() ? "no warnings" : String.join("; ", warnings));
+        observed(outcomes, status);
         status.setConditions(conditions.build());
         return status;
+    }
+
+    /** The observed conditions and the worst peak ratio, from the workloads' memory reports. */
+    private void observed(List<WorkloadOutcome> outcomes, StreamsMemoryPolicyStatus status) {
+        List<WorkloadOutcome> seen = outcomes.stream().filter(o -> o.verdict() != null).toList();
+        status.setPeakMemoryRatio(MemoryVerdict.ratio(seen.stream().map(o -> o.verdict().peakRatio())
+                .filter(Objects::nonNull).max(Double::compare).orElse(null)));
+        if (seen.isEmpty()) {
+            String none = "no pod of the policy's workloads has reported its memory yet";
+            conditions.set(Conditions.MEMORY_PRESSURE, false, "NoReports", none);
+            conditions.set(Conditions.TOPOLOGY_MISMATCH, false, "NoReports", none);
+            return;
+        }
+        List<String> pressure = findings(seen, MemoryVerdict::pressure);
+        conditions.set(Conditions.MEMORY_PRESSURE, !pressure.isEmpty(), pressure.isEmpty() ? "WithinMemory"
+                : "MemoryPressure", pressure.isEmpty() ? "every reporting pod is within its memory"
+                : String.join("; ", pressure));
+        List<String> mismatch = findings(seen, MemoryVerdict::mismatch);
+        conditions.set(Conditions.TOPOLOGY_MISMATCH, !mismatch.isEmpty(), mismatch.isEmpty() ? "AsPlanned"
+                : "TopologyMismatch", mismatch.isEmpty() ? "the pods run the threads, tasks and RocksDB instances "
+                + "the plan assumed" : String.join("; ", mismatch));
+    }
+
+    private static List<String> findings(List<WorkloadOutcome> seen, Function<MemoryVerdict, String> finding) {
+        return seen.stream().filter(o -> finding.apply(o.verdict()) != null)
+                .map(o -> o.row().getKind() + " " + o.row().getName() + ": " + finding.apply(o.verdict())).toList();
     }
 
     /**

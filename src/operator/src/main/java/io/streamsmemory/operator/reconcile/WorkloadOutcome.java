@@ -2,6 +2,7 @@ package io.streamsmemory.operator.reconcile;
 
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.observe.MemoryVerdict;
 import java.time.Duration;
 import java.util.List;
 
@@ -9,10 +10,10 @@ import java.util.List;
  * What reconciling one workload came to: its status row, the allocation in force (null when it could not be
  * computed), and, when it failed, the Event reason and message; warnings are worth telling but changed nothing;
  * {@code retryAfter} (else null) when something waits (a rollout for its rate limit, a drift rollout for the
- * webhook) and nothing else would wake it.
+ * webhook) and nothing else would wake it; {@code verdict} (else null) holds what its pods reported against the plan.
  */
 record WorkloadOutcome(WorkloadAllocationStatus row, Allocation allocation, String failureReason, String failure,
-                       List<String> warnings, Duration retryAfter) {
+                       List<String> warnings, Duration retryAfter, MemoryVerdict verdict) {
     boolean failed() {
         return failure != null;
     }

@@ -15,6 +15,8 @@ import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,10 +40,13 @@ final class WorkloadReconciler {
     private final ConfigMapPublisher publisher;
     private final RolloutStamper stamper;
     private final DriftReporter drift;
+    private final MemoryObserver observer;
     private final AllocationEngine engine = new AllocationEngine();
 
     WorkloadReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                       ConfigMapPublisher publisher, WebhookServing webhook, RolloutGate gate) {
+                       ConfigMapPublisher publisher, WebhookServing webhook, RolloutGate gate,
+                       MemoryObserver observer) {
+        this.observer = observer;
         this.events = events;
         this.metrics = metrics;
         this.publisher = publisher;
@@ -122,8 +127,14 @@ final class WorkloadReconciler {
         row.setRestartPending(!workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()
                 && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
         Duration driftLater = drift.report(policy, workload, allocation, row);
-        metrics.recordWorkload(workload, allocation);
-        return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater));
+        MemoryVerdict verdict = observer.observation(workload.namespace(), workload.kind(), workload.name())
+                .map(seen -> MemoryVerdict.of(allocation, seen, observer.settings().window())).orElse(null);
+        if (verdict != null) {
+            row.setObserved(verdict.observed());
+            row.setRecommendation(verdict.recommendation());
+        }
+        metrics.recordWorkload(workload, allocation, verdict);
+        return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater), verdict);
     }
 
     /**
@@ -160,7 +171,7 @@ final class WorkloadReconciler {
         row.setMessage(message);
         events.record(workload.resource(), Type.Warning, reason, message);
         return new WorkloadOutcome(row, null, reason, workload.kind() + " " + workload.name() + ": " + message,
-                warnings, null);
+                warnings, null, null);
     }
 
     private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {

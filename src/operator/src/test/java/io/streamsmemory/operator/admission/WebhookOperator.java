@@ -18,6 +18,8 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.WebhookServing;
@@ -51,7 +53,7 @@ final class WebhookOperator implements AutoCloseable {
                 .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
         operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry()),
                 WebhookServing.NOT_HERE,
-                new RolloutGate(Duration.ZERO)));
+                new RolloutGate(Duration.ZERO), new MemoryObserver(client, ObserveSettings.OFF)));
         operator.start();
     }
 

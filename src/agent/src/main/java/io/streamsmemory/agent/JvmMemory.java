@@ -1,0 +1,125 @@
+package io.streamsmemory.agent;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ClassLoadingMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryUsage;
+import java.lang.management.ThreadMXBean;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The JVM's own memory figures from its management beans (read on every call; only the bean handles and the two
+ * flags that cannot change while the JVM runs are kept).
+ */
+final class JvmMemory {
+    /** The stack reserved per thread when -Xss (HotSpot's ThreadStackSize) is 0 or unreadable: Linux x64's default. */
+    static final long DEFAULT_STACK_BYTES = 1L << 20;
+    static final String METASPACE_POOL = "Metaspace";
+    /**
+     * Segmented code cache pools are "CodeHeap 'non-nmethods'" etc.; unsegmented (ReservedCodeCacheSize below 240 MiB,
+     * as the engine plans it) it is one "CodeCache" pool on Java 9 and later, "Code Cache" on Java 8.
+     */
+    static final String CODE_HEAP_PREFIX = "CodeHeap";
+    static final String CODE_CACHE_POOL = "CodeCache";
+    static final String CODE_CACHE_POOL_JAVA8 = "Code Cache";
+
+    private JvmMemory() {
+    }
+
+    /** Bean handles and fixed flags, looked up on first use (never in premain). */
+    private static final class Beans {
+        static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+        static final List<MemoryPoolMXBean> POOLS = ManagementFactory.getMemoryPoolMXBeans();
+        static final BufferPoolMXBean DIRECT = direct();
+        static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+        static final ClassLoadingMXBean CLASSES = ManagementFactory.getClassLoadingMXBean();
+        /** -XX:MaxDirectMemorySize; 0 (unset) means as large as the heap. */
+        static final long DIRECT_MAX = JvmLimits.vmOption("MaxDirectMemorySize", Runtime.getRuntime().maxMemory());
+        static final long STACK_BYTES = stackBytes();
+
+        private static BufferPoolMXBean direct() {
+            for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+                if ("direct".equals(pool.getName())) {
+                    return pool;
+                }
+            }
+            return null;
+        }
+
+        /** ThreadStackSize is in KiB. */
+        private static long stackBytes() {
+            long kib = JvmLimits.vmOption("ThreadStackSize", -1);
+            return kib > 0 && kib != JvmLimits.UNLIMITED ? kib * 1024 : DEFAULT_STACK_BYTES;
+        }
+    }
+
+    /** The report's {@code jvm} section. */
+    static Map<String, Long> read() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        MemoryUsage heap = Beans.MEMORY.getHeapMemoryUsage();
+        out.put("heapUsedBytes", heap.getUsed());
+        out.put("heapCommittedBytes", heap.getCommitted());
+        putKnown(out, "heapMaxBytes", heap.getMax());
+        long metaspaceUsed = -1;
+        long metaspaceMax = -1;
+        long codeUsed = 0;
+        long codeMax = 0;
+        boolean code = false;
+        for (MemoryPoolMXBean pool : Beans.POOLS) {
+            String name = pool.getName();
+            if (METASPACE_POOL.equals(name)) {
+                MemoryUsage usage = pool.getUsage();
+                metaspaceUsed = usage.getUsed();
+                metaspaceMax = usage.getMax();
+            } else if (name.startsWith(CODE_HEAP_PREFIX) || CODE_CACHE_POOL.equals(name)
+                    || CODE_CACHE_POOL_JAVA8.equals(name)) {
+                MemoryUsage usage = pool.getUsage();
+                codeUsed += usage.getUsed();
+                codeMax = codeMax < 0 || usage.getMax() < 0 ? -1 : codeMax + usage.getMax();
+                code = true;
+            }
+        }
+        putKnown(out, "metaspaceUsedBytes", metaspaceUsed);
+        putKnown(out, "metaspaceMaxBytes", metaspaceMax); // -1: no MaxMetaspaceSize, left out
+        if (code) {
+            out.put("codeCacheUsedBytes", codeUsed);
+            putKnown(out, "codeCacheMaxBytes", codeMax);
+        }
+        if (Beans.DIRECT != null) {
+            putKnown(out, "directUsedBytes", Beans.DIRECT.getMemoryUsed());
+        }
+        if (Beans.DIRECT_MAX != JvmLimits.UNLIMITED) {
+            putKnown(out, "directMaxBytes", Beans.DIRECT_MAX);
+        }
+        out.put("loadedClasses", (long) Beans.CLASSES.getLoadedClassCount());
+        out.put("liveThreads", (long) Beans.THREADS.getThreadCount());
+        return out;
+    }
+
+    /** The stack reserved per thread (-Xss, else {@link #DEFAULT_STACK_BYTES}). */
+    static long stackBytesPerThread() {
+        return Beans.STACK_BYTES;
+    }
+
+    static long loadedClasses() {
+        return Beans.CLASSES.getLoadedClassCount();
+    }
+
+    static long directUsedBytes() {
+        return Beans.DIRECT == null ? -1 : Beans.DIRECT.getMemoryUsed();
+    }
+
+    static long directMaxBytes() {
+        return Beans.DIRECT_MAX;
+    }
+
+    private static void putKnown(Map<String, Long> out, String field, long value) {
+        if (value >= 0) {
+            out.put(field, value);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.streamsmemory.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The report's two renderings, its arithmetic, and a report of this very JVM. */
+class MemoryReportTest {
+    private static final Pattern NAME = Pattern.compile("[a-z_:][a-z0-9_:]*");
+    private static final Pattern SAMPLE = Pattern.compile("([^\\s{]+)(\\{[^}]*})? (-?[0-9]+(\\.[0-9]+)?)");
+
+    @RegisterExtension
+    final CapturedAgentLog log = new CapturedAgentLog();
+
+    static MemoryReport sample() {
+        Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
+        sections.put("process", Map.of("rssBytes", 1000L));
+        sections.put("cgroup", new LinkedHashMap<>(Map.of("version", 2L)));
+        sections.get("cgroup").put("currentBytes", 1200L);
+        sections.put("jvm", new LinkedHashMap<>(Map.of("heapUsedBytes", 10L)));
+        sections.get("jvm").put("heapCommittedBytes", 20L);
+        sections.put("streams", Map.of());
+        sections.put("rocksdb", Map.of("blockCacheCapacityBytes", 64L));
+        return new MemoryReport("abc\"def", "rst", sections, 7L);
+    }
+
+    @Test
+    void jsonHasTheDocumentedNamesAndLeavesOutWhatIsUnknown() throws Exception {
+        JsonNode json = new ObjectMapper().readTree(sample().toJson());
+        List<String> top = new ArrayList<>();
+        json.fieldNames().forEachRemaining(top::add);
+        assertThat(top).containsExactly("formatVersion", "allocationHash", "restartHash", "process", "cgroup", "jvm",
+                "rocksdb", "unexplainedBytes"); // the empty streams section is left out
+        assertThat(json.get("formatVersion").asInt()).isEqualTo(1);
+        assertThat(json.get("allocationHash").asText()).isEqualTo("abc\"def");
+        assertThat(json.at("/cgroup/version").asLong()).isEqualTo(2);
+        assertThat(json.at("/cgroup/currentBytes").asLong()).isEqualTo(1200);
+        assertThat(json.at("/cgroup").has("maxBytes")).isFalse();
+        assertThat(json.at("/jvm/heapCommittedBytes").asLong()).isEqualTo(20);
+        assertThat(json.get("unexplainedBytes").asLong()).isEqualTo(7);
+        JsonNode bare = new ObjectMapper().readTree(new MemoryReport(null, null, Map.of(), null).toJson());
+        assertThat(bare.toString()).isEqualTo("{\"formatVersion\":1}");
+    }
+
+    @Test
+    void prometheusTextIsValidAndCarriesTheSameFigures() {
+        String text = sample().toPrometheus();
+        Map<String, String> samples = assertValidPrometheus(text);
+        assertThat(samples).containsEntry("streams_memory_agent_process_rss_bytes", "1000")
+                .containsEntry("streams_memory_agent_cgroup_version", "2")
+                .containsEntry("streams_memory_agent_cgroup_current_bytes", "1200")
+                .containsEntry("streams_memory_agent_jvm_heap_committed_bytes", "20")
+                .containsEntry("streams_memory_agent_rocksdb_block_cache_capacity_bytes", "64")
+                .containsEntry("streams_memory_agent_unexplained_bytes", "7")
+                .containsEntry("streams_memory_agent_info", "1");
+        assertThat(text).contains("streams_memory_agent_info{format_version=\"1\",allocation_hash=\"abc\\\"def\","
+                + "restart_hash=\"rst\"} 1\n");
+    }
+
+    /**
+     * Every sample's metric has a TYPE line before it, names are valid, every line is a comment or a sample.
+     * Returns metric name to value.
+     */
+    static Map<String, String> assertValidPrometheus(String text) {
+        assertThat(text).endsWith("\n");
+        Map<String, String> types = new LinkedHashMap<>();
+        Map<String, String> samples = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("# TYPE ")) {
+                String[] parts = line.split(" ");
+                assertThat(parts).hasSize(4);
+                assertThat(parts[2]).matches(NAME);
+                assertThat(parts[3]).isEqualTo("gauge");
+                assertThat(types.put(parts[2], parts[3])).as("one TYPE per metric: " + parts[2]).isNull();
+            } else if (line.startsWith("# HELP ")) {
+                assertThat(line.split(" ", 4)[2]).matches(NAME);
+            } else {
+                Matcher sample = SAMPLE.matcher(line);
+                assertThat(sample.matches()).as("a sample line: " + line).isTrue();
+                assertThat(sample.group(1)).matches(NAME);
+                assertThat(types).as("TYPE before " + line).containsKey(sample.group(1));
+                samples.put(sample.group(1), sample.group(3));
+            }
+        }
+        return samples;
+    }
+
+    @Test
+    void unexplainedIsRssLessWhatTheJvmAndRocksDbAccountFor() {
+        Map<String, Long> jvm = Map.of("heapCommittedBytes", 100L, "metaspaceUsedBytes", 20L,
+                "codeCacheUsedBytes", 10L, "directUsedBytes", 5L, "liveThreads", 3L, "heapUsedBytes", 99L);
+        Map<String, Long> shared = Map.of("blockCacheCapacityBytes", 500L, "blockCacheUsageBytes", 40L,
+                "memtableBytes", 30L);
+        // Memtables are charged to the shared cache: counted once, inside its usage.
+        assertThat(MemoryReport.unexplained(1000L, jvm, shared, 2)).isEqualTo(1000 - 100 - 20 - 10 - 5 - 6 - 40);
+        // Without the agent's cache they count on their own.
+        assertThat(MemoryReport.unexplained(1000L, jvm, Map.of("memtableBytes", 30L), 2))
+                .isEqualTo(1000 - 100 - 20 - 10 - 5 - 6 - 30);
+        assertThat(MemoryReport.unexplained(null, jvm, shared, 2)).isNull();
+    }
+
+    @Test
+    void snakeCaseOfTheFieldNames() {
+        assertThat(MemoryReport.snake("heapUsedBytes")).isEqualTo("heap_used_bytes");
+        assertThat(MemoryReport.snake("rocksDbInstances")).isEqualTo("rocks_db_instances");
+        assertThat(MemoryReport.snake("version")).isEqualTo("version");
+    }
+
+    @Test
+    void aReportOfThisJvmHasItsHeapAndNoStreamsSectionWhenInstancesAreNotCounted() throws Exception {
+        MemoryReport report = MemoryReport.build();
+        JsonNode json = new ObjectMapper().readTree(report.toJson());
+        JsonNode jvm = json.get("jvm");
+        long used = jvm.get("heapUsedBytes").asLong();
+        long committed = jvm.get("heapCommittedBytes").asLong();
+        assertThat(used).isPositive().isLessThanOrEqualTo(committed);
+        assertThat(committed).isLessThanOrEqualTo(jvm.get("heapMaxBytes").asLong());
+        // Runtime.maxMemory() leaves out one survivor space with Serial and Parallel; the pools' sum does not.
+        assertThat(jvm.get("heapMaxBytes").asLong()).isGreaterThanOrEqualTo(Runtime.getRuntime().maxMemory());
+        assertThat(jvm.get("loadedClasses").asLong()).isPositive();
+        assertThat(jvm.get("liveThreads").asLong()).isCloseTo((long) Thread.getAllStackTraces().size(),
+                org.assertj.core.data.Offset.offset(3L));
+        assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
+        assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive();
+        assertThat(jvm.has("directUsedBytes")).isTrue();
+        assertThat(json.has("streams")).isFalse();
+        assertThat(json.has("allocationHash")).isFalse();
+        assertThat(json.at("/process/rssBytes").asLong()).isPositive();
+        assertThat(json.get("unexplainedBytes")).isNotNull();
+        assertValidPrometheus(report.toPrometheus());
+    }
+}

@@ -1,0 +1,218 @@
+package io.streamsmemory.agent.it;
+
+import static io.streamsmemory.agent.it.AgentRealBrokerTest.FACTS;
+import static io.streamsmemory.agent.it.AgentRealBrokerTest.PARTITIONS;
+import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
+import static io.streamsmemory.agent.it.AppRun.KEYS;
+import static io.streamsmemory.agent.it.AppRun.PER_KEY;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamsmemory.engine.json.AllocationDocument;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 12, agent part: the memory report of a real Kafka Streams application (Kafka Streams 4.4.0, a key-value and
+ * a windowed RocksDB store per task, EOS) run with the agent jar and {@code STREAMS_MEMORY_REPORT_PORT} against the
+ * real broker, compared with what the application's JVM and the kernel say about it. The endpoint being off without
+ * the variable is asserted by {@link AgentRealBrokerTest} (its applications run without it).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MemoryReportRealBrokerTest {
+    /** G1 rounds the heap up to its region size, at most 32 MiB. */
+    private static final long HEAP_ALIGNMENT = 32L << 20;
+    private static final int BENCH_CALLS = 1000;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private Path work;
+    private AllocationDocument allocation;
+    private Path allocationFile;
+
+    @BeforeAll
+    void writeAllocation() throws Exception {
+        work = AppRun.freshDir("it-report");
+        allocationFile = work.resolve("alloc.json");
+        allocation = AgentRealBrokerTest.writeAllocation(allocationFile, FACTS);
+    }
+
+    /** The two Kafka Streams lines the agent is tested against (the app's Kafka version varies 3.9 to 4.x). */
+    static List<String> versions() {
+        return List.of("4.4.0", System.getProperty("streamsmemory.oldKafkaVersion", "3.9.1"));
+    }
+
+    @ParameterizedTest(name = "Kafka Streams {0}")
+    @MethodSource("versions")
+    void theReportShowsWhatTheApplicationJvmUses(String version) throws Exception {
+        int port = freePort();
+        AppRun.Launch launch = new AppRun.Launch();
+        launch.kafkaStreamsVersion = version;
+        launch.option(allocation.jvmOptions().toArray(new String[0]))
+                .option("-javaagent:" + AppRun.agentJar())
+                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
+                .env("REPORT_BENCH_CALLS", Integer.toString(BENCH_CALLS));
+        String topics = "report" + version.replace(".", "") + "-";
+        AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
+        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-" + version), topics, THREADS, allocationFile)) {
+            app.awaitCounts(topics + "counts-out");
+            app.awaitCounts(topics + "window-out");
+            Properties r = app.awaitReport();
+            long rssBefore = app.rssBytes();
+            HttpResponse<String> response = get(port, "/report");
+            long rssAfter = app.rssBytes();
+            assertThat(response.statusCode()).isEqualTo(200);
+            java.nio.file.Files.writeString(app.dir.resolve("report.json"), response.body());
+            JsonNode report = new ObjectMapper().readTree(response.body());
+            assertThat(report.get("formatVersion").asInt()).isEqualTo(1);
+            assertThat(report.get("allocationHash").asText()).isEqualTo(allocation.hash());
+            assertThat(report.get("restartHash").asText()).isEqualTo(allocation.restartHash());
+            assertProcess(report, (rssBefore + rssAfter) / 2);
+            assertJvm(report, r);
+            assertStreamsAndRocksDb(report);
+            assertThat(report.get("unexplainedBytes")).isNotNull();
+
+            HttpResponse<String> metrics = get(port, "/metrics");
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            java.nio.file.Files.writeString(app.dir.resolve("metrics.txt"), metrics.body());
+            Map<String, String> samples = samples(metrics.body());
+            assertThat(samples.get("streams_memory_agent_jvm_heap_max_bytes")).isEqualTo(report.at("/jvm/heapMaxBytes").asText());
+            assertThat(samples.get("streams_memory_agent_streams_stream_threads")).isEqualTo(Integer.toString(THREADS));
+            assertThat(samples.get("streams_memory_agent_rocksdb_block_cache_capacity_bytes"))
+                    .isEqualTo(Long.toString(allocation.rocksdb().blockCacheCapacityBytes()));
+            assertThat(get(port, "/nope").statusCode()).isEqualTo(404);
+
+            // The figures the MBean gained, and the endpoint's one listening port and daemon threads.
+            assertThat(Long.parseLong(r.getProperty("mbean.LoadedClasses"))).isPositive();
+            assertThat(Long.parseLong(r.getProperty("mbean.DirectMaxBytes"))).isPositive();
+            assertThat(Long.parseLong(r.getProperty("mbean.DirectUsedBytes"))).isGreaterThanOrEqualTo(0);
+            assertThat(Long.parseLong(r.getProperty("mbean.RssBytes"))).isPositive();
+            assertThat(app.listeningPorts()).containsExactly(port);
+            assertThat(app.threadNames()).contains("HTTP-Dispatcher", "streams-memory-");
+            assertThat(app.agentLines()).noneMatch(line -> line.contains("WARN"));
+            System.out.println("Kafka Streams " + version + ": report: cpu_us_per_call=" + r.getProperty("report.cpu_us_per_call")
+                    + " (" + BENCH_CALLS + " builds + JSON in the application JVM, ThreadMXBean CPU time; per source: "
+                    + r.getProperty("report.cpu_us_per_part") + ")");
+        }
+    }
+
+    private static void assertProcess(JsonNode report, long vmRss) {
+        long rss = report.at("/process/rssBytes").asLong();
+        assertThat((double) rss).isCloseTo(vmRss, org.assertj.core.data.Percentage.withPercentage(10));
+        assertThat(report.at("/process/rssPeakBytes").asLong()).isGreaterThanOrEqualTo(rss);
+    }
+
+    private void assertJvm(JsonNode report, Properties app) {
+        JsonNode jvm = report.get("jvm");
+        long used = jvm.get("heapUsedBytes").asLong();
+        long committed = jvm.get("heapCommittedBytes").asLong();
+        long max = jvm.get("heapMaxBytes").asLong();
+        assertThat(used).isPositive().isLessThanOrEqualTo(committed);
+        assertThat(committed).isLessThanOrEqualTo(max);
+        // The application JVM's own MemoryMXBean, and the -Xmx the allocation set (up to G1's region rounding).
+        assertThat(max).isEqualTo(Long.parseLong(app.getProperty("jvm.heapMax")));
+        long xmx = xmx(allocation.jvmOptions());
+        assertThat(max).isBetween(xmx - xmx / 8, xmx + HEAP_ALIGNMENT);
+        assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
+        assertThat(jvm.get("metaspaceMaxBytes").asLong()).isGreaterThanOrEqualTo(jvm.get("metaspaceUsedBytes").asLong());
+        assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive()
+                .isLessThanOrEqualTo(jvm.get("codeCacheMaxBytes").asLong());
+        assertThat(jvm.get("directUsedBytes").asLong()).isGreaterThanOrEqualTo(0)
+                .isLessThanOrEqualTo(jvm.get("directMaxBytes").asLong());
+        assertThat(jvm.get("loadedClasses").asLong()).isGreaterThan(1000);
+        assertThat(jvm.get("liveThreads").asLong()).isGreaterThan(THREADS);
+    }
+
+    private void assertStreamsAndRocksDb(JsonNode report) {
+        JsonNode streams = report.get("streams");
+        assertThat(streams.get("instances").asInt()).isEqualTo(1);
+        assertThat(streams.get("streamThreads").asInt()).isEqualTo(THREADS);
+        assertThat(streams.get("activeTasks").asInt()).isEqualTo(PARTITIONS);
+        assertThat(streams.get("standbyTasks").asInt()).isZero();
+        assertThat(streams.get("stateStores").asInt()).isEqualTo(2 * PARTITIONS);
+        assertThat(streams.get("rocksDbInstances").asInt()).isGreaterThanOrEqualTo(2 * PARTITIONS);
+        assertThat(streams.get("recordCacheBytes").asText())
+                .isEqualTo(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+        JsonNode rocksdb = report.get("rocksdb");
+        assertThat(rocksdb.get("blockCacheCapacityBytes").asLong())
+                .isEqualTo(allocation.rocksdb().blockCacheCapacityBytes());
+        assertThat(rocksdb.get("blockCacheUsageBytes").asLong()).isPositive()
+                .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
+        assertThat(rocksdb.get("blockCachePinnedUsageBytes").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(rocksdb.get("memtableBytes").asLong()).isGreaterThanOrEqualTo(0);
+    }
+
+    @Test
+    void aPortInUseIsOneWarningAndTheApplicationRuns() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
+            int port = taken.getLocalPort();
+            AppRun.Launch launch = new AppRun.Launch().option(allocation.jvmOptions().toArray(new String[0]))
+                    .option("-javaagent:" + AppRun.agentJar()).env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
+            String topics = "report-taken-";
+            AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
+            try (AppRun app = AppRun.streamsApp(launch, work.resolve("taken"), topics, THREADS, allocationFile)) {
+                Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
+                assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+                Properties r = app.awaitReport();
+                assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
+                List<String> warnings = app.agentLines().stream().filter(line -> line.contains("WARN")).toList();
+                assertThat(warnings).hasSize(1);
+                assertThat(warnings.get(0)).contains("cannot listen on port " + port);
+                assertThat(app.listeningPorts()).isEmpty();
+                assertThat(app.alive()).isTrue();
+            }
+        }
+    }
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static Map<String, String> samples(String text) {
+        Map<String, String> out = new HashMap<>();
+        for (String line : text.split("\n")) {
+            if (!line.startsWith("#")) {
+                String[] parts = line.split(" ");
+                out.put(parts[0], parts[1]);
+            }
+        }
+        return out;
+    }
+
+    /** The -Xmx among the allocation's JVM options, in bytes (k, m, g suffixes). */
+    static long xmx(List<String> options) {
+        for (String option : options) {
+            if (option.startsWith("-Xmx")) {
+                String value = option.substring(4).toLowerCase(java.util.Locale.ROOT);
+                char unit = value.charAt(value.length() - 1);
+                int shift = unit == 'k' ? 10 : unit == 'm' ? 20 : unit == 'g' ? 30 : 0;
+                return Long.parseLong(shift == 0 ? value : value.substring(0, value.length() - 1)) << shift;
+            }
+        }
+        throw new AssertionError("no -Xmx in " + options);
+    }
+
+    static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.streamsmemory.operator.observe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+
+/**
+ * The figures the operator uses from one pod's agent report ({@code GET /report}, see src/agent/README.md); a
+ * figure the agent could not read is null, never 0.
+ */
+public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakBytes, Long cgroupCurrentBytes,
+                          Long cgroupPeakBytes, Long oomKills, Long heapUsedBytes, Long blockCacheUsageBytes,
+                          Long rocksDbInstances, Long activeTasks, Long standbyTasks, Long streamThreads,
+                          Long unexplainedBytes) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final int FORMAT_VERSION = 1;
+
+    /** Reads a report; anything that is not one (garbage, another format version) is an IllegalArgumentException. */
+    static AgentReport parse(byte[] body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getMessage());
+        }
+        if (root == null || !root.isObject() || root.path("formatVersion").asInt(-1) != FORMAT_VERSION) {
+            throw new IllegalArgumentException("not a format " + FORMAT_VERSION + " agent report");
+        }
+        return new AgentReport(text(root.path("allocationHash")),
+                number(root, "process", "rssBytes"), number(root, "process", "rssPeakBytes"),
+                number(root, "cgroup", "currentBytes"), number(root, "cgroup", "peakBytes"),
+                number(root, "cgroup", "oomKills"), number(root, "jvm", "heapUsedBytes"),
+                number(root, "rocksdb", "blockCacheUsageBytes"), number(root, "streams", "rocksDbInstances"),
+                number(root, "streams", "activeTasks"), number(root, "streams", "standbyTasks"),
+                number(root, "streams", "streamThreads"), number(root, null, "unexplainedBytes"));
+    }
+
+    /**
+     * What the JVM uses now: its resident memory, what the plan's parts budget (the cgroup's figure also counts page
+     * cache the kernel reclaims before it kills anything, and other processes of the container); the cgroup's
+     * figure only when RSS could not be read.
+     */
+    Long usedBytes() {
+        return rssBytes != null ? rssBytes : cgroupCurrentBytes;
+    }
+
+    /** The highest resident memory the JVM has had (VmHWM), by the same measure. */
+    Long peakBytes() {
+        return max(rssBytes != null ? rssPeakBytes : cgroupPeakBytes, usedBytes());
+    }
+
+    /** The larger of two figures, either of which may be unknown (null). */
+    static Long max(Long a, Long b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return Math.max(a, b);
+    }
+
+    private static String text(JsonNode node) {
+        return node.isTextual() ? node.asText() : null;
+    }
+
+    private static Long number(JsonNode root, String section, String field) {
+        JsonNode node = (section == null ? root : root.path(section)).path(field);
+        return node.isIntegralNumber() && node.asLong() >= 0 ? node.asLong() : null;
+    }
+}

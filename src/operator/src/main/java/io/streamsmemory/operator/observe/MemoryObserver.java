@@ -1,0 +1,175 @@
+package io.streamsmemory.operator.observe;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.admission.WebhookSettings;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.reconcile.Workload;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads what each injected, running pod really uses from its agent's report, every {@link ObserveSettings#interval}:
+ * one list of the pods the webhook labelled, then at most {@code concurrency} reads at once, each within the
+ * timeout. A pod that does not answer is counted and read again next round, never retried in a loop. Keeps, per
+ * workload, the last round's figures and the peak over the window, for the policy's status.
+ */
+public final class MemoryObserver implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryObserver.class);
+
+    private final KubernetesClient client;
+    private final ObserveSettings settings;
+    private final ReportReader reader;
+    private final Clock clock;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final Map<String, WorkloadObservation> lastRound = new ConcurrentHashMap<>();
+    private final Map<String, PeakWindow> peaks = new ConcurrentHashMap<>();
+    private ScheduledExecutorService rounds;
+    private ExecutorService readers;
+
+    public MemoryObserver(KubernetesClient client, ObserveSettings settings) {
+        this(client, settings, Clock.systemUTC());
+    }
+
+    MemoryObserver(KubernetesClient client, ObserveSettings settings, Clock clock) {
+        this.client = client;
+        this.settings = settings;
+        this.reader = new ReportReader(settings.timeout());
+        this.clock = clock;
+    }
+
+    public ObserveSettings settings() {
+        return settings;
+    }
+
+    /** Starts the rounds once (the reconciler calls it, so only the leader reads); a no-op when observing is off. */
+    public void start() {
+        if (!settings.enabled() || !started.compareAndSet(false, true)) {
+            return;
+        }
+        readers = Executors.newFixedThreadPool(settings.concurrency(), daemon("memory-report-reader"));
+        rounds = Executors.newSingleThreadScheduledExecutor(daemon("memory-observer"));
+        rounds.scheduleWithFixedDelay(this::roundSafely, 0, settings.interval().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The workload's figures from the last round (with the window's peak), if any pod of it was seen. */
+    public Optional<WorkloadObservation> observation(String namespace, String kind, String name) {
+        String key = key(namespace, kind, name);
+        WorkloadObservation last = lastRound.get(key);
+        PeakWindow window = peaks.get(key);
+        if (last == null) {
+            return Optional.empty();
+        }
+        return Optional.of(window == null ? last : last.withPeak(window.peak(clock.instant())));
+    }
+
+    private void roundSafely() {
+        try {
+            round();
+        } catch (RuntimeException e) {
+            LOG.warn("could not read the pods' memory reports this round: {}", e.toString());
+        }
+    }
+
+    /** One round: list, read in parallel, fold per workload. */
+    void round() {
+        List<Pod> pods = client.pods().inAnyNamespace().withLabel(MetadataKeys.INJECTED_LABEL, "true").list()
+                .getItems();
+        Map<String, Future<AgentReport>> reads = new HashMap<>();
+        Map<String, String> workloadOfPod = new HashMap<>();
+        for (Pod pod : pods) {
+            Optional<String> workload = workloadKey(pod);
+            Optional<Integer> port = reportPort(pod);
+            String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+            boolean running = pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())
+                    && pod.getMetadata().getDeletionTimestamp() == null;
+            if (workload.isEmpty() || port.isEmpty() || ip == null || !running) {
+                continue;
+            }
+            String podKey = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+            workloadOfPod.put(podKey, workload.get());
+            reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
+        }
+        Map<String, WorkloadObservation> round = new HashMap<>();
+        Instant now = clock.instant();
+        for (Map.Entry<String, Future<AgentReport>> read : reads.entrySet()) {
+            String workload = workloadOfPod.get(read.getKey());
+            WorkloadObservation sofar = round.getOrDefault(workload, WorkloadObservation.none());
+            try {
+                AgentReport report = read.getValue().get(settings.timeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+                round.put(workload, sofar.with(report));
+                peaks.computeIfAbsent(workload, k -> new PeakWindow(settings.window())).record(now, report.peakBytes());
+            } catch (Exception unanswered) {
+                read.getValue().cancel(true);
+                LOG.debug("pod {} did not give its memory report: {}", read.getKey(), unanswered.toString());
+                round.put(workload, sofar.notAnswering());
+            }
+        }
+        lastRound.keySet().retainAll(round.keySet());
+        lastRound.putAll(round);
+        peaks.keySet().retainAll(round.keySet());
+    }
+
+    /** The workload controlling the pod, as {@code namespace/kind/name}. */
+    private static Optional<String> workloadKey(Pod pod) {
+        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+        return pod.getMetadata().getOwnerReferences().stream()
+                .filter(o -> Boolean.TRUE.equals(o.getController())).findFirst()
+                .flatMap((OwnerReference o) -> Workload.controllingWorkload(o.getKind(), o.getName(),
+                        labels.get(Workload.POD_TEMPLATE_HASH)))
+                .map(w -> key(pod.getMetadata().getNamespace(), w.getKey(), w.getValue()));
+    }
+
+    /** The report port the injected container runs with (its STREAMS_MEMORY_REPORT_PORT), if it has one. */
+    private static Optional<Integer> reportPort(Pod pod) {
+        String injected = pod.getMetadata().getAnnotations() == null ? null
+                : pod.getMetadata().getAnnotations().get(MetadataKeys.INJECTED_CONTAINER);
+        return pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(injected)).findFirst()
+                .map(Container::getEnv).stream().flatMap(List::stream)
+                .filter((EnvVar e) -> WebhookSettings.REPORT_PORT_VARIABLE.equals(e.getName()) && e.getValue() != null)
+                .findFirst().flatMap(e -> {
+                    try {
+                        int port = Integer.parseInt(e.getValue().trim());
+                        return port > 0 && port < 65536 ? Optional.of(port) : Optional.empty();
+                    } catch (NumberFormatException notAPort) {
+                        return Optional.empty();
+                    }
+                });
+    }
+
+    private static String key(String namespace, String kind, String name) {
+        return namespace + "/" + kind + "/" + name;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread thread = new Thread(r, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    @Override
+    public void close() {
+        if (rounds != null) {
+            rounds.shutdownNow();
+            readers.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.streamsmemory.operator.observe;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A {@link MemoryHog} JVM run with the real agent jar and its memory report on {@code port}. */
+final class ForkedHog implements AutoCloseable {
+    static final Path AGENT_JAR = Path.of("../agent/target/streams-memory-agent.jar");
+    private final Process process;
+    private final BufferedReader out;
+    private final PrintWriter in;
+    private final int port;
+
+    ForkedHog(int port) throws IOException {
+        this.port = port;
+        if (!Files.exists(AGENT_JAR)) {
+            throw new IllegalStateException(AGENT_JAR + " is built by the agent module: run `mvn verify` from the top");
+        }
+        ProcessBuilder builder = new ProcessBuilder(List.of("java", "-Xmx768m", "-javaagent:" + AGENT_JAR,
+                "-cp", System.getProperty("java.class.path"), MemoryHog.class.getName()))
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
+        builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
+        process = builder.start();
+        out = new BufferedReader(new InputStreamReader(process.getInputStream()));
+        in = new PrintWriter(process.getOutputStream(), true);
+        expect("ready");
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** Holds {@code mib} more MiB, resident. */
+    void hold(int mib) throws IOException {
+        in.println("hold " + mib);
+        expect("held " + mib);
+    }
+
+    private void expect(String line) throws IOException {
+        for (String read; (read = out.readLine()) != null; ) {
+            if (read.equals(line)) {
+                return;
+            }
+        }
+        throw new IllegalStateException("the hog JVM ended before saying " + line);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}

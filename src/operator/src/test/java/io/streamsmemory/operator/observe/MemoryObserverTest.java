@@ -1,0 +1,212 @@
+package io.streamsmemory.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.PackagedOperator;
+import io.streamsmemory.operator.RunningOperator;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The operator reads what injected pods really use from their agents and shows it in the policy's status, on a real
+ * API server: the pods are objects whose status says Running on 127.0.0.1, and behind each one's report port runs
+ * a real JVM with the real agent, a port that never answers, or (for the topology) a report a real Kafka Streams
+ * JVM gave.
+ */
+@EnableLocalControlPlane
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MemoryObserverTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObserveSettings FAST = new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4,
+            Duration.ofHours(1));
+    KubernetesClient client;
+    LocalControlPlane controlPlane;
+    private RunningOperator operator;
+
+    @BeforeAll
+    void startOperator() throws Exception {
+        Fixtures.installCrd(client);
+        operator = RunningOperator.start(client, FAST);
+    }
+
+    @AfterAll
+    void stopOperator() {
+        operator.close();
+    }
+
+    @Test
+    void aRealJvmsReportReachesTheStatusAndASilentPodChangesNothingElse() throws Exception {
+        String ns = "observed";
+        workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
+        try (ForkedHog jvm = new ForkedHog(PackagedOperator.freePort());
+             ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            runningPod(ns, "orders-app-abc-1", jvm.port());
+            runningPod(ns, "orders-app-abc-2", silent.getLocalPort()); // accepts, never answers
+
+            await().atMost(WAIT).ignoreExceptions().until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1
+                    && observed(ns).getObserved().getPodsNotAnswering() == 1);
+            WorkloadAllocationStatus row = observed(ns);
+            assertThat(row.getObserved().getPeakMemory()).endsWith("MiB");
+            assertThat(row.getObserved().getHeapUsed()).endsWith("MiB");
+            assertThat(Double.parseDouble(row.getObserved().getPeakMemoryRatio())).isBetween(0.001, 0.5);
+            assertThat(row.getRecommendation()).contains("peak");
+            StreamsMemoryPolicy policy = policy(ns);
+            assertThat(policy.getStatus().getPeakMemoryRatio()).isEqualTo(row.getObserved().getPeakMemoryRatio());
+            assertThat(condition(policy, "Ready").getStatus()).isEqualTo("True");
+            assertThat(condition(policy, "MemoryPressure").getStatus()).isEqualTo("False");
+            assertThat(condition(policy, "TopologyMismatch").getReason()).isEqualTo("AsPlanned");
+            // What a user sees (the README quotes it).
+            System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "-o", "wide"));
+            System.out.println(controlPlane.kubectl("describe", "smp", "-n", ns, "orders"));
+        }
+    }
+
+    @Test
+    void aPodAboveNinetyFivePercentRaisesMemoryPressureUntilItGoes() throws Exception {
+        String ns = "pressure";
+        StreamsMemoryPolicy small = Fixtures.policy(ns, "orders", "448Mi");
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(1);
+        streams.setTasksPerPod(1);
+        small.getSpec().setStreams(streams);
+        workload(ns, small);
+        int port = PackagedOperator.freePort();
+        runningPod(ns, "orders-app-abc-1", port);
+        try (ForkedHog jvm = new ForkedHog(port)) {
+            jvm.hold(450); // resident: above 95% of 448 MiB
+            await().atMost(WAIT).ignoreExceptions().until(() -> "True".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            assertThat(condition(policy(ns), "MemoryPressure").getMessage())
+                    .startsWith("Deployment orders-app: a pod uses").contains("above 95%");
+            assertThat(observed(ns).getRecommendation()).contains("raise spec.memory");
+            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressure").isEmpty());
+        }
+        // The pod restarts: a fresh JVM on the same port, well within its memory.
+        try (ForkedHog fresh = new ForkedHog(port)) {
+            await().atMost(WAIT).ignoreExceptions().until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
+            assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
+        }
+    }
+
+    /**
+     * A pod whose report is the one a real Kafka Streams 4.4.0 JVM with the agent gave (recorded from the agent's
+     * MemoryReportRealBrokerTest: 2 stream threads, 4 active tasks, 8 RocksDB instances), against a policy that
+     * declares 1 thread and 1 key-value store per task; then the policy is corrected.
+     */
+    @Test
+    void aTopologyOtherThanDeclaredRaisesTopologyMismatchUntilThePolicySaysWhatRuns() throws Exception {
+        String ns = "mismatch";
+        StreamsMemoryPolicy declared = Fixtures.policy(ns, "orders", "1Gi");
+        declared.getSpec().getStreams().setThreads(1);
+        declared.getSpec().getStreams().setPartitions(4);
+        declared.getSpec().getStreams().getStores().setKeyValue(1);
+        declared.getSpec().getStreams().getStores().setWindow(0);
+        Fixtures.namespace(client, ns);
+        client.resource(declared).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi")).create();
+        byte[] recorded = Files.readAllBytes(Path.of("src/test/resources/observe/kafka-streams-4.4.0-report.json"));
+        HttpServer agent = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        agent.createContext("/report", exchange -> {
+            exchange.sendResponseHeaders(200, recorded.length);
+            exchange.getResponseBody().write(recorded);
+            exchange.close();
+        });
+        agent.start();
+        try {
+            runningPod(ns, "orders-app-abc-1", agent.getAddress().getPort());
+            await().atMost(WAIT).ignoreExceptions()
+                    .until(() -> "True".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
+            assertThat(condition(policy(ns), "TopologyMismatch").getMessage()).isEqualTo("Deployment orders-app: "
+                    + "running 2 stream threads, planned 1; running 8 RocksDB instances in a pod, planned at most 4");
+            assertThat(observed(ns).getRecommendation()).contains("declared 1 RocksDB instance(s) per task, running "
+                    + "about 2.0: raise spec.streams.stores").contains("declared 1 stream threads per pod, running 2");
+            assertThat(events(ns, "TopologyMismatch")).hasSize(1);
+
+            client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+                p.getSpec().getStreams().setThreads(2);
+                p.getSpec().getStreams().getStores().setWindow(1);
+                return p;
+            });
+            await().atMost(WAIT).ignoreExceptions()
+                    .until(() -> "False".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
+            await().atMost(WAIT).until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
+        } finally {
+            agent.stop(0);
+        }
+    }
+
+    private void workload(String ns, StreamsMemoryPolicy policy) {
+        Fixtures.namespace(client, ns);
+        client.resource(policy).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 2, policy.getSpec().getMemory())).create();
+        await().atMost(WAIT).ignoreExceptions().until(() -> observedRow(ns) != null);
+    }
+
+    /** A pod of the Deployment as its ReplicaSet and the webhook would leave it, Running on 127.0.0.1. */
+    private void runningPod(String ns, String name, int reportPort) {
+        Pod pod = client.resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(ns)
+                .addToLabels("app", "orders-app").addToLabels("pod-template-hash", "abc")
+                .addToLabels(MetadataKeys.INJECTED_LABEL, "true")
+                .addToAnnotations(MetadataKeys.ALLOCATION_HASH, "test").addToAnnotations(MetadataKeys.INJECTED_CONTAINER,
+                        "streams")
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("orders-app-abc")
+                .withUid(UUID.randomUUID().toString()).withController(true).endOwnerReference()
+                .endMetadata()
+                .withNewSpec().addNewContainer().withName("streams").withImage("example.test/streams-app:1")
+                .addNewEnv().withName("STREAMS_MEMORY_REPORT_PORT").withValue(Integer.toString(reportPort)).endEnv()
+                .endContainer().endSpec().build()).create();
+        pod.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("127.0.0.1").build());
+        client.pods().resource(pod).updateStatus();
+    }
+
+    private StreamsMemoryPolicy policy(String ns) {
+        return client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
+    }
+
+    private WorkloadAllocationStatus observedRow(String ns) {
+        StreamsMemoryPolicy policy = policy(ns);
+        return policy == null || policy.getStatus() == null || policy.getStatus().getWorkloads() == null ? null
+                : policy.getStatus().getWorkloads().stream().findFirst().orElse(null);
+    }
+
+    /** The workload's row once it carries observed figures, else null. */
+    private WorkloadAllocationStatus observed(String ns) {
+        WorkloadAllocationStatus row = observedRow(ns);
+        return row == null || row.getObserved() == null ? null : row;
+    }
+
+    private static Condition condition(StreamsMemoryPolicy policy, String type) {
+        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
+                .orElseThrow();
+    }
+
+    private List<Event> events(String ns, String reason) {
+        return client.v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(e -> e.getReason().equals(reason)).toList();
+    }
+}

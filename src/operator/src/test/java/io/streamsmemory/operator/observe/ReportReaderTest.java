@@ -1,0 +1,125 @@
+package io.streamsmemory.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pod that never answers, drips its answer, answers garbage or too much is a failure within the timeout, never
+ * a longer wait (each case a real socket on this machine behaving so).
+ */
+class ReportReaderTest {
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+    private final ReportReader reader = new ReportReader(TIMEOUT);
+
+    @Test
+    void aReportIsRead() throws Exception {
+        try (Server server = new Server(out -> respond(out, "{\"formatVersion\":1,\"allocationHash\":\"abc\","
+                + "\"process\":{\"rssBytes\":1000,\"rssPeakBytes\":1500},\"jvm\":{\"heapUsedBytes\":10},"
+                + "\"streams\":{\"streamThreads\":4}}"))) {
+            AgentReport report = reader.read("127.0.0.1", server.port());
+            assertThat(report.allocationHash()).isEqualTo("abc");
+            assertThat(report.usedBytes()).isEqualTo(1000);
+            assertThat(report.peakBytes()).isEqualTo(1500);
+            assertThat(report.streamThreads()).isEqualTo(4);
+            assertThat(report.rocksDbInstances()).isNull(); // not reported: unknown, not 0
+        }
+    }
+
+    @Test
+    void silenceDripAndGarbageFailWithinTheTimeout() throws Exception {
+        try (Server silent = new Server(out -> sleep(5000));
+             Server drip = new Server(out -> {
+                 write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{");
+                 for (int i = 0; i < 50; i++) {
+                     write(out, " ");
+                     sleep(100);
+                 }
+             });
+             Server garbage = new Server(out -> respond(out, "<html>not a report</html>"));
+             Server otherFormat = new Server(out -> respond(out, "{\"formatVersion\":2}"));
+             Server huge = new Server(out -> respond(out, "{\"formatVersion\":1,\"x\":\"" + "a".repeat(2 << 20) + "\"}"))) {
+            for (Server server : new Server[] {silent, drip, garbage, otherFormat, huge}) {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> reader.read("127.0.0.1", server.port()))
+                        .isInstanceOfAny(IOException.class, IllegalArgumentException.class);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(4));
+            }
+        }
+    }
+
+    @Test
+    void aClosedPortFailsAtOnce() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        assertThatThrownBy(() -> reader.read("127.0.0.1", port)).isInstanceOf(IOException.class);
+    }
+
+    private static void respond(OutputStream out, String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+                + "\r\nConnection: close\r\n\r\n");
+        try {
+            out.write(bytes);
+            out.flush();
+        } catch (IOException gone) {
+            // the reader gave up
+        }
+    }
+
+    private static void write(OutputStream out, String text) {
+        try {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (IOException gone) {
+            // the reader gave up
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Accepts connections, reads the request line, and answers with {@code behaviour}. */
+    private static final class Server implements AutoCloseable {
+        private final ServerSocket socket = new ServerSocket(0);
+
+        Server(Consumer<OutputStream> behaviour) throws IOException {
+            Thread thread = new Thread(() -> {
+                while (!socket.isClosed()) {
+                    try (Socket client = socket.accept()) {
+                        client.getInputStream().read(new byte[4096]);
+                        behaviour.accept(client.getOutputStream());
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int port() {
+            return socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}
