@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
+import java.net.Proxy;
 import java.net.URI;
 import java.time.Duration;
 
@@ -22,7 +23,7 @@ final class ReportReader {
     AgentReport read(String host, int port) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         HttpURLConnection connection = (HttpURLConnection) URI.create("http://" + bracketed(host) + ":" + port
-                + "/report").toURL().openConnection();
+                + "/report").toURL().openConnection(Proxy.NO_PROXY); // pod IPs: never through an egress proxy
         connection.setConnectTimeout((int) timeout.toMillis());
         connection.setReadTimeout((int) timeout.toMillis());
         connection.setInstanceFollowRedirects(false);
