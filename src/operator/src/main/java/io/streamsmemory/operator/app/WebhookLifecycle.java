@@ -153,7 +153,7 @@ public class WebhookLifecycle implements WebhookServing {
                         omitted(memoryLimit))
                 .imagePullSecrets(imagePullSecrets.orElse(List.of()))
                 .mallocArenaMax(mallocArenaMax)
-                .reportPort(NONE.equals(reportPort) ? null : Integer.valueOf(reportPort));
+                .reportPort(reportPort == null || NONE.equals(reportPort) ? null : Integer.valueOf(reportPort));
         if (certFile.isPresent() && keyFile.isPresent()) {
             settings.certificateFiles(Path.of(certFile.get()), Path.of(keyFile.get()));
         }

@@ -64,6 +64,25 @@ class PodInjectionTest {
     }
 
     @Test
+    void theMemoryReportPortIsSetUnlessTheUserSetsItOrAContainerDeclaresIt() throws Exception {
+        JsonNode plain = pod("{\"name\":\"app\"}");
+        assertThat(patch(plain)).contains("{\"name\":\"STREAMS_MEMORY_REPORT_PORT\",\"value\":\"9471\"}")
+                .contains("{\"op\":\"add\",\"path\":\"/metadata/labels/streamsmemory.io~1injected\",\"value\":\"true\"}");
+        JsonNode usersOwn = pod("{\"name\":\"app\",\"env\":[{\"name\":\"STREAMS_MEMORY_REPORT_PORT\",\"value\":\"1234\"}]}");
+        assertThat(patch(usersOwn)).doesNotContain("9471");
+        JsonNode taken = pod("{\"name\":\"metrics\",\"ports\":[{\"containerPort\":9471}]},{\"name\":\"app\"}");
+        assertThat(patch(taken)).doesNotContain("STREAMS_MEMORY_REPORT_PORT");
+        settings.reportPort(null);
+        assertThat(patch(plain)).doesNotContain("STREAMS_MEMORY_REPORT_PORT");
+    }
+
+    private String patch(JsonNode pod) {
+        Decision decision = decide(pod);
+        assertThat(decision).isInstanceOf(Inject.class);
+        return new PodPatch(settings).inject(pod, (Inject) decision, target("app"), new ArrayList<>()).toString();
+    }
+
+    @Test
     void theUsersHeapSettingKeepsTheAllocationsHeapOut() {
         List<String> warnings = new ArrayList<>();
         String value = JavaToolOptions.merge("-XX:MaxRAMPercentage=70 -Xss2m", settings.agentJarInPod(), FLAGS, warnings);

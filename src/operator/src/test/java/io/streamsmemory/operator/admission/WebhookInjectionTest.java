@@ -176,7 +176,9 @@ class WebhookInjectionTest {
             assertThat(streams.getEnv()).containsExactly(
                     new EnvVar("JAVA_TOOL_OPTIONS", expectedJto, null),
                     new EnvVar("STREAMS_MEMORY_ALLOCATION", "/etc/streams-memory/allocation.json", null),
-                    new EnvVar("MALLOC_ARENA_MAX", "2", null));
+                    new EnvVar("MALLOC_ARENA_MAX", "2", null),
+                    new EnvVar("STREAMS_MEMORY_REPORT_PORT", "9471", null));
+            assertThat(pod.getMetadata().getLabels()).containsEntry(MetadataKeys.INJECTED_LABEL, "true");
             assertThat(withoutServiceAccountMounts(streams.getVolumeMounts())).containsExactly(
                     new VolumeMountBuilder().withName("streams-memory-agent").withMountPath("/streams-memory-agent")
                             .withReadOnly(true).build(),
