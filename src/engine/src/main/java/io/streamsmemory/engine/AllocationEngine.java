@@ -232,7 +232,11 @@ public final class AllocationEngine {
                     format(BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound), format(afterCache / INPUT_BUFFER_DIVISOR)),
                     "lower the tasks per pod (more replicas)");
         }
-        long inputBuffers = bufferedRecords * bytesPerBufferedRecordRound;
+        // The part is the input share itself (up to Kafka's default count), not the whole records it holds: a part
+        // of whole records would jump by a round of records (partitions x record size) as memory grows and take it
+        // from the application, which must never shrink. The rest of a round that does not fit stays as slack.
+        long inputBuffers = Math.min(afterCache / INPUT_BUFFER_DIVISOR,
+                BUFFERED_RECORDS_DEFAULT * bytesPerBufferedRecordRound);
         long application = afterCache - inputBuffers;
         if (application * 2 < heap) {
             return Outcome.fail("ApplicationHeapTooSmall", String.format(
@@ -262,9 +266,9 @@ public final class AllocationEngine {
                 : String.format("%.0f%% of the heap after client buffers, divided among %d KafkaStreams instances "
                         + "(%s each, which Kafka Streams splits over its %d stream threads)", cacheFraction * 100,
                         instances, format(recordCachePerInstance), facts.streamThreads());
-        String inputReason = String.format("%d records x %d partitions x %s per record, at most 1/%d of the heap "
-                        + "left after the record cache%s", bufferedRecords, topology.activeTasksPerPod(),
-                format(facts.recordBytes()), INPUT_BUFFER_DIVISOR,
+        String inputReason = String.format("1/%d of the heap left after the record cache, up to Kafka's default: "
+                        + "%d records x %d partitions x %s per record%s", INPUT_BUFFER_DIVISOR, bufferedRecords,
+                topology.activeTasksPerPod(), format(facts.recordBytes()),
                 bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : "");
         Part heapPart = Part.of("heap", String.format(
                         "the JVM heap: client buffers, record cache, input buffers and the application; -Xms = -Xmx so "

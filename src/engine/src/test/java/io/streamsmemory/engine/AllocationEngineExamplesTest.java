@@ -5,6 +5,7 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -262,5 +263,26 @@ class AllocationEngineExamplesTest {
         }
         // Running outside the range is the operator's to report: the engine plans anyway.
         assertThat(realisticPod().toBuilder().replicaRange(new ReplicaRange(5, 8)).build().validate()).isEmpty();
+    }
+
+    /**
+     * Found by moreMemoryNeverShrinksAnyPart: 1,004 partitions on one pod make a round of buffered input records
+     * (one per partition) about 1 MiB, and a part of whole rounds jumped by that much, taking it from the
+     * application. Each MiB more must leave every heap part where it was or larger.
+     */
+    @Test
+    void aLargeRoundOfInputRecordsNeverTakesFromTheApplication() {
+        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(11_195_645_952L).streamThreads(1).partitions(1004)
+                .stores(new StoreCounts(4, 0, 1)).build();
+        Allocation previous = engine.allocate(facts).allocation();
+        for (int mib = 1; mib <= 256; mib++) {
+            Allocation next = engine.allocate(facts.toBuilder().memoryBytes(facts.memoryBytes() + mib * MiB).build())
+                    .allocation();
+            for (String part : List.of("application", "input-buffers", "record-cache", "heap")) {
+                assertThat(next.part(part).bytes()).as("%s at +%d MiB", part, mib)
+                        .isGreaterThanOrEqualTo(previous.part(part).bytes());
+            }
+            previous = next;
+        }
     }
 }
