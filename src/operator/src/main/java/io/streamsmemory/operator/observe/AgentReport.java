@@ -26,13 +26,17 @@ public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakByte
         if (root == null || !root.isObject() || root.path("formatVersion").asInt(-1) != FORMAT_VERSION) {
             throw new IllegalArgumentException("not a format " + FORMAT_VERSION + " agent report");
         }
+        // A JVM whose Kafka Streams has not started yet (the agent answers from its first moments) says nothing
+        // about the topology: its streams figures are unknown, not 0, so no mismatch is raised at every start.
+        boolean streamsRunning = root.path("streams").path("streamThreads").asLong(0) > 0;
+        JsonNode streams = streamsRunning ? root.path("streams") : JSON.createObjectNode();
         return new AgentReport(text(root.path("allocationHash")),
                 number(root, "process", "rssBytes"), number(root, "process", "rssPeakBytes"),
                 number(root, "cgroup", "currentBytes"), number(root, "cgroup", "peakBytes"),
                 number(root, "cgroup", "oomKills"), number(root, "jvm", "heapUsedBytes"),
-                number(root, "rocksdb", "blockCacheUsageBytes"), number(root, "streams", "rocksDbInstances"),
-                number(root, "streams", "activeTasks"), number(root, "streams", "standbyTasks"),
-                number(root, "streams", "streamThreads"), number(root, null, "unexplainedBytes"));
+                number(root, "rocksdb", "blockCacheUsageBytes"), number(streams, null, "rocksDbInstances"),
+                number(streams, null, "activeTasks"), number(streams, null, "standbyTasks"),
+                number(streams, null, "streamThreads"), number(root, null, "unexplainedBytes"));
     }
 
     /**

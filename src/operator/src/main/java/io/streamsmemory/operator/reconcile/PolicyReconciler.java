@@ -146,9 +146,10 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
                 status(policy, status, outcomes, policyFacts)));
-        return outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull)
-                .min(Comparator.naturalOrder()).or(() -> observeAgain(outcomes))
-                .map(control::rescheduleAfter).orElse(control);
+        // The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round.
+        return Stream.concat(outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
+                        observeAgain(outcomes).stream())
+                .min(Comparator.naturalOrder()).map(control::rescheduleAfter).orElse(control);
     }
 
     /**

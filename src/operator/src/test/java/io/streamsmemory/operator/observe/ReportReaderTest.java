@@ -35,6 +35,18 @@ class ReportReaderTest {
     }
 
     @Test
+    void aJvmWhoseKafkaStreamsHasNotStartedSaysNothingOfTheTopology() throws Exception {
+        try (Server server = new Server(out -> respond(out, "{\"formatVersion\":1,\"process\":{\"rssBytes\":1000},"
+                + "\"streams\":{\"instances\":0,\"streamThreads\":0,\"activeTasks\":0,\"rocksDbInstances\":0}}"))) {
+            AgentReport report = reader.read("127.0.0.1", server.port());
+            assertThat(report.streamThreads()).isNull();
+            assertThat(report.activeTasks()).isNull();
+            assertThat(report.rocksDbInstances()).isNull();
+            assertThat(report.usedBytes()).isEqualTo(1000);
+        }
+    }
+
+    @Test
     void silenceDripAndGarbageFailWithinTheTimeout() throws Exception {
         try (Server silent = new Server(out -> sleep(5000));
              Server drip = new Server(out -> {
