@@ -113,9 +113,11 @@ if [[ "$embedded" == 1 ]]; then
     -o custom-columns='POD:.metadata.name,STATUS:.status.phase,INIT:.spec.initContainers[*].name,ALLOCATION:.metadata.annotations.streamsmemory\.io/allocation-hash' >&2 || true
 
   if real_streams_start; then
-    say "waiting (at most 120 s) for the operator to read the real JVM's memory report (smp orders .status.peakMemoryRatio)"
+    say "waiting (at most 120 s) for the operator to read the real JVM's memory report with its stream threads running"
     for _ in $(seq 1 120); do
-      [[ -n "$(kubectl get smp orders -o jsonpath='{.status.peakMemoryRatio}' 2>/dev/null)" ]] && break
+      [[ -n "$(kubectl get smp orders -o jsonpath='{.status.peakMemoryRatio}' 2>/dev/null)" \
+         && "$(kubectl get smp orders -o jsonpath='{.status.workloads[?(@.name=="orders-streams-local")].observed.streamThreads}' 2>/dev/null)" \
+            =~ ^[1-9] ]] && break
       sleep 1
     done
     kubectl get smp -o wide >&2 || true
