@@ -92,6 +92,19 @@ if [[ "$embedded" == 1 ]]; then
   done
 fi
 
+if [[ "$embedded" == 1 ]]; then
+  # The policy first: the webhook is called only for namespaces that hold a policy, so pods created before the
+  # operator has added "default" to its namespaceSelector would run without the agent (drift, rolled only after
+  # streamsmemory.rollout.min-interval).
+  say "applying examples/policy.yaml and waiting until the webhook is called for namespace default"
+  kubectl apply -f examples/policy.yaml >&2
+  for _ in $(seq 1 30); do
+    kubectl get mutatingwebhookconfiguration streams-memory-operator \
+      -o jsonpath='{.webhooks[0].namespaceSelector.matchExpressions[?(@.operator=="In")].values}' 2>/dev/null \
+      | grep -q '"default"' && break
+    sleep 1
+  done
+fi
 if [[ "$embedded" == 1 || "${APPLY_EXAMPLES:-0}" == 1 ]]; then
   say "applying examples/"
   kubectl apply -f examples/ >&2
