@@ -144,7 +144,7 @@ The operator is running. In another terminal:
   export KUBECONFIG=${KUBECONFIG:-$HOME/.kube/config}
   kubectl get smp -o wide
   kubectl describe smp orders                            # workload orders-streams-local: Observed, from a real JVM
-  kubectl get configmap orders-streams-streams-memory -o jsonpath='{.data.allocation\.json}'
+  kubectl get configmap orders-streams-deployment-streams-memory -o jsonpath='{.data.allocation\.json}'
   kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
   kubectl get pod -l app=orders-streams -o yaml          # the injected agent, JAVA_TOOL_OPTIONS, allocation hash
 Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo " and the local control plane").
