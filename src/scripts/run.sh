@@ -147,6 +147,6 @@ The operator is running. In another terminal:
   kubectl get configmap orders-streams-deployment-streams-memory -o jsonpath='{.data.allocation\.json}'
   kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
   kubectl get pod -l app=orders-streams -o yaml          # the injected agent, JAVA_TOOL_OPTIONS, allocation hash
-Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo " and the local control plane").
+Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo ", the local Kafka Streams JVM and broker, and the local control plane").
 EOT
 wait "$operator_pid"
