@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make run: the operator's main job. With no cluster configured (KUBECONFIG unset and no ~/.kube/config)
 # it starts the local control plane (src/controlplane), installs the CRD, runs the operator in the
-# foreground and applies examples/. With a cluster configured it runs the operator against that cluster.
-# Ctrl-C stops the operator and, if this script started it, the local control plane.
+# foreground and applies examples/; there it also runs one real Kafka Streams JVM on a local broker behind the
+# hostNetwork pod of src/scripts/local/orders-streams-local.yaml (src/scripts/local/real-streams.sh), so the
+# operator reads a real memory report. With a cluster configured it runs the operator against that cluster.
+# Ctrl-C stops the operator and, if this script started them, the JVM, its broker and the local control plane.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -24,6 +26,8 @@ else
   kubectl_bin="kubectl"
 fi
 kubectl() { "$kubectl_bin" "$@"; }
+# shellcheck source=local/real-streams.sh
+. "$root/src/scripts/local/real-streams.sh"
 
 if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   echo "run.sh: ERROR: port $port is in use; set OPERATOR_HTTP_PORT to a free port" >&2
@@ -34,8 +38,8 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$webhook_port") 2>/dev/null; then
   exit 1
 fi
 
-say "building the operator"
-mvn -B -ntp -q -Dstyle.color=never -pl src/operator -am package -DskipTests >&2
+say "building the operator and the agent"
+mvn -B -ntp -q -Dstyle.color=never -pl src/operator,src/agent -am package -DskipTests >&2
 
 say "installing the CRD"
 kubectl apply -k crds/ >&2
@@ -44,6 +48,7 @@ kubectl wait --for=condition=Established crd/streamsmemorypolicies.streamsmemory
 operator_pid=""
 cleanup() {
   trap - INT TERM EXIT
+  real_streams_stop
   if [[ -n "$operator_pid" ]] && kill -0 "$operator_pid" 2>/dev/null; then
     say "stopping the operator"
     kill "$operator_pid" 2>/dev/null || true
@@ -71,6 +76,7 @@ say "starting the operator (health and metrics on http://127.0.0.1:$port/q/healt
 POD_NAMESPACE="${POD_NAMESPACE:-default}" POD_NAME="${POD_NAME:-$(hostname)}" \
   STREAMSMEMORY_WEBHOOK_PORT="$webhook_port" STREAMSMEMORY_WEBHOOK_EXTRA_SANS="${STREAMSMEMORY_WEBHOOK_EXTRA_SANS:-IP:127.0.0.1}" \
   STREAMSMEMORY_WEBHOOK_REFRESH_PERIOD="${STREAMSMEMORY_WEBHOOK_REFRESH_PERIOD:-PT10S}" \
+  STREAMSMEMORY_OBSERVE_INTERVAL="${STREAMSMEMORY_OBSERVE_INTERVAL:-PT10S}" \
   java -Dquarkus.http.port="$port" -jar "$operator_jar" &
 operator_pid=$!
 for _ in $(seq 1 60); do
@@ -86,9 +92,26 @@ if [[ "$embedded" == 1 ]]; then
   done
 fi
 
+if [[ "$embedded" == 1 ]]; then
+  # The policy first: the webhook is called only for namespaces that hold a policy, so pods created before the
+  # operator has added "default" to its namespaceSelector would run without the agent (drift, rolled only after
+  # streamsmemory.rollout.min-interval).
+  say "applying examples/policy.yaml and waiting until the webhook is called for namespace default"
+  kubectl apply -f examples/policy.yaml >&2
+  for _ in $(seq 1 30); do
+    kubectl get mutatingwebhookconfiguration streams-memory-operator \
+      -o jsonpath='{.webhooks[0].namespaceSelector.matchExpressions[?(@.operator=="In")].values}' 2>/dev/null \
+      | grep -q '"default"' && break
+    sleep 1
+  done
+fi
 if [[ "$embedded" == 1 || "${APPLY_EXAMPLES:-0}" == 1 ]]; then
   say "applying examples/"
   kubectl apply -f examples/ >&2
+fi
+if [[ "$embedded" == 1 ]]; then
+  say "applying src/scripts/local/orders-streams-local.yaml (make run only: a hostNetwork pod a local JVM stands in for)"
+  kubectl apply -f src/scripts/local/orders-streams-local.yaml >&2
 fi
 
 if [[ "$embedded" == 1 ]]; then
@@ -101,6 +124,18 @@ if [[ "$embedded" == 1 ]]; then
   done
   kubectl get pods -l app=orders-streams \
     -o custom-columns='POD:.metadata.name,STATUS:.status.phase,INIT:.spec.initContainers[*].name,ALLOCATION:.metadata.annotations.streamsmemory\.io/allocation-hash' >&2 || true
+
+  if real_streams_start; then
+    say "waiting (at most 120 s) for the operator to read the real JVM's memory report with its stream threads running"
+    for _ in $(seq 1 120); do
+      [[ -n "$(kubectl get smp orders -o jsonpath='{.status.peakMemoryRatio}' 2>/dev/null)" \
+         && "$(kubectl get smp orders -o jsonpath='{.status.workloads[?(@.name=="orders-streams-local")].observed.streamThreads}' 2>/dev/null)" \
+            =~ ^[1-9] ]] && break
+      sleep 1
+    done
+    kubectl get smp -o wide >&2 || true
+    kubectl describe smp orders 2>/dev/null | sed -n '/^    Name: *orders-streams-local/,/^    Rocks Db Instances:/p' >&2 || true
+  fi
 fi
 
 cat >&2 <<EOT
@@ -108,10 +143,10 @@ cat >&2 <<EOT
 The operator is running. In another terminal:
   export KUBECONFIG=${KUBECONFIG:-$HOME/.kube/config}
   kubectl get smp -o wide
-  kubectl describe smp orders
-  kubectl get configmap orders-streams-streams-memory -o jsonpath='{.data.allocation\.json}'
+  kubectl describe smp orders                            # workload orders-streams-local: Observed, from a real JVM
+  kubectl get configmap orders-streams-deployment-streams-memory -o jsonpath='{.data.allocation\.json}'
   kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
   kubectl get pod -l app=orders-streams -o yaml          # the injected agent, JAVA_TOOL_OPTIONS, allocation hash
-Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo " and the local control plane").
+Ctrl-C stops it$( [[ "$embedded" == 1 ]] && echo ", the local Kafka Streams JVM and broker, and the local control plane").
 EOT
 wait "$operator_pid"

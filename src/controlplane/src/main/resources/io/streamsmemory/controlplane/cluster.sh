@@ -318,11 +318,14 @@ up() {
   if [[ $want == *" kwok "* ]]; then
     local kwok_cfg=()
     [[ -f "$BIN/kwok-stages.yaml" ]] && kwok_cfg=(--config="$BIN/kwok-stages.yaml")
+    # --node-ip=127.0.0.1: the fake node's InternalIP, hence the podIP of a hostNetwork pod on it, is this
+    # machine, so a JVM run here can stand in for such a pod (make run's orders-streams-local); other pods get
+    # fake IPs from --cidr.
     start_proc kwok \
       --kubeconfig="$STATE/kubeconfig" "${kwok_cfg[@]}" \
       --manage-all-nodes=false \
       --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-      --node-ip=10.0.1.1 --cidr=10.0.1.0/24 \
+      --node-ip=127.0.0.1 --cidr=10.0.1.0/24 \
       --server-address="127.0.0.1:$KWOK_PORT"
     KUBECTL apply -f - > /dev/null <<'EOF'
 apiVersion: v1
