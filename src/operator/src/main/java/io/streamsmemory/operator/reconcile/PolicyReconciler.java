@@ -58,6 +58,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     /** How soon a policy whose workload waits for something nothing else announces is reconciled again. */
     static final Duration RETRY_SOON = Duration.ofSeconds(5);
 
+    private final KubernetesClient client;
     private final EventRecorder events;
     private final MemoryObserver observer;
     private final AllocationMetrics metrics;
@@ -68,6 +69,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
                             WebhookServing webhook, RolloutGate gate, MemoryObserver observer) {
         this.observer = observer;
+        this.client = client;
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
@@ -140,8 +142,9 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         List<HorizontalPodAutoscaler> autoscalers = ((InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy>)
                 context.eventSourceRetriever().getEventSourceFor(HorizontalPodAutoscaler.class))
                 .list(policy.getMetadata().getNamespace()).toList();
+        NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
         List<WorkloadOutcome> outcomes = named.stream().map(w -> workloads.reconcile(policy, w,
-                published.get(configMapName(w.kind(), w.name())), autoscalers)).toList();
+                published.get(configMapName(w.kind(), w.name())), autoscalers, pods)).toList();
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
