@@ -9,7 +9,7 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook bench-scale control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -54,6 +54,11 @@ bench-webhook: control-plane-binaries ## Pod-creation latency through a real API
 	$(MVN) -q -pl src/engine,src/controlplane -am install -DskipTests
 	cd src/operator && $(MVN) -q test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
 	cd src/operator && java -cp target/test-classes:target/classes:$$(cat target/bench.classpath) io.streamsmemory.operator.admission.WebhookBenchmark $(ARGS)
+
+bench-scale: control-plane-binaries ## The packaged operator with deploy/'s heap against N workloads and M bystanders (ARGS='1000 5000')
+	$(MVN) -q -pl src/operator -am install -DskipTests
+	cd src/operator && $(MVN) -q test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+	cd src/operator && java -cp target/test-classes:target/classes:$$(cat target/bench.classpath) io.streamsmemory.operator.bench.ScaleBenchmark $(ARGS)
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

@@ -22,7 +22,6 @@ final class DriftReporter {
     private final KubernetesClient client;
     private final EventRecorder events;
     private final RolloutStamper stamper;
-    private final PodDrift drift;
     private final WebhookServing webhook;
 
     DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper, WebhookServing webhook) {
@@ -30,15 +29,15 @@ final class DriftReporter {
         this.events = events;
         this.stamper = stamper;
         this.webhook = webhook;
-        this.drift = new PodDrift(client);
     }
 
     /**
      * Counts into {@code row} and reports; returns when to look again if a drift rollout waits (for the webhook to
      * serve, or for {@link RolloutGate}), else null.
      */
-    Duration report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row) {
-        Optional<PodDrift.Count> counted = drift.count(workload, allocation.restartHash());
+    Duration report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row,
+                    NamespacePods pods) {
+        Optional<PodDrift.Count> counted = PodDrift.count(workload, allocation.restartHash(), pods);
         if (counted.isEmpty()) {
             return null;
         }

@@ -1,15 +1,10 @@
 package io.streamsmemory.operator.reconcile;
 
-import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Counts how a workload's pods compare with its allocation, from the annotations the admission webhook
@@ -17,35 +12,22 @@ import org.slf4j.LoggerFactory;
  * skipped by the webhook for a reason it reported, or never seen by it (not injected: created while the
  * webhook was unreachable or before the allocation was published).
  */
-public class PodDrift {
-    private static final Logger LOG = LoggerFactory.getLogger(PodDrift.class);
-
+final class PodDrift {
     public record Count(int pods, int injected, int notInjected, int outdated, int skipped) {
         public int drifted() {
             return notInjected + outdated;
         }
     }
 
-    private final KubernetesClient client;
-
-    public PodDrift(KubernetesClient client) {
-        this.client = client;
+    private PodDrift() {
     }
 
-    /** The workload's pods against {@code restartHash}; empty when they cannot be listed. */
-    public Optional<Count> count(Workload workload, String restartHash) {
-        LabelSelector selector = workload.selector();
-        if (selector == null) {
-            return Optional.empty();
-        }
-        List<Pod> pods;
-        try {
-            pods = client.pods().inNamespace(workload.namespace()).withLabelSelector(selector).list().getItems();
-        } catch (KubernetesClientException e) {
-            LOG.warn("cannot list the pods of {} {}/{} to check for drift: {}", workload.kind(), workload.namespace(),
-                    workload.name(), e.getMessage());
-            return Optional.empty();
-        }
+    /** The workload's pods (from its namespace's, {@code pods}) against {@code restartHash}; empty without them. */
+    static Optional<Count> count(Workload workload, String restartHash, NamespacePods pods) {
+        return pods.get().map(all -> count(workload, restartHash, all));
+    }
+
+    private static Count count(Workload workload, String restartHash, List<Pod> pods) {
         int total = 0, injected = 0, notInjected = 0, outdated = 0, skipped = 0;
         for (Pod pod : pods) {
             if (pod.getMetadata().getDeletionTimestamp() != null || !ownedBy(pod, workload) || finished(pod)) {
@@ -66,7 +48,7 @@ public class PodDrift {
                 notInjected++;
             }
         }
-        return Optional.of(new Count(total, injected, notInjected, outdated, skipped));
+        return new Count(total, injected, notInjected, outdated, skipped);
     }
 
     private static boolean finished(Pod pod) {

@@ -36,6 +36,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -58,7 +62,16 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     /** How soon a policy whose workload waits for something nothing else announces is reconciled again. */
     static final Duration RETRY_SOON = Duration.ofSeconds(5);
 
+    /** Workloads of one policy reconciled at once. */
+    static final int WORKLOAD_THREADS = 8;
+
+    private final KubernetesClient client;
     private final EventRecorder events;
+    private final ExecutorService workers = Executors.newFixedThreadPool(WORKLOAD_THREADS, r -> {
+        Thread thread = new Thread(r, "workload-reconciler");
+        thread.setDaemon(true);
+        return thread;
+    });
     private final MemoryObserver observer;
     private final AllocationMetrics metrics;
     private final ConfigMapPublisher publisher;
@@ -68,6 +81,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
                             WebhookServing webhook, RolloutGate gate, MemoryObserver observer) {
         this.observer = observer;
+        this.client = client;
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
@@ -140,8 +154,11 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         List<HorizontalPodAutoscaler> autoscalers = ((InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy>)
                 context.eventSourceRetriever().getEventSourceFor(HorizontalPodAutoscaler.class))
                 .list(policy.getMetadata().getNamespace()).toList();
-        List<WorkloadOutcome> outcomes = named.stream().map(w -> workloads.reconcile(policy, w,
-                published.get(configMapName(w.kind(), w.name())), autoscalers)).toList();
+        NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
+        // Each workload on its own (its failure is its own), several at once: most of the time is API round trips.
+        List<Future<WorkloadOutcome>> running = named.stream().map(w -> workers.submit(() -> workloads.reconcile(
+                policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods))).toList();
+        List<WorkloadOutcome> outcomes = running.stream().map(PolicyReconciler::outcome).toList();
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
@@ -203,6 +220,18 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private static Optional<Condition> condition(StreamsMemoryPolicyStatus status, String type) {
         return status == null || status.getConditions() == null ? Optional.empty()
                 : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    private static WorkloadOutcome outcome(Future<WorkloadOutcome> running) {
+        try {
+            return running.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reconciling the policy's workloads", e);
+        } catch (ExecutionException e) {
+            // WorkloadReconciler turns every RuntimeException into a failed outcome; an Error is not ours to hide.
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /**

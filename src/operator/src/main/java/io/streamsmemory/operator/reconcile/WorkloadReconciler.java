@@ -59,7 +59,7 @@ final class WorkloadReconciler {
      * @param autoscalers the HorizontalPodAutoscalers of the workload's namespace (one may target it)
      */
     WorkloadOutcome reconcile(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
-                              Collection<HorizontalPodAutoscaler> autoscalers) {
+                              Collection<HorizontalPodAutoscaler> autoscalers, NamespacePods pods) {
         WorkloadAllocationStatus row = new WorkloadAllocationStatus();
         row.setKind(workload.kind());
         row.setName(workload.name());
@@ -71,7 +71,7 @@ final class WorkloadReconciler {
             if (range.isDefault()) {
                 range = fewestReplicasThatFit(policy, workload, range);
             }
-            return allocate(policy, workload, cached, range, row, warnings);
+            return allocate(policy, workload, cached, range, row, warnings, pods);
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
             return failed(workload, row, warnings, "WorkloadFailed", "could not be reconciled: "
@@ -80,7 +80,8 @@ final class WorkloadReconciler {
     }
 
     private WorkloadOutcome allocate(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
-                                     PlannedRange range, WorkloadAllocationStatus row, List<String> warnings) {
+                                     PlannedRange range, WorkloadAllocationStatus row, List<String> warnings,
+                                     NamespacePods pods) {
         WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
         row.setReplicaRange(range.text());
         row.setReplicaRangeSource(range.source());
@@ -126,7 +127,7 @@ final class WorkloadReconciler {
         Duration rollLater = rollIfNeeded(policy, workload, allocation, range, current);
         row.setRestartPending(!workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()
                 && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
-        Duration driftLater = drift.report(policy, workload, allocation, row);
+        Duration driftLater = drift.report(policy, workload, allocation, row, pods);
         MemoryVerdict verdict = observer.observation(workload.namespace(), workload.kind(), workload.name())
                 .map(seen -> MemoryVerdict.of(allocation, seen, observer.settings().window())).orElse(null);
         if (verdict != null) {

@@ -1,0 +1,313 @@
+package io.streamsmemory.operator.bench;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.streamsmemory.controlplane.ControlPlaneOptions;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.PackagedOperator;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code make bench-scale}: the packaged operator, started with the heap deploy/operator.yaml gives it (its memory
+ * limit and {@code -XX:MaxRAMPercentage} turned into {@code -Xmx}, as the JVM does in the container), against a
+ * local kube-apiserver holding N annotated workloads (4 in 5 Deployments, 1 in 5 StatefulSets, 0 replicas) under one
+ * policy ({@code rollout: Manual}) and M Deployments that do not opt in. It measures the time to publish every
+ * allocation, to re-split every workload after a policy edit, and to re-split one workload after its own scale;
+ * the operator's RSS idle and at peak; and the API requests per workload of the re-split, from the
+ * kube-apiserver's own {@code apiserver_request_total} minus the benchmark's own requests. Arguments: N (1000),
+ * M (5000).
+ */
+public final class ScaleBenchmark {
+    private static final String NS = "scale";
+    private static final String BYSTANDERS = "bystanders";
+    private static final Duration WAIT = Duration.ofMinutes(15);
+    private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{[^}]*} ([0-9.e+]+)$");
+
+    public static void main(String[] args) throws Exception {
+        int workloads = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        int bystanders = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
+        try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
+            KubernetesClient client = controlPlane.adminClient();
+            DeployedHeap heap = DeployedHeap.fromDeployManifest(client);
+            System.out.printf("bench-scale: %d workloads, %d bystanders; the operator runs with %s (deploy/: %d MiB "
+                    + "limit)%n", workloads, bystanders, heap.jvmOptions(), heap.limitMiB());
+            Fixtures.installCrd(client);
+            for (String ns : List.of(NS, BYSTANDERS, "streams-memory-system")) {
+                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata()
+                        .build()).serverSideApply();
+            }
+            long created = System.nanoTime();
+            create(client, workloads, bystanders);
+            System.out.printf("created %d objects in %.1f s%n", workloads + bystanders, seconds(created));
+
+            Path log = Files.createTempFile("operator-scale", ".log");
+            List<String> jvm = new ArrayList<>(heap.jvmOptions());
+            jvm.add("-Dstreamsmemory.webhook.enabled=false");
+            try (PackagedOperator operator = PackagedOperator.start(controlPlane.kubeconfigPath(),
+                    "streams-memory-system", "operator-0", log, jvm.toArray(String[]::new));
+                 RssSampler rss = new RssSampler(operator.process().pid());
+                 Published published = new Published(client)) {
+                long ready = System.nanoTime() + WAIT.toNanos();
+                while (!readyAt(operator)) {
+                    if (System.nanoTime() > ready) {
+                        throw new IllegalStateException("the operator never turned ready; see " + log);
+                    }
+                    Thread.sleep(200);
+                }
+                long start = System.nanoTime();
+                StreamsMemoryPolicy policy = Fixtures.policy(NS, "orders", "2Gi");
+                policy.getSpec().setRollout(Rollout.Manual);
+                client.resource(policy).create();
+                published.await(workloads, 4);
+                double publishSeconds = seconds(start);
+                Thread.sleep(5000);
+                long idle = rss.current();
+
+                double before = requests(client);
+                long benchRequestsBefore = published.requests();
+                start = System.nanoTime();
+                client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders")
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":2}}}");
+                published.await(workloads, 2);
+                double resplitSeconds = seconds(start);
+                Thread.sleep(2000); // the status patch and the last Events
+                double operatorRequests = requests(client) - before - 1 /* our patch */ - 1 /* this read */
+                        - (published.requests() - benchRequestsBefore);
+
+                String one = name(0);
+                start = System.nanoTime();
+                client.apps().deployments().inNamespace(NS).withName(one).scale(3);
+                published.awaitReplicas(one, 3);
+                long singleMillis = (System.nanoTime() - start) / 1_000_000;
+
+                System.out.printf("publish %.1f s, re-split %.1f s, single re-split %d ms, RSS idle %d MiB peak %d MiB"
+                        + " (limit %d MiB), %.0f API requests for the re-split%n", publishSeconds, resplitSeconds,
+                        singleMillis, idle >> 20, rss.peak() >> 20, heap.limitMiB(), operatorRequests);
+                System.out.printf("summary: workloads=%d bystanders=%d publish_s=%.1f resplit_s=%.1f "
+                                + "single_resplit_ms=%d idle_rss_mib=%d peak_rss_mib=%d limit_mib=%d "
+                                + "requests_per_workload=%.2f%n", workloads, bystanders, publishSeconds,
+                        resplitSeconds, singleMillis, idle >> 20, rss.peak() >> 20, heap.limitMiB(),
+                        operatorRequests / workloads);
+            }
+        }
+    }
+
+    /** N workloads (every fifth a StatefulSet) and M bystander Deployments, created 8 at a time. */
+    private static void create(KubernetesClient client, int workloads, int bystanders) throws Exception {
+        var pool = Executors.newFixedThreadPool(8);
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        for (int i = 0; i < workloads; i++) {
+            int index = i;
+            done.add(pool.submit(() -> client.resource(workload(index)).create()));
+        }
+        for (int i = 0; i < bystanders; i++) {
+            int index = i;
+            done.add(pool.submit(() -> client.resource(deployment(BYSTANDERS, "bystander-" + index, null)).create()));
+        }
+        for (var future : done) {
+            future.get();
+        }
+        pool.shutdown();
+    }
+
+    private static HasMetadata workload(int index) {
+        Deployment deployment = deployment(NS, name(index), "orders");
+        if (index % 5 != 4) {
+            return deployment;
+        }
+        return new StatefulSetBuilder().withMetadata(deployment.getMetadata()).withNewSpec()
+                .withServiceName(name(index)).withReplicas(0).withSelector(deployment.getSpec().getSelector())
+                .withTemplate(deployment.getSpec().getTemplate()).endSpec().build();
+    }
+
+    private static Deployment deployment(String namespace, String name, String policy) {
+        DeploymentBuilder builder = new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+                .endMetadata().withNewSpec().withReplicas(0)
+                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")
+                .withNewResources().addToLimits("memory", new Quantity("2Gi")).endResources().endContainer()
+                .endSpec().endTemplate().endSpec();
+        if (policy != null) {
+            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
+        }
+        return builder.build();
+    }
+
+    private static String name(int index) {
+        return String.format("app-%04d", index);
+    }
+
+    private static boolean readyAt(PackagedOperator operator) {
+        try {
+            return operator.get("/q/health/ready").statusCode() == 200;
+        } catch (Exception notYet) {
+            return false;
+        }
+    }
+
+    /** The sum of the kube-apiserver's apiserver_request_total, over every label set. */
+    private static double requests(KubernetesClient client) {
+        String metrics = client.raw("/metrics");
+        double sum = 0;
+        Matcher matcher = REQUESTS.matcher(metrics);
+        while (matcher.find()) {
+            sum += Double.parseDouble(matcher.group(1));
+        }
+        return sum;
+    }
+
+    private static double seconds(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    /**
+     * The published allocations, from one watch of the managed ConfigMaps (so the benchmark's own requests stay a
+     * handful): for each workload, the stream threads and replicas of its allocation.
+     */
+    private static final class Published implements AutoCloseable {
+        private final Map<String, int[]> byWorkload = new ConcurrentHashMap<>();
+        private final AtomicLong requests = new AtomicLong(1);
+        private final Watch watch;
+
+        Published(KubernetesClient client) {
+            watch = client.configMaps().inNamespace(NS).withLabel(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
+                    .watch(new Watcher<>() {
+                        @Override
+                        public void eventReceived(Action action, ConfigMap configMap) {
+                            String data = configMap.getData() == null ? null
+                                    : configMap.getData().get(MetadataKeys.ALLOCATION_KEY);
+                            if (data != null && action != Action.DELETED) {
+                                var inputs = AllocationJson.read(data).inputs();
+                                byWorkload.put(configMap.getMetadata().getAnnotations().get(MetadataKeys.WORKLOAD),
+                                        new int[] {inputs.streamThreads(), inputs.replicas()});
+                            }
+                        }
+
+                        @Override
+                        public void onClose(WatcherException cause) {
+                        }
+                    });
+        }
+
+        long requests() {
+            return requests.get();
+        }
+
+        void await(int workloads, int threads) throws InterruptedException {
+            until(() -> byWorkload.values().stream().filter(v -> v[0] == threads).count() >= workloads,
+                    workloads + " workloads on " + threads + " threads");
+        }
+
+        void awaitReplicas(String workload, int replicas) throws InterruptedException {
+            until(() -> byWorkload.getOrDefault(workload, new int[2])[1] == replicas, workload + " at " + replicas);
+        }
+
+        private static void until(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!done.getAsBoolean()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("not within " + WAIT + ": " + what);
+                }
+                Thread.sleep(5);
+            }
+        }
+
+        @Override
+        public void close() {
+            watch.close();
+        }
+    }
+
+    /** The operator's resident memory, sampled every 100 ms from /proc. */
+    private static final class RssSampler implements AutoCloseable {
+        private final long pid;
+        private final AtomicLong peak = new AtomicLong();
+        private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+
+        RssSampler(long pid) {
+            this.pid = pid;
+            sampler.scheduleAtFixedRate(() -> peak.accumulateAndGet(current(), Math::max), 0, 100,
+                    TimeUnit.MILLISECONDS);
+        }
+
+        long current() {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                    if (line.startsWith("VmRSS:")) {
+                        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                    }
+                }
+            } catch (Exception gone) {
+                // the process ended
+            }
+            return 0;
+        }
+
+        long peak() {
+            return peak.get();
+        }
+
+        @Override
+        public void close() {
+            sampler.shutdownNow();
+        }
+    }
+
+    /** The heap deploy/operator.yaml gives the operator: its memory limit x MaxRAMPercentage, as the JVM computes it. */
+    record DeployedHeap(long limitBytes, List<String> jvmOptions) {
+        private static final Pattern PERCENT = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)");
+
+        static DeployedHeap fromDeployManifest(KubernetesClient client) {
+            Deployment operator = (Deployment) Fixtures.deployFile(client, "operator.yaml").stream()
+                    .filter(Deployment.class::isInstance).findFirst().orElseThrow();
+            var container = operator.getSpec().getTemplate().getSpec().getContainers().get(0);
+            long limit = Quantity.getAmountInBytes(container.getResources().getLimits().get("memory")).longValue();
+            String toolOptions = container.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                    .map(EnvVar::getValue).findFirst().orElse("");
+            List<String> options = new ArrayList<>();
+            for (String option : toolOptions.trim().split("\\s+")) {
+                Matcher percent = PERCENT.matcher(option);
+                if (percent.matches()) {
+                    options.add("-Xmx" + (long) (limit * Double.parseDouble(percent.group(1)) / 100) / (1 << 20) + "m");
+                } else if (!option.isEmpty()) {
+                    options.add(option);
+                }
+            }
+            return new DeployedHeap(limit, options);
+        }
+
+        long limitMiB() {
+            return limitBytes >> 20;
+        }
+    }
+}
