@@ -150,7 +150,7 @@ public final class Fixtures {
                 .get();
     }
 
-    static String templateRestartHash(Deployment deployment) {
+    public static String templateRestartHash(Deployment deployment) {
         Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(MetadataKeys.RESTART_HASH);
     }

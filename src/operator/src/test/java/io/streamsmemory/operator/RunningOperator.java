@@ -49,9 +49,9 @@ public final class RunningOperator implements AutoCloseable {
         return new RunningOperator(client, null, gate, ObserveSettings.OFF);
     }
 
-    /** Reading the pods' memory reports as {@code observe} says. */
-    public static RunningOperator start(KubernetesClient client, ObserveSettings observe) {
-        return new RunningOperator(client, null, new RolloutGate(Duration.ZERO), observe);
+    /** Reading the pods' memory reports as {@code observe} says, rollouts at most once per {@code minInterval}. */
+    public static RunningOperator start(KubernetesClient client, ObserveSettings observe, Duration minInterval) {
+        return new RunningOperator(client, null, new RolloutGate(minInterval), observe);
     }
 
     static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {

@@ -126,7 +126,7 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
     /**
      * True while its controller replaces pods of an older template (scaling is no rollout: a StatefulSet adding
      * pods one by one, or pods that cannot be scheduled, leave the template current); false before any controller
-     * reported.
+     * reported (the API server gives a new workload an empty status).
      */
     public boolean rolloutInProgress() {
         Long generation = resource.getMetadata().getGeneration();
@@ -143,8 +143,9 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
         return false;
     }
 
+    /** The controller has not yet acted on the latest spec; never having reported at all is not behind. */
     private static boolean behind(Long observedGeneration, Long generation) {
-        return observedGeneration == null || generation != null && observedGeneration < generation;
+        return observedGeneration != null && generation != null && observedGeneration < generation;
     }
 
     private static int count(Integer value) {

@@ -51,7 +51,8 @@ class MemoryObserverTest {
     @BeforeAll
     void startOperator() throws Exception {
         Fixtures.installCrd(client);
-        operator = RunningOperator.start(client, FAST);
+        // Rollouts rate-limited to one an hour: a rollout that waits must not hold the observed figures back.
+        operator = RunningOperator.start(client, FAST, Duration.ofHours(1));
     }
 
     @AfterAll
@@ -110,6 +111,26 @@ class MemoryObserverTest {
             await().atMost(WAIT).ignoreExceptions().until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
             await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
             assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
+        }
+    }
+
+    @Test
+    void aRolloutWaitingForItsRateLimitDoesNotHoldTheObservedFiguresBack() throws Exception {
+        String ns = "waiting";
+        workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
+        await().atMost(WAIT).until(() -> Fixtures.templateRestartHash(client.apps().deployments().inNamespace(ns)
+                .withName("orders-app").get()) != null); // the opt-in's rollout: the next waits an hour
+        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+            p.getSpec().getStreams().setThreads(2); // needs a restart, which now waits for the rate limit
+            return p;
+        });
+        await().atMost(WAIT).ignoreExceptions().until(() -> Boolean.TRUE.equals(observedRow(ns).getRestartPending()));
+        int port = PackagedOperator.freePort();
+        runningPod(ns, "orders-app-abc-1", port);
+        try (ForkedHog jvm = new ForkedHog(port)) {
+            // Pods are not watched: only the next observation round brings the report into the status.
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1);
         }
     }
 
