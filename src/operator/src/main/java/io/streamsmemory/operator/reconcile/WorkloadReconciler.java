@@ -68,9 +68,6 @@ final class WorkloadReconciler {
         List<String> warnings = new ArrayList<>();
         try {
             PlannedRange range = PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers);
-            if (range.isDefault()) {
-                range = fewestReplicasThatFit(policy, workload, range);
-            }
             return allocate(policy, workload, cached, range, row, warnings, pods);
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
@@ -83,6 +80,12 @@ final class WorkloadReconciler {
                                      PlannedRange range, WorkloadAllocationStatus row, List<String> warnings,
                                      NamespacePods pods) {
         WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
+        AllocationResult result = engine.allocate(plan.facts());
+        if (!result.ok() && range.isDefault()) {
+            range = fewestReplicasThatFit(policy, workload, range);
+            plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
+            result = engine.allocate(plan.facts());
+        }
         row.setReplicaRange(range.text());
         row.setReplicaRangeSource(range.source());
         if (range.outside()) {
@@ -105,7 +108,6 @@ final class WorkloadReconciler {
                     + "reference to the workload): it is left as it is and nothing is published; rename or delete it",
                     current.getMetadata().getName(), workload.kind()));
         }
-        AllocationResult result = engine.allocate(plan.facts());
         if (!result.ok()) {
             // Keep what is published; report why it could not be updated.
             AllocationConfigMap.annotation(current, ALLOCATION_HASH).ifPresent(row::setAllocationHash);
@@ -141,12 +143,10 @@ final class WorkloadReconciler {
     /**
      * The default range starts at 1 replica (one pod holding every task); when the pod's memory cannot hold that, it
      * starts at the fewest replicas whose tasks it can hold, found by bisection (fitting only gets easier with more
-     * replicas), so a workload that fits at its current count is never refused for the default.
+     * replicas), so a workload that fits at its current count is never refused for the default. Called once
+     * {@code range} is known not to fit.
      */
     private PlannedRange fewestReplicasThatFit(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
-        if (fits(policy, workload, range)) {
-            return range;
-        }
         int low = range.declared().min(); // does not fit
         int high = range.declared().max();
         if (high <= low || !fits(policy, workload, range.from(high))) {
