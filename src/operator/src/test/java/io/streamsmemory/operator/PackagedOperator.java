@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,6 +35,12 @@ public final class PackagedOperator implements AutoCloseable {
     /** Starts the jar with {@code jvmArgs} (-D settings, heap flags); its output is appended to {@code log}. */
     public static PackagedOperator start(Path kubeconfig, String namespace, String identity, Path log,
                                          String... jvmArgs) throws IOException {
+        return start(kubeconfig, namespace, identity, log, Map.of(), jvmArgs);
+    }
+
+    /** As {@link #start(Path, String, String, Path, String...)}, with {@code env} added to the process environment. */
+    public static PackagedOperator start(Path kubeconfig, String namespace, String identity, Path log,
+                                         Map<String, String> env, String... jvmArgs) throws IOException {
         if (!Files.exists(JAR)) {
             throw new IllegalStateException(JAR + " is built by the package phase: run `mvn verify`");
         }
@@ -46,6 +53,7 @@ public final class PackagedOperator implements AutoCloseable {
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
         builder.environment().put("POD_NAMESPACE", namespace);
         builder.environment().put("POD_NAME", identity);
+        builder.environment().putAll(env);
         return new PackagedOperator(builder.start(), httpPort, log);
     }
 

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
+import io.streamsmemory.operator.reconcile.CachedWorkloads;
 import io.streamsmemory.operator.reconcile.Workload;
 import java.time.Duration;
 import java.util.List;
@@ -63,8 +64,10 @@ public final class WorkloadIndex implements AutoCloseable {
     }
 
     public void start(Duration syncTimeout) {
-        deployments = client.apps().deployments().inAnyNamespace().runnableInformer(0);
-        statefulSets = client.apps().statefulSets().inAnyNamespace().runnableInformer(0);
+        deployments = client.apps().deployments().inAnyNamespace().withLimit(CachedWorkloads.LIST_PAGE)
+                .runnableInformer(0).itemStore(CachedWorkloads.store());
+        statefulSets = client.apps().statefulSets().inAnyNamespace().withLimit(CachedWorkloads.LIST_PAGE)
+                .runnableInformer(0).itemStore(CachedWorkloads.store());
         configMaps = client.configMaps().inAnyNamespace().withLabel(MANAGED_BY_LABEL, MANAGED_BY).runnableInformer(0);
         limitRanges = client.limitRanges().inAnyNamespace().runnableInformer(0);
         for (SharedIndexInformer<?> informer : informers()) {

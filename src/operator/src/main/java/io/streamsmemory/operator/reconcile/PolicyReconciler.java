@@ -119,6 +119,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 namespace -> context.getPrimaryCache().list(namespace));
         return new InformerEventSource<>(InformerEventSourceConfiguration.from(kind, StreamsMemoryPolicy.class)
                 .withName(name)
+                .withItemStore(CachedWorkloads.store())
+                .withInformerListLimit(CachedWorkloads.LIST_PAGE)
                 .withSecondaryToPrimaryMapper(workload -> {
                     missing.check(workload);
                     return mapper.toPrimaryResourceIDs(workload);

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -57,9 +58,9 @@ public final class ScaleBenchmark {
         int bystanders = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
             KubernetesClient client = controlPlane.adminClient();
-            DeployedHeap heap = DeployedHeap.fromDeployManifest(client);
-            System.out.printf("bench-scale: %d workloads, %d bystanders; the operator runs with %s (deploy/: %d MiB "
-                    + "limit)%n", workloads, bystanders, heap.jvmOptions(), heap.limitMiB());
+            DeployedJvm heap = DeployedJvm.fromDeployManifest(client);
+            System.out.printf("bench-scale: %d workloads, %d bystanders; the operator runs with %s and %s (deploy/: "
+                    + "%d MiB limit)%n", workloads, bystanders, heap.jvmOptions(), heap.env(), heap.limitMiB());
             Fixtures.installCrd(client);
             for (String ns : List.of(NS, BYSTANDERS, "streams-memory-system")) {
                 client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata()
@@ -70,10 +71,14 @@ public final class ScaleBenchmark {
             System.out.printf("created %d objects in %.1f s%n", workloads + bystanders, seconds(created));
 
             Path log = Files.createTempFile("operator-scale", ".log");
+            // The webhook on, as deploy/ runs it: its caches of the cluster's workloads count in the RSS.
+            int webhookPort = PackagedOperator.freePort();
+            Fixtures.installWebhookConfiguration(client, webhookPort);
             List<String> jvm = new ArrayList<>(heap.jvmOptions());
-            jvm.add("-Dstreamsmemory.webhook.enabled=false");
+            jvm.addAll(List.of("-Dstreamsmemory.webhook.port=" + webhookPort,
+                    "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1"));
             try (PackagedOperator operator = PackagedOperator.start(controlPlane.kubeconfigPath(),
-                    "streams-memory-system", "operator-0", log, jvm.toArray(String[]::new));
+                    "streams-memory-system", "operator-0", log, heap.env(), jvm.toArray(String[]::new));
                  RssSampler rss = new RssSampler(operator.process().pid());
                  Published published = new Published(client)) {
                 long ready = System.nanoTime() + WAIT.toNanos();
@@ -283,11 +288,15 @@ public final class ScaleBenchmark {
         }
     }
 
-    /** The heap deploy/operator.yaml gives the operator: its memory limit x MaxRAMPercentage, as the JVM computes it. */
-    record DeployedHeap(long limitBytes, List<String> jvmOptions) {
+    /**
+     * How deploy/operator.yaml runs the operator's JVM: its {@code JAVA_TOOL_OPTIONS} with {@code -XX:MaxRAMPercentage}
+     * of the memory limit turned into {@code -Xmx} (as the JVM computes it in the container; the other flags as they
+     * are), and the container's other literal environment variables that shape native memory (MALLOC_*).
+     */
+    record DeployedJvm(long limitBytes, List<String> jvmOptions, Map<String, String> env) {
         private static final Pattern PERCENT = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)");
 
-        static DeployedHeap fromDeployManifest(KubernetesClient client) {
+        static DeployedJvm fromDeployManifest(KubernetesClient client) {
             Deployment operator = (Deployment) Fixtures.deployFile(client, "operator.yaml").stream()
                     .filter(Deployment.class::isInstance).findFirst().orElseThrow();
             var container = operator.getSpec().getTemplate().getSpec().getContainers().get(0);
@@ -303,7 +312,10 @@ public final class ScaleBenchmark {
                     options.add(option);
                 }
             }
-            return new DeployedHeap(limit, options);
+            Map<String, String> env = new TreeMap<>();
+            container.getEnv().stream().filter(e -> e.getName().startsWith("MALLOC_") && e.getValue() != null)
+                    .forEach(e -> env.put(e.getName(), e.getValue()));
+            return new DeployedJvm(limit, options, env);
         }
 
         long limitMiB() {
