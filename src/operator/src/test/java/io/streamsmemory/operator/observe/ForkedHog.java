@@ -4,14 +4,11 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A {@link MemoryHog} JVM run with the real agent jar and its memory report on {@code port}. */
 final class ForkedHog implements AutoCloseable {
-    static final Path AGENT_JAR = Path.of("../agent/target/streams-memory-agent.jar");
     private final Process process;
     private final BufferedReader out;
     private final PrintWriter in;
@@ -19,10 +16,8 @@ final class ForkedHog implements AutoCloseable {
 
     ForkedHog(int port) throws IOException {
         this.port = port;
-        if (!Files.exists(AGENT_JAR)) {
-            throw new IllegalStateException(AGENT_JAR + " is built by the agent module: run `mvn verify` from the top");
-        }
-        ProcessBuilder builder = new ProcessBuilder(List.of("java", "-Xmx768m", "-javaagent:" + AGENT_JAR,
+        ProcessBuilder builder = new ProcessBuilder(List.of("java", "-Xmx768m",
+                "-javaagent:" + AgentBuild.require(AgentBuild.AGENT_JAR),
                 "-cp", System.getProperty("java.class.path"), MemoryHog.class.getName()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT);
         builder.environment().put("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));

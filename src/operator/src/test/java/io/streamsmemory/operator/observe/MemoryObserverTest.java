@@ -17,15 +17,14 @@ import io.streamsmemory.operator.RunningOperator;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
-import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,8 +34,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The operator reads what injected pods really use from their agents and shows it in the policy's status, on a real
  * API server: the pods are objects whose status says Running on 127.0.0.1, and behind each one's report port runs
- * a real JVM with the real agent, a port that never answers, or (for the topology) a report a real Kafka Streams
- * JVM gave.
+ * a real JVM with the real agent (for the topology, a live Kafka Streams application on a real broker) or a port that
+ * never answers.
  */
 @EnableLocalControlPlane
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -135,49 +134,62 @@ class MemoryObserverTest {
     }
 
     /**
-     * A pod whose report is the one a real Kafka Streams 4.4.0 JVM with the agent gave (recorded from the agent's
-     * MemoryReportRealBrokerTest: 2 stream threads, 4 active tasks, 8 RocksDB instances), against a policy that
-     * declares 1 thread and 1 key-value store per task; then the policy is corrected.
+     * A pod whose report comes from a live Kafka Streams JVM with the agent, on a real broker ({@link
+     * LiveKafkaStreams}): 2 stream threads, 4 active tasks, 2 key-value stores and a window store per task, run with
+     * the allocation the operator published for a policy that declares 1 thread and 1 key-value store per task; then
+     * the policy is corrected to declare what runs.
      */
     @Test
     void aTopologyOtherThanDeclaredRaisesTopologyMismatchUntilThePolicySaysWhatRuns() throws Exception {
         String ns = "mismatch";
+        int threads = 2;
+        int partitions = 4;
         StreamsMemoryPolicy declared = Fixtures.policy(ns, "orders", "1Gi");
         declared.getSpec().getStreams().setThreads(1);
-        declared.getSpec().getStreams().setPartitions(4);
+        declared.getSpec().getStreams().setPartitions(partitions);
         declared.getSpec().getStreams().getStores().setKeyValue(1);
         declared.getSpec().getStreams().getStores().setWindow(0);
         Fixtures.namespace(client, ns);
         client.resource(declared).create();
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi")).create();
-        byte[] recorded = Files.readAllBytes(Path.of("src/test/resources/observe/kafka-streams-4.4.0-report.json"));
-        HttpServer agent = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        agent.createContext("/report", exchange -> {
-            exchange.sendResponseHeaders(200, recorded.length);
-            exchange.getResponseBody().write(recorded);
-            exchange.close();
-        });
-        agent.start();
-        try {
-            runningPod(ns, "orders-app-abc-1", agent.getAddress().getPort());
-            await().atMost(WAIT).ignoreExceptions()
-                    .until(() -> "True".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
-            assertThat(condition(policy(ns), "TopologyMismatch").getMessage()).isEqualTo("Deployment orders-app: "
-                    + "running 2 stream threads, planned 1; running 8 RocksDB instances in a pod, planned at most 4");
-            assertThat(observed(ns).getRecommendation()).contains("declared 1 RocksDB instance(s) per task, running "
-                    + "about 2.0: raise spec.streams.stores").contains("declared 1 stream threads per pod, running 2");
+        String allocation = await().atMost(WAIT).ignoreExceptions().until(() -> client.configMaps().inNamespace(ns)
+                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app")).get().getData()
+                .get(MetadataKeys.ALLOCATION_KEY), json -> json != null);
+        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(Path.of("target", "live-kafka-streams"), allocation,
+                PackagedOperator.freePort(), threads, partitions)) {
+            runningPod(ns, "orders-app-abc-1", jvm.reportPort());
+            // The message holds the numbers the JVM reports now: 2 key-value stores per task, and once the record cache
+            // first flushes (at the first commit) one RocksDB instance per live segment of its window store.
+            await().atMost(WAIT).untilAsserted(() -> {
+                AgentReport running = jvm.report();
+                assertThat(running.streamThreads()).isEqualTo(threads);
+                assertThat(running.activeTasks()).isEqualTo(partitions);
+                assertThat(running.rocksDbInstances()).isGreaterThanOrEqualTo(partitions
+                        * LiveKafkaStreams.KEY_VALUE_STORES_PER_TASK);
+                Condition mismatch = condition(policy(ns), "TopologyMismatch");
+                assertThat(mismatch.getStatus()).isEqualTo("True");
+                assertThat(mismatch.getMessage()).isEqualTo("Deployment orders-app: running 2 stream threads, "
+                        + "planned 1; running " + running.rocksDbInstances() + " RocksDB instances in a pod, planned "
+                        + "at most 4");
+                assertThat(observed(ns).getRecommendation()).contains(String.format(Locale.ROOT, "declared 1 "
+                        + "RocksDB instance(s) per task, running about %.1f: raise spec.streams.stores",
+                        running.rocksDbInstances() / (double) partitions))
+                        .contains("declared 1 stream threads per pod, running 2");
+            });
+            System.out.println("Kafka Streams " + LiveKafkaStreams.kafkaStreamsVersion() + " JVM: "
+                    + condition(policy(ns), "TopologyMismatch").getMessage());
             assertThat(events(ns, "TopologyMismatch")).hasSize(1);
 
             client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
-                p.getSpec().getStreams().setThreads(2);
+                p.getSpec().getStreams().setThreads(threads);
+                p.getSpec().getStreams().getStores().setKeyValue(2);
                 p.getSpec().getStreams().getStores().setWindow(1);
                 return p;
             });
             await().atMost(WAIT).ignoreExceptions()
                     .until(() -> "False".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
             await().atMost(WAIT).until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
-        } finally {
-            agent.stop(0);
+            assertThat(jvm.report().streamThreads()).isEqualTo(threads); // cleared by the policy, not by the JVM going
         }
     }
 

@@ -1,0 +1,268 @@
+package io.streamsmemory.operator.observe;
+
+import io.streamsmemory.engine.json.AllocationJson;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A real Kafka Streams application JVM with the real agent, on a real single-node KRaft broker, each in its own
+ * process from the agent module's test classpath ({@link AgentBuild}): the broker as
+ * src/agent/src/test/java/io/streamsmemory/agent/it/KafkaBroker.java starts it, the application
+ * src/scripts/local/OrdersStreamsApp.java (make run's, through Java's single-file source launcher) with the
+ * allocation's JVM options, {@code -javaagent}, the allocation file and {@code STREAMS_MEMORY_REPORT_PORT}, as the
+ * webhook would give its pod. Both processes end in {@link #close()}, also when starting fails half-way, and at the
+ * latest when the test JVM exits.
+ */
+final class LiveKafkaStreams implements AutoCloseable {
+    static final Path APP_SOURCE = Path.of("../scripts/local/OrdersStreamsApp.java");
+    /**
+     * OrdersStreamsApp's key-value stores per task, each one RocksDB instance from the task's start (its window store
+     * opens its first segment's instance only when the record cache first flushes, at the first commit: 30 s later).
+     */
+    static final int KEY_VALUE_STORES_PER_TASK = 2;
+    private static final Duration START = Duration.ofSeconds(120);
+    /** A fixed Kafka cluster id (a Uuid not starting with '-', which the format tool would take for an option). */
+    private static final String CLUSTER_ID = "c3RyZWFtc21lbW9yeS1sbw";
+    /** Both JVMs log through slf4j-simple (the agent module's test classpath): with the time, for a slow start. */
+    private static final List<String> LOG_TIMES = List.of("-Dorg.slf4j.simpleLogger.showDateTime=true",
+            "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+    private static final Pattern STREAMS_JAR = Pattern.compile("kafka-streams-([0-9][^/]*)\\.jar$");
+
+    private final Path dir;
+    private final int reportPort;
+    private final List<Process> processes = new ArrayList<>(); // in start order
+    private final Thread reaper = new Thread(this::destroyAll, "live-kafka-streams-reaper");
+    private final ReportReader reader = new ReportReader(Duration.ofSeconds(5));
+
+    private LiveKafkaStreams(Path dir, int reportPort) {
+        this.dir = dir;
+        this.reportPort = reportPort;
+        Runtime.getRuntime().addShutdownHook(reaper);
+    }
+
+    /**
+     * The broker, then the application with {@code threads} stream threads over {@code partitions} input partitions
+     * and {@code allocationJson} (a published ConfigMap's {@code allocation.json}); returns once its agent reports
+     * every task running with its key-value stores open.
+     */
+    static LiveKafkaStreams start(Path dir, String allocationJson, int reportPort, int threads, int partitions)
+            throws Exception {
+        String classpath = Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim();
+        AgentBuild.require(AgentBuild.AGENT_JAR);
+        deleteTree(dir);
+        Files.createDirectories(dir.resolve("broker"));
+        LiveKafkaStreams live = new LiveKafkaStreams(dir, reportPort);
+        try {
+            String bootstrap = live.startBroker(classpath);
+            live.startApp(classpath, bootstrap, allocationJson, threads, partitions);
+            live.awaitReport(r -> r.activeTasks() != null && r.activeTasks() == partitions && r.rocksDbInstances()
+                    != null && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
+            return live;
+        } catch (Exception | Error e) {
+            live.close();
+            throw e;
+        }
+    }
+
+    /** The Kafka Streams version the application runs: the kafka-streams jar of the agent module's test classpath. */
+    static String kafkaStreamsVersion() throws IOException {
+        for (String entry : Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim()
+                .split(File.pathSeparator)) {
+            Matcher jar = STREAMS_JAR.matcher(entry);
+            if (jar.find()) {
+                return jar.group(1);
+            }
+        }
+        throw new IllegalStateException("no kafka-streams jar in " + AgentBuild.TEST_CLASSPATH);
+    }
+
+    int reportPort() {
+        return reportPort;
+    }
+
+    /** The agent's report now, as the operator reads it. */
+    AgentReport report() throws IOException {
+        return reader.read("127.0.0.1", reportPort);
+    }
+
+    /** Formats the storage, starts {@code kafka.Kafka} and waits until it listens; returns its bootstrap address. */
+    private String startBroker(String classpath) throws Exception {
+        int port = freePort();
+        int controllerPort = freePort();
+        Path config = dir.resolve("broker/server.properties");
+        Files.writeString(config, String.join("\n",
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "log.dirs=" + dir.resolve("broker/data").toAbsolutePath(),
+                "num.partitions=1",
+                "offsets.topic.replication.factor=1",
+                "offsets.topic.num.partitions=4",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                ""));
+        Process format = java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath,
+                "kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", config.toString()), Map.of(),
+                "broker-format.log");
+        if (!format.waitFor(START.toSeconds(), TimeUnit.SECONDS) || format.exitValue() != 0) {
+            throw new IllegalStateException("formatting the broker's storage failed:\n" + tail("broker-format.log"));
+        }
+        Process broker = java(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath,
+                "kafka.Kafka", config.toString()), Map.of(), "broker.log");
+        long deadline = System.nanoTime() + START.toNanos();
+        while (!listening(port)) {
+            if (!broker.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the broker does not listen on 127.0.0.1:" + port + ":\n"
+                        + tail("broker.log"));
+            }
+            Thread.sleep(200);
+        }
+        return "127.0.0.1:" + port;
+    }
+
+    private void startApp(String classpath, String bootstrap, String allocationJson, int threads, int partitions)
+            throws IOException {
+        Path allocation = Files.writeString(dir.resolve("allocation.json"), allocationJson);
+        String appClasspath = Arrays.stream(classpath.split(File.pathSeparator))
+                .filter(entry -> !entry.contains("streams-memory-engine") && !entry.contains("/engine/target/"))
+                .collect(Collectors.joining(File.pathSeparator)); // the application's own: the agent brings the rest
+        List<String> command = new ArrayList<>(AllocationJson.read(allocationJson).jvmOptions());
+        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-javaagent:" + AgentBuild.AGENT_JAR.toAbsolutePath(),
+                "-cp", appClasspath, APP_SOURCE.toAbsolutePath().toString(), bootstrap,
+                dir.resolve("state").toAbsolutePath().toString(), Integer.toString(threads),
+                Integer.toString(partitions)));
+        java(command, Map.of("STREAMS_MEMORY_ALLOCATION", allocation.toAbsolutePath().toString(),
+                "STREAMS_MEMORY_REPORT_PORT", Integer.toString(reportPort)), "app.log");
+    }
+
+    /** Waits until the agent's report satisfies {@code wanted} (Kafka Streams started, tasks assigned, stores open). */
+    private void awaitReport(Predicate<AgentReport> wanted) throws Exception {
+        long deadline = System.nanoTime() + START.toNanos();
+        AgentReport last = null;
+        Process app = processes.get(processes.size() - 1);
+        while (System.nanoTime() < deadline) {
+            try {
+                last = report();
+                if (wanted.test(last)) {
+                    return;
+                }
+            } catch (IOException notListeningYet) {
+                // the agent's endpoint starts with the JVM; the source launcher compiles first
+            }
+            if (!app.isAlive()) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException("the application's agent did not report its tasks running within "
+                + START + " (last report: " + last + "):\n" + tail("app.log"));
+    }
+
+    private Process java(List<String> arguments, Map<String, String> env, String log) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(LOG_TIMES);
+        command.addAll(arguments);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve(log).toFile());
+        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        builder.environment().remove("JDK_JAVA_OPTIONS");
+        builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
+        builder.environment().remove("STREAMS_MEMORY_REPORT_PORT");
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        synchronized (processes) {
+            processes.add(process);
+        }
+        return process;
+    }
+
+    private static boolean listening(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private String tail(String log) {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve(log));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no " + log + ")";
+        }
+    }
+
+    /** The application first (it would otherwise retry the broker), then the broker, each forcibly if it lingers. */
+    @Override
+    public void close() {
+        destroyAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs (or ran) anyway
+        }
+    }
+
+    private void destroyAll() {
+        List<Process> started;
+        synchronized (processes) {
+            started = new ArrayList<>(processes);
+        }
+        for (int i = started.size() - 1; i >= 0; i--) {
+            Process process = started.get(i);
+            try {
+                process.destroy();
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
