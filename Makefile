@@ -9,7 +9,7 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook bench-scale control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -59,6 +59,28 @@ bench-scale: control-plane-binaries ## The packaged operator with deploy/'s heap
 	$(MVN) -q -pl src/operator -am install -DskipTests
 	cd src/operator && $(MVN) -q test-compile dependency:build-classpath -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
 	cd src/operator && java -cp target/test-classes:target/classes:$$(cat target/bench.classpath) io.streamsmemory.operator.bench.ScaleBenchmark $(ARGS)
+
+# make dashboard-picture: the Grafana dashboard drawn from real figures (Grafana itself is AGPL, not usable here).
+DASHBOARD_VENV := $(HOME)/.cache/streams-memory-operator/venv
+MINUTES ?= 10
+INTERVAL ?= 10
+METRICS_URL ?= http://127.0.0.1:$(or $(OPERATOR_HTTP_PORT),8080)/q/metrics
+RECORDING ?= docs/dashboard-recording.jsonl
+RECORD ?= 1
+ALLOW_EMPTY ?=
+
+dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTES=10, draw the dashboard to docs/dashboard.png (RECORD=0: redraw only)
+	@$(DASHBOARD_VENV)/bin/python -c 'import matplotlib' 2>/dev/null || { \
+		echo "creating $(DASHBOARD_VENV) with matplotlib" >&2; \
+		python3 -m venv $(DASHBOARD_VENV) && $(DASHBOARD_VENV)/bin/pip install -q matplotlib; }
+	@mkdir -p $(dir $(RECORDING)) docs
+	@if [ "$(RECORD)" = 1 ]; then \
+		curl -fs -o /dev/null $(METRICS_URL) || { echo "no metrics at $(METRICS_URL): start make run in another terminal first" >&2; exit 1; }; \
+		echo "recording $(METRICS_URL) every $(INTERVAL) s for $(MINUTES) min into $(RECORDING)" >&2; \
+		python3 src/scripts/dashboard/record.py --url $(METRICS_URL) --interval $(INTERVAL) --minutes $(MINUTES) --out $(RECORDING); \
+	fi
+	$(DASHBOARD_VENV)/bin/python src/scripts/dashboard/render.py --recording $(RECORDING) --out docs/dashboard.png \
+		--source "make run's operator ($(RECORDING))" $(if $(ALLOW_EMPTY),--allow-empty '$(ALLOW_EMPTY)')
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null
