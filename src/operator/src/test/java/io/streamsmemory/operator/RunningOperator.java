@@ -10,6 +10,7 @@ import io.streamsmemory.operator.reconcile.PolicyReconciler;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.RolloutGate;
+import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import java.time.Duration;
 
@@ -36,7 +37,7 @@ public final class RunningOperator implements AutoCloseable {
             }
         });
         operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE,
-                gate, observer));
+                gate, observer, new StatusSettings(100)));
         operator.start();
     }
 

@@ -21,16 +21,23 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription("statestore.cache.max.bytes of one pod.")
     private String recordCache;
 
-    @JsonPropertyDescription("Workloads that name this policy.")
+    @JsonPropertyDescription("Workloads that name this policy, listed in workloads or not.")
     private Integer workloadCount;
 
-    @JsonPropertyDescription("One entry per workload that names this policy.")
+    @JsonPropertyDescription("One entry per workload that names this policy, at most "
+            + "streamsmemory.status.max-workload-rows (100 by default) of them: failed first, then those with "
+            + "warnings, drift, a pending restart, memory pressure or a topology mismatch, then the others, each "
+            + "group by kind and name.")
     private List<WorkloadAllocationStatus> workloads;
 
-    @JsonPropertyDescription("Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of the workloads' podsNotInjected and podsOutdated).")
+    @JsonPropertyDescription("Workloads that name this policy and have no entry in workloads (the status stays "
+            + "small); each one's allocation is in its ConfigMap <workload>-<kind>-streams-memory and its Events.")
+    private Integer workloadRowsOmitted;
+
+    @JsonPropertyDescription("Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of every workload's podsNotInjected and podsOutdated, listed or not).")
     private Integer driftedPods;
 
-    @JsonPropertyDescription("The highest peak memory ratio (observed peak / pod memory) of the policy's workloads.")
+    @JsonPropertyDescription("The highest peak memory ratio (observed peak / pod memory) of the policy's workloads, listed or not.")
     private String peakMemoryRatio;
 
     public String getPeakMemoryRatio() {
@@ -95,6 +102,14 @@ public class StreamsMemoryPolicyStatus {
 
     public void setWorkloads(List<WorkloadAllocationStatus> workloads) {
         this.workloads = workloads;
+    }
+
+    public Integer getWorkloadRowsOmitted() {
+        return workloadRowsOmitted;
+    }
+
+    public void setWorkloadRowsOmitted(Integer workloadRowsOmitted) {
+        this.workloadRowsOmitted = workloadRowsOmitted;
     }
 
     public Integer getDriftedPods() {

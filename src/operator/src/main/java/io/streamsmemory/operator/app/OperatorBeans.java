@@ -7,6 +7,7 @@ import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.RolloutGate;
+import io.streamsmemory.operator.reconcile.StatusSettings;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -50,6 +51,14 @@ public class OperatorBeans {
 
     void closeMemoryObserver(@Disposes MemoryObserver observer) {
         observer.close();
+    }
+
+    /** How many workload rows a policy's status lists (streamsmemory.status.* in application.properties). */
+    @Produces
+    @Singleton
+    StatusSettings statusSettings(@ConfigProperty(name = "streamsmemory.status.max-workload-rows", defaultValue = "100")
+                                  int maxWorkloadRows) {
+        return new StatusSettings(maxWorkloadRows);
     }
 
     @Produces

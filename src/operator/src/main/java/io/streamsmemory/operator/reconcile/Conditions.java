@@ -6,7 +6,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Builds the status conditions, keeping lastTransitionTime when a condition's status did not change. */
+/**
+ * Builds the status conditions, keeping lastTransitionTime when a condition's status did not change; no message is
+ * longer than {@link BoundedMessages#MAX_CHARS}.
+ */
 final class Conditions {
     static final String READY = "Ready";
     static final String INVALID_SPEC = "InvalidSpec";
@@ -37,7 +40,8 @@ final class Conditions {
         String since = previous.stream()
                 .filter(c -> c.getType().equals(type) && value.equals(c.getStatus()))
                 .map(Condition::getLastTransitionTime).findFirst().orElse(Instant.now().toString());
-        next.add(new ConditionBuilder().withType(type).withStatus(value).withReason(reason).withMessage(message)
+        next.add(new ConditionBuilder().withType(type).withStatus(value).withReason(reason)
+                .withMessage(BoundedMessages.cap(message))
                 .withLastTransitionTime(since).withObservedGeneration(generation).build());
         return this;
     }

@@ -77,10 +77,13 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private final ConfigMapPublisher publisher;
     private final WorkloadReconciler workloads;
     private final AllocationEngine engine = new AllocationEngine();
+    private final StatusSettings statusSettings;
 
     public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                            WebhookServing webhook, RolloutGate gate, MemoryObserver observer) {
+                            WebhookServing webhook, RolloutGate gate, MemoryObserver observer,
+                            StatusSettings statusSettings) {
         this.observer = observer;
+        this.statusSettings = statusSettings;
         this.client = client;
         this.events = events;
         this.metrics = metrics;
@@ -140,7 +143,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             return UpdateControl.noUpdate(); // going away (another finalizer holds it); its delete event tells the workloads
         }
         observer.start(); // here, so only the leader reads the pods' reports
-        PolicyStatusBuilder status = new PolicyStatusBuilder(policy);
+        PolicyStatusBuilder status = new PolicyStatusBuilder(policy, statusSettings.maxWorkloadRows());
         WorkloadFacts policyFacts;
         try {
             policyFacts = WorkloadPlanner.policyFacts(policy.getSpec());

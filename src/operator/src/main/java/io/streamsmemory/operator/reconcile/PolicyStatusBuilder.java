@@ -7,6 +7,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryVerdict;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -14,16 +15,23 @@ import java.util.function.Function;
 /**
  * Builds a policy's status in one place: every path sets all six conditions (Ready, InvalidSpec, Degraded,
  * Warning, MemoryPressure, TopologyMismatch), each keeping its lastTransitionTime while its status holds.
+ *
+ * <p>The status stays small whatever the number of workloads: it lists at most {@code maxRows} of them (those a
+ * user needs first, see {@link #firstRows}) and counts the others, and every condition message lists a few
+ * findings ({@link BoundedMessages}); the counts, drift and peak cover every workload.
  */
 final class PolicyStatusBuilder {
     private final StreamsMemoryPolicyStatus previous;
     private final long generation;
     private final Conditions conditions;
+    private final int maxRows;
 
-    PolicyStatusBuilder(StreamsMemoryPolicy policy) {
+    /** @param maxRows the most workload rows the status lists ({@link StatusSettings#maxWorkloadRows}) */
+    PolicyStatusBuilder(StreamsMemoryPolicy policy, int maxRows) {
         this.generation = Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 0L);
         this.previous = policy.getStatus() == null ? new StreamsMemoryPolicyStatus() : policy.getStatus();
         this.conditions = new Conditions(previous.getConditions(), generation);
+        this.maxRows = maxRows;
     }
 
     /** An invalid spec changes nothing published: the last numbers and workloads stay, and the status says why. */
@@ -32,6 +40,7 @@ final class PolicyStatusBuilder {
         copyNumbers(previous, status);
         status.setWorkloadCount(previous.getWorkloadCount());
         status.setWorkloads(previous.getWorkloads());
+        status.setWorkloadRowsOmitted(previous.getWorkloadRowsOmitted());
         String notEvaluated = "workloads were not re-planned: the spec is invalid";
         status.setConditions(conditions.set(Conditions.READY, false, "InvalidSpec", message)
                 .set(Conditions.INVALID_SPEC, true, "InvalidSpec", message)
@@ -52,7 +61,6 @@ final class PolicyStatusBuilder {
     StreamsMemoryPolicyStatus reconciled(List<WorkloadOutcome> outcomes, Allocation shown, String failure,
                                          String policyName) {
         StreamsMemoryPolicyStatus status = start();
-        List<WorkloadAllocationStatus> rows = outcomes.stream().map(WorkloadOutcome::row).toList();
         if (shown != null) {
             status.setHeap(format(shown.part("heap").bytes()));
             status.setRocksDb(format(shown.part("rocksdb").bytes()));
@@ -60,29 +68,68 @@ final class PolicyStatusBuilder {
         } else {
             copyNumbers(previous, status);
         }
-        status.setWorkloadCount(rows.size());
+        List<WorkloadAllocationStatus> rows = firstRows(outcomes, maxRows);
+        status.setWorkloadCount(outcomes.size());
         status.setWorkloads(rows);
-        status.setDriftedPods(rows.stream().mapToInt(r -> Objects.requireNonNullElse(r.getPodsNotInjected(), 0)
-                + Objects.requireNonNullElse(r.getPodsOutdated(), 0)).sum());
+        status.setWorkloadRowsOmitted(outcomes.size() - rows.size());
+        status.setDriftedPods(outcomes.stream().mapToInt(o -> driftedPods(o.row())).sum());
+        String omitted = omitted(rows.size(), outcomes.size());
 
         conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
         if (failure == null) {
-            conditions.set(Conditions.READY, true, "Allocated", rows.isEmpty()
+            conditions.set(Conditions.READY, true, "Allocated", (outcomes.isEmpty()
                     ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY + ": "
                     + policyName + ")"
-                    : "allocated " + rows.size() + " workload(s)");
+                    : "allocated " + outcomes.size() + " workload(s)") + omitted);
             conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
         } else {
             String reason = failureReason(outcomes);
-            conditions.set(Conditions.READY, false, reason, failure);
+            conditions.set(Conditions.READY, false, reason, failure + omitted);
             conditions.set(Conditions.DEGRADED, true, reason, failure);
         }
         List<String> warnings = outcomes.stream().flatMap(o -> o.warnings().stream()).toList();
         conditions.set(Conditions.WARNING, !warnings.isEmpty(), warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
-                warnings.isEmpty() ? "no warnings" : String.join("; ", warnings));
+                warnings.isEmpty() ? "no warnings" : BoundedMessages.join(warnings) + omitted);
         observed(outcomes, status);
         status.setConditions(conditions.build());
         return status;
+    }
+
+    /**
+     * The rows the status lists, at most {@code max}: failed workloads first, then those that need a look (warnings,
+     * drift, a pending restart, memory pressure, a topology mismatch), then the others; each group by kind and name,
+     * so the same workloads keep the same places from one reconcile to the next.
+     */
+    static List<WorkloadAllocationStatus> firstRows(List<WorkloadOutcome> outcomes, int max) {
+        return outcomes.stream()
+                .sorted(Comparator.comparingInt(PolicyStatusBuilder::attention)
+                        .thenComparing(o -> o.row().getKind()).thenComparing(o -> o.row().getName()))
+                .limit(max).map(WorkloadOutcome::row).toList();
+    }
+
+    /** 0 for a failed workload, 1 for one that needs a look, 2 for the others. */
+    private static int attention(WorkloadOutcome outcome) {
+        if (outcome.failed()) {
+            return 0;
+        }
+        MemoryVerdict verdict = outcome.verdict();
+        boolean needsLook = !outcome.warnings().isEmpty() || driftedPods(outcome.row()) > 0
+                || Boolean.TRUE.equals(outcome.row().getRestartPending())
+                || verdict != null && (verdict.pressure() != null || verdict.mismatch() != null);
+        return needsLook ? 1 : 2;
+    }
+
+    private static int driftedPods(WorkloadAllocationStatus row) {
+        return Objects.requireNonNullElse(row.getPodsNotInjected(), 0)
+                + Objects.requireNonNullElse(row.getPodsOutdated(), 0);
+    }
+
+    /** What a condition message adds when the status lists only some workloads; empty when it lists all. */
+    private static String omitted(int listed, int all) {
+        return listed == all ? "" : String.format("; the status lists %d of %d workloads (failed first, then those "
+                + "with warnings, drift, a pending restart, memory pressure or a topology mismatch), %d omitted: "
+                + "each workload's allocation is in its ConfigMap %s and its Events", listed, all, all - listed,
+                AllocationConfigMap.configMapName("<kind>", "<workload>"));
     }
 
     /** The observed conditions and the worst peak ratio, from the workloads' memory reports. */
@@ -99,11 +146,11 @@ final class PolicyStatusBuilder {
         List<String> pressure = findings(seen, MemoryVerdict::pressure);
         conditions.set(Conditions.MEMORY_PRESSURE, !pressure.isEmpty(), pressure.isEmpty() ? "WithinMemory"
                 : "MemoryPressure", pressure.isEmpty() ? "every reporting pod is within its memory"
-                : String.join("; ", pressure));
+                : BoundedMessages.join(pressure));
         List<String> mismatch = findings(seen, MemoryVerdict::mismatch);
         conditions.set(Conditions.TOPOLOGY_MISMATCH, !mismatch.isEmpty(), mismatch.isEmpty() ? "AsPlanned"
                 : "TopologyMismatch", mismatch.isEmpty() ? "the pods run the threads, tasks and RocksDB instances "
-                + "the plan assumed" : String.join("; ", mismatch));
+                + "the plan assumed" : BoundedMessages.join(mismatch));
     }
 
     private static List<String> findings(List<WorkloadOutcome> seen, Function<MemoryVerdict, String> finding) {
@@ -118,7 +165,8 @@ final class PolicyStatusBuilder {
     static String failure(List<WorkloadOutcome> outcomes, String policyProblem) {
         List<String> failures = outcomes.stream().filter(WorkloadOutcome::failed).map(WorkloadOutcome::failure).toList();
         if (!failures.isEmpty()) {
-            return failures.size() + " of " + outcomes.size() + " workload(s) failed: " + String.join("; ", failures);
+            return failures.size() + " of " + outcomes.size() + " workload(s) failed: "
+                    + BoundedMessages.join(failures);
         }
         return policyProblem;
     }

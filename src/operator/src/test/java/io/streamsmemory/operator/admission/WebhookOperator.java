@@ -22,6 +22,7 @@ import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
 import io.streamsmemory.operator.reconcile.RolloutGate;
+import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
@@ -53,7 +54,8 @@ final class WebhookOperator implements AutoCloseable {
                 .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
         operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry()),
                 WebhookServing.NOT_HERE,
-                new RolloutGate(Duration.ZERO), new MemoryObserver(client, ObserveSettings.OFF)));
+                new RolloutGate(Duration.ZERO), new MemoryObserver(client, ObserveSettings.OFF),
+                new StatusSettings(100)));
         operator.start();
     }
 
