@@ -36,7 +36,7 @@ public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakByte
                 number(root, "cgroup", "oomKills"), number(root, "jvm", "heapUsedBytes"),
                 number(root, "rocksdb", "blockCacheUsageBytes"), number(streams, null, "rocksDbInstances"),
                 number(streams, null, "activeTasks"), number(streams, null, "standbyTasks"),
-                number(streams, null, "streamThreads"), number(root, null, "unexplainedBytes"));
+                number(streams, null, "streamThreads"), signedNumber(root, "unexplainedBytes"));
     }
 
     /**
@@ -66,6 +66,15 @@ public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakByte
 
     private static String text(JsonNode node) {
         return node.isTextual() ? node.asText() : null;
+    }
+
+    /**
+     * The RSS the JVM's pools and RocksDB do not explain, negative while committed memory (a heap grown on paper,
+     * reserved stacks) is not all resident yet: kept as it is, so the figure and its growth show from the start.
+     */
+    private static Long signedNumber(JsonNode root, String field) {
+        JsonNode node = root.path(field);
+        return node.isIntegralNumber() ? node.asLong() : null;
     }
 
     private static Long number(JsonNode root, String section, String field) {
