@@ -222,6 +222,15 @@ class PolicyReconcilerTest {
                 .getRestartPending()));
         assertThat(events(ns, "manual-app", "RestartPending")).isNotEmpty();
         assertThat(events(ns, "auto-app", "RollingRestart")).hasSize(1); // the opt-in's
+
+        // A re-split that needs a restart is told in the restart's Event, one Event per workload (a re-split of
+        // 1,000 workloads posts 1,000 Events, not 2,000).
+        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("manual"),
+                p -> { p.getSpec().getStreams().setThreads(2); return p; });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "manual-app", "RestartPending"))
+                .extracting(Event::getMessage).anyMatch(message -> message.startsWith("re-split (")
+                        && message.contains("threads=2") && message.contains("rollout is Manual")));
+        assertThat(events(ns, "manual-app", "Resplit")).isEmpty();
     }
 
     @Test
@@ -243,6 +252,9 @@ class PolicyReconcilerTest {
         Deployment after = deploymentIn(ns, "orders-app");
         assertThat(templateRestartHash(after)).isEqualTo(templateRestartHash(before));
         assertThat(after.getMetadata().getGeneration()).isEqualTo(before.getMetadata().getGeneration());
+        // No restart to tell it in: the re-split has an Event of its own.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "orders-app", "Resplit"))
+                .extracting(Event::getMessage).singleElement().asString().startsWith("re-split ("));
     }
 
     @Test

@@ -38,8 +38,16 @@ public class EventRecorder implements AutoCloseable {
 
     /** Posts an event on {@code object} unless the last event of this reason on it said the same. */
     public void record(HasMetadata object, Type type, String reason, String message) {
+        record(object, type, reason, message, message);
+    }
+
+    /**
+     * As {@link #record(HasMetadata, Type, String, String)}, where "said the same" compares {@code gist}, not the
+     * message: for a message that tells more the first time (a re-split folded into its restart's Event).
+     */
+    public void record(HasMetadata object, Type type, String reason, String message, String gist) {
         String key = object.getMetadata().getUid() + "/" + reason;
-        if (message.equals(lastMessage.put(key, message))) {
+        if (gist.equals(lastMessage.put(key, gist))) {
             return;
         }
         if (lastMessage.size() > MAX_REMEMBERED) {

@@ -125,8 +125,8 @@ final class WorkloadReconciler {
         row.setAllocationHash(allocation.hash());
         row.setRestartHash(allocation.restartHash());
 
-        publish(policy, workload, current, allocation);
-        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, current);
+        String resplit = publish(policy, workload, current, allocation);
+        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit);
         row.setRestartPending(!workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()
                 && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
         Duration driftLater = drift.report(policy, workload, allocation, row, pods);
@@ -175,14 +175,18 @@ final class WorkloadReconciler {
                 warnings, null, null);
     }
 
-    private void publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
+    /**
+     * Publishes the allocation when it changed. Returns what a re-split changed, for the one Event that tells it
+     * ({@link #rollIfNeeded}), null when nothing was re-split; a first allocation gets its own Event here.
+     */
+    private String publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
         ConfigMap desired = AllocationConfigMap.desired(policy.getMetadata().getName(), workload, allocation);
         if (AllocationConfigMap.sameAs(current, desired)) {
-            return;
+            return null;
         }
         publisher.apply(desired);
         if (AllocationConfigMap.annotation(current, ALLOCATION_HASH).filter(allocation.hash()::equals).isPresent()) {
-            return; // the same allocation: restored after a hand edit, or the target container (re)recorded
+            return null; // the same allocation: restored after a hand edit, or the target container (re)recorded
         }
         String numbers = String.format("heap %s, RocksDB %s, record cache %s (allocation %s)",
                 format(allocation.part("heap").bytes()), format(allocation.part("rocksdb").bytes()),
@@ -190,49 +194,58 @@ final class WorkloadReconciler {
         if (current == null) {
             events.record(workload.resource(), Type.Normal, "Allocated", String.format(
                     "published to ConfigMap %s: %s", desired.getMetadata().getName(), numbers));
-        } else {
-            String before = AllocationConfigMap.annotation(current, FACTS).orElse("?");
-            events.record(workload.resource(), Type.Normal, "Resplit", String.format("re-split (%s -> %s): %s",
-                    before, AllocationConfigMap.factsSummary(allocation), numbers));
+            return null;
         }
+        String before = AllocationConfigMap.annotation(current, FACTS).orElse("?");
+        return String.format("re-split (%s -> %s): %s", before, AllocationConfigMap.factsSummary(allocation), numbers);
     }
 
     /**
      * Stamps the template when the running settings need a restart, the policy allows it and {@link RolloutGate}
-     * lets it start now; returns when to look again if it waits, else null.
+     * lets it start now; returns when to look again if it waits, else null. A re-split ({@code resplit}, null when
+     * none) is told in the same Event as the restart it needs, so a re-split of N workloads posts N Events, not 2N.
      */
     private Duration rollIfNeeded(StreamsMemoryPolicy policy, Workload workload, Allocation allocation,
-                                  PlannedRange range, ConfigMap before) {
+                                  PlannedRange range, String resplit) {
         if (workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()) {
+            if (resplit != null) {
+                events.record(workload.resource(), Type.Normal, "Resplit", resplit);
+            }
             return null;
         }
-        String why = whyRestart(workload, allocation, range, before);
+        String why = whyRestart(workload, allocation, range);
+        String told = resplit == null ? "" : resplit + "; ";
         if (policy.getSpec().getRollout() == Rollout.Manual) {
-            events.record(workload.resource(), Type.Normal, "RestartPending", String.format(
-                    "%s (restart hash %s); rollout is Manual, restart the pods to apply them", why,
-                    allocation.restartHash()));
+            String pending = String.format("%s (restart hash %s); rollout is Manual, restart the pods to apply them",
+                    why, allocation.restartHash());
+            events.record(workload.resource(), Type.Normal, "RestartPending", told + pending, pending);
             return null;
         }
         Optional<RolloutGate.Wait> wait = stamper.mustWait(workload);
         if (wait.isPresent()) {
-            events.record(workload.resource(), Type.Normal, "RestartPending", String.format(
-                    "%s (restart hash %s); not rolled yet: %s", why, allocation.restartHash(), wait.get().reason()));
+            String waiting = String.format("%s (restart hash %s); not rolled yet: %s", why, allocation.restartHash(),
+                    wait.get().reason());
+            events.record(workload.resource(), Type.Normal, "RestartPending", told + waiting, waiting);
             return wait.get().retryAfter();
         }
         stamper.stamp(workload, allocation.restartHash());
         events.record(workload.resource(), Type.Normal, "RollingRestart", String.format(
-                "%s: stamped restart hash %s on the pod template", why, allocation.restartHash()));
+                "%s%s: stamped restart hash %s on the pod template", told, why, allocation.restartHash()));
         return null;
     }
 
     /** The reason a restart is needed, as the Event says it. */
-    private static String whyRestart(Workload workload, Allocation allocation, PlannedRange range, ConfigMap before) {
+    private static String whyRestart(Workload workload, Allocation allocation, PlannedRange range) {
         if (range.outside() && range.replicas() < range.declared().min()) {
             return String.format("scaled to %d replicas, below the range %s the running pods' RocksDB settings were "
                     + "planned for (%s): restarting them with settings for %d RocksDB instances per pod, for safety",
                     range.replicas(), range.text(), range.source(), allocation.plannedTopology().rocksDbInstances());
         }
-        return before == null ? "the workload opted in" : "JVM flags or RocksDB capacities changed";
+        // From the template, not from what this reconcile changed: the same state gives the same words every time,
+        // so the Event is posted once (the opt-in's reconcile and the next one used to tell it twice).
+        return workload.templateRestartHash().map(rolledFor -> "JVM flags or RocksDB capacities changed since the "
+                + "pods were rolled for restart hash " + rolledFor).orElse("the pods have not been rolled with the "
+                + "operator's JVM flags and RocksDB settings yet (the workload opted in)");
     }
 
     private static Duration earliest(Duration a, Duration b) {

@@ -51,7 +51,7 @@ public final class ScaleBenchmark {
     private static final String NS = "scale";
     private static final String BYSTANDERS = "bystanders";
     private static final Duration WAIT = Duration.ofMinutes(15);
-    private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{[^}]*} ([0-9.e+]+)$");
+    private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{([^}]*)} ([0-9.e+]+)$");
 
     public static void main(String[] args) throws Exception {
         int workloads = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
@@ -97,16 +97,21 @@ public final class ScaleBenchmark {
                 Thread.sleep(5000);
                 long idle = rss.current();
 
-                double before = requests(client);
+                Map<String, Double> before = quiet(client); // the publish's last Events posted
                 long benchRequestsBefore = published.requests();
                 start = System.nanoTime();
                 client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders")
                         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":2}}}");
                 published.await(workloads, 2);
                 double resplitSeconds = seconds(start);
-                Thread.sleep(2000); // the status patch and the last Events
-                double operatorRequests = requests(client) - before - 1 /* our patch */ - 1 /* this read */
-                        - (published.requests() - benchRequestsBefore);
+                Map<String, Double> made = grown(before, quiet(client)); // the status patch and the last Events
+                made.remove("GET "); // the benchmark's readings of /metrics
+                // The Lease is renewed every few seconds whatever the operator does: not requests of the re-split.
+                made.keySet().removeIf(key -> key.endsWith(" leases"));
+                double operatorRequests = made.values().stream().mapToDouble(Double::doubleValue).sum()
+                        - 1 /* our patch */ - (published.requests() - benchRequestsBefore);
+                System.out.printf("API requests during the re-split, by verb and resource (the benchmark's own "
+                        + "patch included, the Lease's renewals not): %s%n", made);
 
                 String one = name(0);
                 start = System.nanoTime();
@@ -180,15 +185,51 @@ public final class ScaleBenchmark {
         }
     }
 
-    /** The sum of the kube-apiserver's apiserver_request_total, over every label set. */
-    private static double requests(KubernetesClient client) {
-        String metrics = client.raw("/metrics");
-        double sum = 0;
-        Matcher matcher = REQUESTS.matcher(metrics);
+    /** The kube-apiserver's apiserver_request_total summed by verb and resource. */
+    private static Map<String, Double> requests(KubernetesClient client) {
+        Map<String, Double> byVerbAndResource = new TreeMap<>();
+        Matcher matcher = REQUESTS.matcher(client.raw("/metrics"));
         while (matcher.find()) {
-            sum += Double.parseDouble(matcher.group(1));
+            String key = label(matcher.group(1), "verb") + " " + label(matcher.group(1), "resource");
+            byVerbAndResource.merge(key, Double.parseDouble(matcher.group(2)), Double::sum);
         }
-        return sum;
+        return byVerbAndResource;
+    }
+
+    private static String label(String labels, String name) {
+        Matcher value = Pattern.compile(name + "=\"([^\"]*)\"").matcher(labels);
+        return value.find() ? value.group(1) : "";
+    }
+
+    /**
+     * The requests once the operator has stopped making them (its Events are posted after the reconcile, one at a
+     * time): two readings 2 s apart that differ only by the reading itself; at most a minute.
+     */
+    private static Map<String, Double> quiet(KubernetesClient client) throws InterruptedException {
+        Map<String, Double> last = requests(client);
+        for (int i = 0; i < 30; i++) {
+            Thread.sleep(2000);
+            Map<String, Double> now = requests(client);
+            Map<String, Double> grown = grown(last, now);
+            grown.remove("GET "); // the /metrics reading
+            if (grown.isEmpty()) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
+    /** What grew between two readings of {@link #requests}, by verb and resource. */
+    private static Map<String, Double> grown(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Double> grown = new TreeMap<>();
+        after.forEach((key, value) -> {
+            double delta = value - before.getOrDefault(key, 0.0);
+            if (delta > 0) {
+                grown.put(key, delta);
+            }
+        });
+        return grown;
     }
 
     private static double seconds(long since) {
