@@ -11,13 +11,10 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,8 +31,6 @@ import org.junit.jupiter.api.TestInstance;
 class PodListsPerReconcileTest {
     private static final int WORKLOADS = 20;
     private static final String NS = "many";
-    private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{([^}]*)} (\\S+)$");
-    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
     KubernetesClient client;
     private RunningOperator operator;
 
@@ -100,20 +95,7 @@ class PodListsPerReconcileTest {
                 && !Set.of("GET", "LIST", "WATCH").contains(labels.get("verb"));
     }
 
-    /** The kube-apiserver's apiserver_request_total, summed over the label sets {@code which} accepts. */
     private double requests(Predicate<Map<String, String>> which) {
-        double sum = 0;
-        Matcher line = REQUESTS.matcher(client.raw("/metrics"));
-        while (line.find()) {
-            Map<String, String> labels = new HashMap<>();
-            Matcher label = LABEL.matcher(line.group(1));
-            while (label.find()) {
-                labels.put(label.group(1), label.group(2));
-            }
-            if (which.test(labels)) {
-                sum += Double.parseDouble(line.group(2));
-            }
-        }
-        return sum;
+        return ApiServerRequests.sum(client, which);
     }
 }

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.streamsmemory.controlplane.ControlPlaneOptions;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.ApiServerRequests;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.api.Rollout;
@@ -51,7 +52,6 @@ public final class ScaleBenchmark {
     private static final String NS = "scale";
     private static final String BYSTANDERS = "bystanders";
     private static final Duration WAIT = Duration.ofMinutes(15);
-    private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{([^}]*)} ([0-9.e+]+)$");
 
     public static void main(String[] args) throws Exception {
         int workloads = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
@@ -185,20 +185,8 @@ public final class ScaleBenchmark {
         }
     }
 
-    /** The kube-apiserver's apiserver_request_total summed by verb and resource. */
     private static Map<String, Double> requests(KubernetesClient client) {
-        Map<String, Double> byVerbAndResource = new TreeMap<>();
-        Matcher matcher = REQUESTS.matcher(client.raw("/metrics"));
-        while (matcher.find()) {
-            String key = label(matcher.group(1), "verb") + " " + label(matcher.group(1), "resource");
-            byVerbAndResource.merge(key, Double.parseDouble(matcher.group(2)), Double::sum);
-        }
-        return byVerbAndResource;
-    }
-
-    private static String label(String labels, String name) {
-        Matcher value = Pattern.compile(name + "=\"([^\"]*)\"").matcher(labels);
-        return value.find() ? value.group(1) : "";
+        return ApiServerRequests.byVerbAndResource(client);
     }
 
     /**
