@@ -131,7 +131,8 @@ public final class Fixtures {
      * Edits an object the operator may be updating at the same moment, retrying on a conflict as kubectl
      * users do (the operator writes status, finalizers and annotations of the same objects).
      */
-    static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void edit(
+    /** Edits {@code resource}, again on a conflict: the operator and the controllers write the same objects. */
+    public static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void edit(
             io.fabric8.kubernetes.client.dsl.Resource<T> resource, java.util.function.UnaryOperator<T> change) {
         await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof io.fabric8.kubernetes.client.KubernetesClientException k
                 && k.getCode() == 409).until(() -> {

