@@ -35,7 +35,7 @@ PALETTE = ["#7EB26D", "#EAB839", "#6ED0E0", "#EF843C", "#E24D42", "#1F78C1", "#B
            "#CCA300", "#447EBC", "#C15C17"]
 # Pixels: Grafana's row height (30) plus its vertical margin (8); the picture's width; the fixed parts of a panel.
 ROW_PX, WIDTH_PX, HEADER_PX, FOOTER_PX, MARGIN_PX = 38, 1600, 44, 26, 8
-TITLE_PX, XAXIS_PX, YAXIS_PX, LEGEND_ROW_PX = 30, 22, 64, 17
+TITLE_PX, XAXIS_PX, YAXIS_PX, LEGEND_ROW_PX = 30, 22, 64, 19  # a 9 pt legend row with its spacing, at 100 dpi
 DPI = 100
 
 
