@@ -170,6 +170,27 @@ class AllocationEngineExamplesTest {
         });
     }
 
+    /** Issue 14's pod at the edge: the producer buffers hold their floor and the fetch buffers share the rest. */
+    @Test
+    void atTheEdgeEachClientBufferKeepsItsOwnFloor() {
+        WorkloadFacts edge = WorkloadFacts.builder().memoryBytes(512 * MiB).streamThreads(4).partitions(16).replicas(1)
+                .stores(new StoreCounts(2, 1, 0)).build();
+        Allocation a = engine.allocate(edge).allocation();
+        assertThat(a.streamsConfig()).containsEntry("producer.buffer.memory", Long.toString(MiB))
+                // (37 MiB client I/O - 16 MiB direct base - 4 producers x 1 MiB) / (8 consumers + 4 read copies)
+                .containsEntry("main.consumer.fetch.max.bytes", Long.toString(17 * MiB / 12 / 1024 * 1024));
+
+        AllocationResult refused = engine.allocate(edge.toBuilder().memoryBytes(470 * MiB).build());
+        assertThat(refused.minimumMemoryBytes()).isEqualTo(499 * MiB);
+        assertThat(refused.errors()).singleElement().satisfies(e -> {
+            assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
+            // 4 producers + 8 consumers + 4 direct read copies at 1 MiB, + 16 MiB: 32 MiB, of 20% of 145 MiB.
+            assertThat(e.neededBytes()).isEqualTo(32 * MiB);
+            assertThat(e.availableBytes()).isEqualTo(29 * MiB);
+            assertThat(e.message()).contains("needs 32 MiB but has 29 MiB", "raise memory to at least 499 MiB");
+        });
+    }
+
     @Test
     void heapOverrideFixesXmxAndGivesRocksDbTheRest() {
         Allocation a = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE.withHeapBytes(768 * MiB))
