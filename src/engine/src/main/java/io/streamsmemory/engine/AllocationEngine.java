@@ -296,7 +296,7 @@ public final class AllocationEngine {
                         Part.of("client-buffers", String.format(
                                 "%d producers and %d consumers, %s (all clients of a pod share %d%% of the pool with "
                                         + "their direct read copies)", topology.producers(), topology.consumers(),
-                                fetchMax * PRODUCER_BUFFER_DEFAULT == producerBuffer * FETCH_MAX_DEFAULT
+                                producerBuffer > CLIENT_BUFFER_MIN || fetchMax <= CLIENT_BUFFER_MIN
                                         ? String.format("each given %.0f%% of Kafka's default buffers",
                                                 100.0 * fetchMax / FETCH_MAX_DEFAULT)
                                         : String.format("producer buffers at their %s floor, fetch buffers given "
