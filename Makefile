@@ -7,9 +7,11 @@ PLAN_SOURCES := $(shell find src/engine/src/main src/plan/src/main -type f 2>/de
 AGENT_JAR := src/agent/target/streams-memory-agent.jar
 # The example pod the README talks about (2 GiB, 4 threads, 24 partitions over 3 replicas, 2 kv + 1 window store).
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
+# SST files per RocksDB instance in make bench-rocksdb-overhead.
+FLUSHES ?= 1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -47,6 +49,10 @@ bench-memory: ## Memory benchmark on a real broker: defaults vs Kafka docs' boun
 	-@[ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || (apt-get install -y -qq libjemalloc2 >/dev/null 2>&1 || echo "libjemalloc2 not installed: the jemalloc variant is skipped")
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
+
+bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ~4 min)
+	$(MVN) -q -pl src/agent -am test-compile
+	java -Dflushes=$(FLUSHES) -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.RocksDbOverheadBenchmark $(ARGS)
 
 bench-webhook: control-plane-binaries ## Pod-creation latency through a real API server, webhook on, in a namespace without policies, and off (ARGS='pods rounds warmup')
 	@# -am puts the parent POM in the reactor too: src/operator, built alone below, resolves it and both modules

@@ -55,8 +55,8 @@ public final class AllocationEngine {
                 ? failure.remedy + " (no pod size up to " + format(SEARCH_LIMIT_BYTES) + " fits these facts)"
                 : failure.remedy + " or raise memory to at least " + format(minimum)
                         + " (" + minimum / MiB + "Mi)";
-        return new AllocationResult(null, List.of(new AllocationError(failure.code, failure.detail + "; " + remedy)),
-                minimum);
+        return new AllocationResult(null, List.of(new AllocationError(failure.code, failure.detail + "; " + remedy,
+                failure.neededBytes, failure.availableBytes)), minimum);
     }
 
     /**
@@ -84,16 +84,35 @@ public final class AllocationEngine {
         return compute(facts.toBuilder().memoryBytes(memoryMiB * MiB).build(), false).failure == null;
     }
 
-    private record Failure(String code, String detail, String remedy) {
+    /** A floor that does not hold: {@code neededBytes > availableBytes}, both printed in {@code detail}. */
+    private record Failure(String code, String detail, String remedy, long neededBytes, long availableBytes) {
     }
 
     private record Outcome(Allocation allocation, Failure failure) {
         /** Fits, not explained. */
         static final Outcome FITS = new Outcome(null, null);
 
-        static Outcome fail(String code, String detail, String remedy) {
-            return new Outcome(null, new Failure(code, detail, remedy));
+        /** {@code detail} is a format of {@code args} followed by the needed and the available size, as
+         *  {@link #shown} prints them (two {@code %s}, last unless the format numbers its arguments). */
+        static Outcome fail(String code, String detail, String remedy, long needed, long available, Object... args) {
+            Object[] all = java.util.Arrays.copyOf(args, args.length + 2);
+            String[] shown = shown(needed, available);
+            all[args.length] = shown[0];
+            all[args.length + 1] = shown[1];
+            return new Outcome(null, new Failure(code, String.format(detail, all), remedy, needed, available));
         }
+    }
+
+    /**
+     * The needed and available sizes as a message prints them: rounded ({@link ByteSize#format}), or in bytes when
+     * the rounded forms would read the same, so the message always shows the need exceeding what there is.
+     */
+    static String[] shown(long needed, long available) {
+        String need = format(needed);
+        String have = format(available);
+        return need.equals(have) ? new String[] {String.format(java.util.Locale.ROOT, "%,d B", needed),
+                String.format(java.util.Locale.ROOT, "%,d B", available)}
+                : new String[] {need, have};
     }
 
     /**
@@ -123,38 +142,38 @@ public final class AllocationEngine {
         long metaspace = ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
         long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
         long pool = afterHeadroom - metaspace - stacks;
-        if (pool <= 0) {
-            return Outcome.fail("JvmOverheadExceedsMemory", String.format(
-                    "the JVM alone needs %s (code cache %s + headroom %s + metaspace %s + %d thread stacks x %d MiB) "
-                            + "but the pod has %s",
-                    format((codeCache + headroom + metaspace + stacks) * MiB), format(codeCache * MiB),
-                    format(headroom * MiB), format(metaspace * MiB), topology.jvmThreads(), THREAD_STACK_MIB,
-                    format(memory)), "lower the threads");
+        // A pool of 0 is no overhead exceeding the pod: the client I/O step names what is then missing.
+        if (pool < 0) {
+            return Outcome.fail("JvmOverheadExceedsMemory",
+                    "the JVM alone needs %6$s (code cache %1$s + headroom %2$s + metaspace %3$s + %4$d thread stacks "
+                            + "x %5$d MiB) but the pod has %7$s", "lower the threads",
+                    (codeCache + headroom + metaspace + stacks) * MiB, memory, format(codeCache * MiB), format(headroom * MiB), format(metaspace * MiB),
+                    topology.jvmThreads(), THREAD_STACK_MIB);
         }
 
         // 3. Client I/O: heap buffers of every producer and consumer, plus the direct copy the JDK makes of
-        //    each socket read, scaled down together from Kafka's defaults when the share is smaller.
-        long bufferDemand = topology.producers() * PRODUCER_BUFFER_DEFAULT
-                + (topology.consumers() + topology.socketReaders()) * FETCH_MAX_DEFAULT;
+        //    each socket read, scaled down together from Kafka's defaults when the share is smaller, each
+        //    buffer kept at its floor (see clientBuffers).
+        long fetchBuffers = topology.consumers() + topology.socketReaders();
+        long bufferDemand = topology.producers() * PRODUCER_BUFFER_DEFAULT + fetchBuffers * FETCH_MAX_DEFAULT;
         // A fixed heap fixes the clients' share too, so more memory never squeezes the heap's other parts.
         long clientShareBase = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : pool;
         long clientIo = Math.min(clientShareBase * CLIENT_IO_PERCENT / 100,
                 ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
-        long bufferBudget = clientIo * MiB - DIRECT_MEMORY_BASE;
-        long producerBuffer = scaledKiB(PRODUCER_BUFFER_DEFAULT, bufferBudget, bufferDemand);
-        long fetchMax = scaledKiB(FETCH_MAX_DEFAULT, bufferBudget, bufferDemand);
-        if (producerBuffer < CLIENT_BUFFER_MIN || fetchMax < CLIENT_BUFFER_MIN) {
-            long needed = (topology.producers() + topology.consumers() + topology.socketReaders()) * CLIENT_BUFFER_MIN
-                    + DIRECT_MEMORY_BASE;
-            return Outcome.fail("ClientBuffersTooSmall", String.format(
-                    "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s floor "
-                            + "need %s but the client I/O share is %s (%d%% of %s)",
-                    facts.streamThreadsPerPod(), topology.consumers() > 2L * facts.streamThreadsPerPod()
-                            ? " + the global consumers" : "",
-                    format(CLIENT_BUFFER_MIN), format(needed), format(Math.max(clientIo, 0) * MiB), CLIENT_IO_PERCENT,
+        long neededIo = (topology.producers() + fetchBuffers) * CLIENT_BUFFER_MIN + DIRECT_MEMORY_BASE;
+        if (clientIo * MiB < neededIo) {
+            return Outcome.fail("ClientBuffersTooSmall",
+                    "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s "
+                            + "floor each + %s direct memory base: the client I/O (%d%% of %s) needs %s but has %s",
+                    "lower the threads", neededIo, Math.max(clientIo, 0) * MiB, facts.streamThreadsPerPod(),
+                    topology.consumers() > 2L * facts.streamThreadsPerPod() ? " + the global consumers" : "",
+                    format(CLIENT_BUFFER_MIN), format(DIRECT_MEMORY_BASE), CLIENT_IO_PERCENT,
                     format(clientShareBase * MiB) + (overrides.heapBytes() != null ? ", the fixed heap"
-                            : " left after JVM overhead and headroom")), "lower the threads");
+                            : " left after JVM overhead and headroom"));
         }
+        long[] buffers = clientBuffers(clientIo * MiB - DIRECT_MEMORY_BASE, topology.producers(), fetchBuffers);
+        long producerBuffer = buffers[0];
+        long fetchMax = buffers[1];
         long clientHeap = topology.producers() * producerBuffer + topology.consumers() * fetchMax;
         long directMemory = clientIo * MiB - clientHeap;
         long afterClients = pool - clientIo;
@@ -168,11 +187,10 @@ public final class AllocationEngine {
             dataHeap = (overrides.heapBytes() - clientHeap) / MiB;
             long left = afterClients - dataHeap;
             if (dataHeap < 0 || left < 0) {
-                return Outcome.fail("HeapOverrideTooLarge", String.format(
-                        "the fixed heap of %s does not fit: after JVM overhead, headroom and direct memory the pod "
-                                + "has %s for heap and RocksDB", format(overrides.heapBytes()),
-                        format(Math.max(0, (afterClients + clientIo) * MiB - directMemory))),
-                        "lower the heap override");
+                return Outcome.fail("HeapOverrideTooLarge",
+                        "the fixed heap does not fit: it needs %s but after JVM overhead, headroom and direct memory "
+                                + "the pod has %s for heap and RocksDB", "lower the heap override",
+                        overrides.heapBytes(), Math.max(0, (afterClients + clientIo) * MiB - directMemory));
             }
             rocksDb = persistent ? left : 0;
             spareHeadroom = persistent ? 0 : left;
@@ -186,9 +204,10 @@ public final class AllocationEngine {
         }
         long heap = clientHeap + dataHeap * MiB;
         if (heap < HEAP_MIN_MIB * MiB) {
-            return Outcome.fail("HeapTooSmall", String.format("the heap would be %s, below the %d MiB floor",
-                    format(heap), HEAP_MIN_MIB), overrides.heapBytes() != null
-                    ? "raise the heap override" : "lower the threads or the RocksDB share");
+            String remedy = overrides.heapBytes() != null ? "raise the heap override"
+                    : "lower the threads or the RocksDB share";
+            return Outcome.fail("HeapTooSmall", "the heap needs its %s floor but would be %s", remedy,
+                    HEAP_MIN_MIB * MiB, heap);
         }
 
         // 5. RocksDB: one shared cache holding blocks and write buffers, plus what no bound catches.
@@ -198,15 +217,14 @@ public final class AllocationEngine {
             long rocksBytes = rocksDb * MiB;
             long capacity = rocksBytes - nativeOverhead;
             if (capacity < BLOCK_CACHE_MIN) {
-                return Outcome.fail("RocksDbBudgetTooSmall", String.format(
-                        "%d RocksDB instances (%s) need %s of native overhead (%s each) plus a %s shared cache = %s, "
+                return Outcome.fail("RocksDbBudgetTooSmall",
+                        "%d RocksDB instances (%s) x %s of native overhead + a %s shared cache need %s, "
                                 + "but the RocksDB share is %s",
-                        planned.rocksDbInstances(), instancesExplained(facts, planned), format(nativeOverhead),
-                        format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE), format(BLOCK_CACHE_MIN),
-                        format(nativeOverhead + BLOCK_CACHE_MIN), format(rocksBytes)),
                         facts.replicaRange() == null ? "lower the stores or the tasks per pod (more replicas)"
                                 : "lower the stores or the tasks per pod (more replicas, or a higher minimum of the "
-                                        + "replica range)");
+                                        + "replica range)", nativeOverhead + BLOCK_CACHE_MIN, rocksBytes,
+                        planned.rocksDbInstances(), instancesExplained(facts, planned),
+                        format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE), format(BLOCK_CACHE_MIN));
             }
             rocksSettings = rocksDbSettings(capacity, overrides, planned.rocksDbInstances());
         }
@@ -226,11 +244,11 @@ public final class AllocationEngine {
         long bytesPerBufferedRecordRound = topology.activeTasksPerPod() * facts.recordBytes();
         long bufferedRecords = Math.min(BUFFERED_RECORDS_DEFAULT, afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
         if (bufferedRecords < BUFFERED_RECORDS_MIN) {
-            return Outcome.fail("InputBuffersTooSmall", String.format(
+            return Outcome.fail("InputBuffersTooSmall",
                     "%d input partitions per pod x %d records x %s need %s but the input share of the heap is %s",
-                    topology.activeTasksPerPod(), BUFFERED_RECORDS_MIN, format(facts.recordBytes()),
-                    format(BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound), format(afterCache / INPUT_BUFFER_DIVISOR)),
-                    "lower the tasks per pod (more replicas)");
+                    "lower the tasks per pod (more replicas)", BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound,
+                    afterCache / INPUT_BUFFER_DIVISOR, topology.activeTasksPerPod(), BUFFERED_RECORDS_MIN,
+                    format(facts.recordBytes()));
         }
         // The part is the input share itself (up to Kafka's default count), not the whole records it holds: a part
         // of whole records would jump by a round of records (partitions x record size) as memory grows and take it
@@ -239,11 +257,11 @@ public final class AllocationEngine {
                 BUFFERED_RECORDS_DEFAULT * bytesPerBufferedRecordRound);
         long application = afterCache - inputBuffers;
         if (application * 2 < heap) {
-            return Outcome.fail("ApplicationHeapTooSmall", String.format(
-                    "the application would keep %s of a %s heap, less than half (client buffers %s, record cache %s, "
-                            + "input buffers %s)", format(application), format(heap), format(clientHeap),
-                    format(recordCache), format(inputBuffers)),
-                    "lower the record cache or RocksDB share, or the threads");
+            return Outcome.fail("ApplicationHeapTooSmall",
+                    "client buffers %s, record cache %s and input buffers %s leave the application less than half "
+                            + "of the %s heap: it needs %s but would keep %s",
+                    "lower the record cache or RocksDB share, or the threads", heap - heap / 2, application,
+                    format(clientHeap), format(recordCache), format(inputBuffers), format(heap));
         }
         if (!explain) {
             return Outcome.FITS;
@@ -276,9 +294,14 @@ public final class AllocationEngine {
                         overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
                 Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.of(
                         Part.of("client-buffers", String.format(
-                                "%d producers and %d consumers, each given %.0f%% of Kafka's default buffers "
-                                        + "(all clients of a pod share %d%% of the pool with their direct read copies)",
-                                topology.producers(), topology.consumers(), 100.0 * fetchMax / FETCH_MAX_DEFAULT,
+                                "%d producers and %d consumers, %s (all clients of a pod share %d%% of the pool with "
+                                        + "their direct read copies)", topology.producers(), topology.consumers(),
+                                producerBuffer > CLIENT_BUFFER_MIN || fetchMax <= CLIENT_BUFFER_MIN
+                                        ? String.format("each given %.0f%% of Kafka's default buffers",
+                                                100.0 * fetchMax / FETCH_MAX_DEFAULT)
+                                        : String.format("producer buffers at their %s floor, fetch buffers given "
+                                                + "%.1f%% of Kafka's default", format(CLIENT_BUFFER_MIN),
+                                                100.0 * fetchMax / FETCH_MAX_DEFAULT),
                                 CLIENT_IO_PERCENT), Map.of(), clientParts),
                         Part.leaf("record-cache", recordCache, cacheReason, cacheConfig),
                         Part.leaf("input-buffers", inputBuffers, inputReason, inputConfig),
@@ -322,6 +345,23 @@ public final class AllocationEngine {
         return new Outcome(new Allocation(memory, facts, topology, planned, List.copyOf(parts), jvmOptions,
                 java.util.Collections.unmodifiableMap(streamsConfig), rocksSettings, baseline, hash, restartHash),
                 null);
+    }
+
+    /**
+     * Producer {@code buffer.memory} and {@code fetch.max.bytes} for a heap-and-direct buffer budget: Kafka's defaults
+     * scaled by one factor while every buffer stays above {@link MemoryModel#CLIENT_BUFFER_MIN}; below that the
+     * producer buffers (the smaller default) hold the floor and the fetch buffers share the rest. Both only grow with
+     * the budget. The caller has checked the budget holds every buffer at the floor.
+     *
+     * @return {producer buffer, fetch max}, each a whole KiB
+     */
+    private static long[] clientBuffers(long budget, long producers, long fetchBuffers) {
+        long demand = producers * PRODUCER_BUFFER_DEFAULT + fetchBuffers * FETCH_MAX_DEFAULT;
+        long producer = scaledKiB(PRODUCER_BUFFER_DEFAULT, budget, demand);
+        if (producer >= CLIENT_BUFFER_MIN) {
+            return new long[] {producer, scaledKiB(FETCH_MAX_DEFAULT, budget, demand)};
+        }
+        return new long[] {CLIENT_BUFFER_MIN, (budget - producers * CLIENT_BUFFER_MIN) / fetchBuffers / KiB * KiB};
     }
 
     /** {@code defaultValue} scaled by budget/demand (at most 1), rounded down to KiB. */

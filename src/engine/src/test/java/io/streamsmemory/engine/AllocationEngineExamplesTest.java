@@ -42,21 +42,22 @@ class AllocationEngineExamplesTest {
                 .doesNotContainKey("global.consumer.fetch.max.bytes");
         // client heap = 4 x 13780992 + 8 x 21532672; direct = 315 MiB - client heap
         assertThat(a.part("client-buffers").bytes()).isEqualTo(227_385_344L);
+        assertThat(a.part("client-buffers").reason()).contains("each given 41% of Kafka's default buffers");
         assertThat(a.part("jvm-direct-memory").bytes()).isEqualTo(315 * MiB - 227_385_344L);
         // RocksDB = floor((1579 - 315) * 0.4) = 505 MiB; heap = client heap + 759 MiB
         assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
         assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 759 * MiB);
         assertThat(a.jvmOptions()).contains("-Xmx999272k", "-Xms999272k", "-XX:MaxMetaspaceSize=97m",
                 "-XX:ReservedCodeCacheSize=128m", "-XX:MaxDirectMemorySize=100504k", "-Xss1m");
-        // 8 active tasks x (2 kv + 3 segments x 1 window) = 40 instances x 512 KiB outside the cache
+        // 8 active tasks x (2 kv + 3 segments x 1 window) = 40 instances x 320 KiB outside the cache
         assertThat(a.topology().rocksDbInstances()).isEqualTo(40);
-        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(20 * MiB);
-        long capacity = 485 * MiB;
+        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(40 * 320 * ByteSize.KiB);
+        long capacity = 505 * MiB - 40 * 320 * ByteSize.KiB;
         assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(capacity);
         assertThat(a.rocksDb().writeBufferManagerBytes()).isEqualTo(capacity / 3);
         assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 40 MiB, capped at 16
         assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
-        // arena block = (485 MiB / 3) / 2 / (40 instances x 2 memtables) = 1032 KiB, capped at RocksDB's 1 MiB
+        // arena block = (492.5 MiB / 3) / 2 / (40 instances x 2 memtables) = 1050 KiB, capped at RocksDB's 1 MiB
         assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
         // record cache = 20% of the 759 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
@@ -170,6 +171,29 @@ class AllocationEngineExamplesTest {
         });
     }
 
+    /** Issue 14's pod at the edge: the producer buffers hold their floor and the fetch buffers share the rest. */
+    @Test
+    void atTheEdgeEachClientBufferKeepsItsOwnFloor() {
+        WorkloadFacts edge = WorkloadFacts.builder().memoryBytes(512 * MiB).streamThreads(4).partitions(16).replicas(1)
+                .stores(new StoreCounts(2, 1, 0)).build();
+        Allocation a = engine.allocate(edge).allocation();
+        assertThat(a.streamsConfig()).containsEntry("producer.buffer.memory", Long.toString(MiB))
+                // (37 MiB client I/O - 16 MiB direct base - 4 producers x 1 MiB) / (8 consumers + 4 read copies)
+                .containsEntry("main.consumer.fetch.max.bytes", Long.toString(17 * MiB / 12 / 1024 * 1024));
+        assertThat(a.part("client-buffers").reason()).contains("producer buffers at their 1 MiB floor, fetch buffers "
+                + "given 2.8% of Kafka's default");
+
+        AllocationResult refused = engine.allocate(edge.toBuilder().memoryBytes(470 * MiB).build());
+        assertThat(refused.minimumMemoryBytes()).isEqualTo(485 * MiB);
+        assertThat(refused.errors()).singleElement().satisfies(e -> {
+            assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
+            // 4 producers + 8 consumers + 4 direct read copies at 1 MiB, + 16 MiB: 32 MiB, of 20% of 145 MiB.
+            assertThat(e.neededBytes()).isEqualTo(32 * MiB);
+            assertThat(e.availableBytes()).isEqualTo(29 * MiB);
+            assertThat(e.message()).contains("needs 32 MiB but has 29 MiB", "raise memory to at least 485 MiB");
+        });
+    }
+
     @Test
     void heapOverrideFixesXmxAndGivesRocksDbTheRest() {
         Allocation a = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE.withHeapBytes(768 * MiB))
@@ -221,12 +245,12 @@ class AllocationEngineExamplesTest {
         assertThat(a.plannedTopology().activeTasksPerPod()).isEqualTo(24);
         assertThat(a.plannedTopology().standbyTasksPerPod()).isZero();
         assertThat(a.plannedTopology().rocksDbInstances()).isEqualTo(48);
-        // RocksDB = 505 MiB as in realisticPod (same memory and threads); 48 x 512 KiB = 24 MiB native overhead
+        // RocksDB = 505 MiB as in realisticPod (same memory and threads); 48 x 320 KiB = 15 MiB native overhead
         assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
-        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(24 * MiB);
-        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(481 * MiB);
-        // arena block = (481 MiB / 3) / 2 / (48 instances x 2 memtables) = 875633 B, down to a 4 KiB step: 852 KiB
-        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(852 * ByteSize.KiB);
+        assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(15 * MiB);
+        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(490 * MiB);
+        // arena block = (490 MiB / 3) / 2 / (48 instances x 2 memtables) = 892017 B, down to a 4 KiB step: 868 KiB
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(868 * ByteSize.KiB);
         assertThat(a.part("rocksdb").reason()).contains("48 instances (24 active + 0 standby tasks x 2 per task: "
                 + "the busiest pod at 1 to 6 replicas");
         // Input buffers follow the current count: 1000 records x 6 partitions x 1 KiB.
@@ -240,10 +264,10 @@ class AllocationEngineExamplesTest {
             assertThat(scaled.rocksDb()).isEqualTo(a.rocksDb());
             assertThat(scaled.jvmOptions()).isEqualTo(a.jvmOptions());
         }
-        // Without the range the same pod plans for its 24 instances only: 505 - 12 MiB of cache.
+        // Without the range the same pod plans for its 24 instances only: 505 MiB - 24 x 320 KiB of cache.
         Allocation unranged = engine.allocate(rangedPod(4).toBuilder().replicaRange(null).build()).allocation();
         assertThat(unranged.plannedTopology()).isEqualTo(unranged.topology());
-        assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(493 * MiB);
+        assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(505 * MiB - 24 * 320 * ByteSize.KiB);
         assertThat(unranged.restartHash()).isNotEqualTo(a.restartHash());
     }
 

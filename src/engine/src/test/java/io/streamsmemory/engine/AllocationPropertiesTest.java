@@ -8,6 +8,8 @@ import io.streamsmemory.engine.json.AllocationJson;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Assume;
@@ -199,6 +201,40 @@ class AllocationPropertiesTest {
             assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build()).ok()).isTrue();
             assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build()).ok()).isFalse();
         }
+    }
+
+    /** A size as {@link ByteSize#format} or {@link AllocationEngine#shown} prints it. */
+    private static final String SIZE = "([\\d,]+(?:\\.\\d+)?) (B|KiB|MiB|GiB|TiB)\\b";
+    private static final Pattern NEED = Pattern.compile("\\bneeds? (?:its )?" + SIZE);
+    private static final Pattern LAST_SIZE = Pattern.compile(".*(?<![\\d.,])" + SIZE + ".*", Pattern.DOTALL);
+
+    /**
+     * Every refusal names the floor that failed with what it needs and what it has, the need the larger: as fields,
+     * and as the message prints them (the first size after "need", the last size before the remedy).
+     */
+    @Property(tries = TRIES)
+    void everyRefusalNeedsMoreThanItHas(@ForAll("workloads") WorkloadFacts facts) {
+        AllocationResult result = engine.allocate(facts);
+        if (result.ok()) {
+            return;
+        }
+        AllocationError error = result.errors().get(0);
+        assertThat(error.neededBytes()).isGreaterThan(error.availableBytes());
+        assertThat(error.availableBytes()).isNotNegative();
+        String[] shown = AllocationEngine.shown(error.neededBytes(), error.availableBytes());
+        String detail = error.message().substring(0, error.message().indexOf("; "));
+        Matcher need = NEED.matcher(detail);
+        Matcher have = LAST_SIZE.matcher(detail);
+        assertThat(need.find()).as(detail).isTrue();
+        assertThat(have.matches()).as(detail).isTrue();
+        assertThat(need.group(1) + " " + need.group(2)).as(detail).isEqualTo(shown[0]);
+        assertThat(have.group(1) + " " + have.group(2)).as(detail).isEqualTo(shown[1]);
+        assertThat(printedBytes(need)).as(detail).isGreaterThan(printedBytes(have));
+    }
+
+    private static double printedBytes(Matcher size) {
+        int power = List.of("B", "KiB", "MiB", "GiB", "TiB").indexOf(size.group(2));
+        return Double.parseDouble(size.group(1).replace(",", "")) * Math.pow(1024, power);
     }
 
     private static Map<String, Long> flatten(List<Part> parts) {
