@@ -119,17 +119,19 @@ public final class AllocationEngine {
         long headroom = Math.max(afterCode * HEADROOM_PERCENT / 100, HEADROOM_MIN_MIB);
         long afterHeadroom = afterCode - headroom;
 
-        // 2. Metaspace and thread stacks do not depend on the memory.
+        // 2. Metaspace, thread stacks and the application's own direct memory do not depend on the memory.
         long metaspace = ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
         long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
-        long pool = afterHeadroom - metaspace - stacks;
+        long extraDirect = ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB);
+        long pool = afterHeadroom - metaspace - stacks - extraDirect;
         if (pool <= 0) {
             return Outcome.fail("JvmOverheadExceedsMemory", String.format(
-                    "the JVM alone needs %s (code cache %s + headroom %s + metaspace %s + %d thread stacks x %d MiB) "
+                    "the JVM alone needs %s (code cache %s + headroom %s + metaspace %s + %d thread stacks x %d MiB%s) "
                             + "but the pod has %s",
-                    format((codeCache + headroom + metaspace + stacks) * MiB), format(codeCache * MiB),
+                    format((codeCache + headroom + metaspace + stacks + extraDirect) * MiB), format(codeCache * MiB),
                     format(headroom * MiB), format(metaspace * MiB), topology.jvmThreads(), THREAD_STACK_MIB,
-                    format(memory)), "lower the threads");
+                    extraDirect > 0 ? " + the application's direct memory " + format(extraDirect * MiB) : "",
+                    format(memory)), "lower the threads" + (extraDirect > 0 ? " or the extra direct memory" : ""));
         }
 
         // 3. Client I/O: heap buffers of every producer and consumer, plus the direct copy the JDK makes of
@@ -156,7 +158,8 @@ public final class AllocationEngine {
                             : " left after JVM overhead and headroom")), "lower the threads");
         }
         long clientHeap = topology.producers() * producerBuffer + topology.consumers() * fetchMax;
-        long directMemory = clientIo * MiB - clientHeap;
+        long clientDirect = clientIo * MiB - clientHeap;
+        long directMemory = clientDirect + extraDirect * MiB;
         long afterClients = pool - clientIo;
 
         // 4. RocksDB and the heap's data part share the rest.
@@ -171,7 +174,7 @@ public final class AllocationEngine {
                 return Outcome.fail("HeapOverrideTooLarge", String.format(
                         "the fixed heap of %s does not fit: after JVM overhead, headroom and direct memory the pod "
                                 + "has %s for heap and RocksDB", format(overrides.heapBytes()),
-                        format(Math.max(0, (afterClients + clientIo) * MiB - directMemory))),
+                        format(Math.max(0, (afterClients + clientIo) * MiB - clientDirect))),
                         "lower the heap override");
             }
             rocksDb = persistent ? left : 0;
@@ -300,8 +303,9 @@ public final class AllocationEngine {
                 Map.of("-Xss", THREAD_STACK_MIB + "m")));
         parts.add(Part.leaf("jvm-direct-memory", directMemory, String.format(
                 "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
-                        + "buffer; buffers over %s are not cached per thread", format(DIRECT_MEMORY_BASE),
-                topology.socketReaders(), format(fetchMax), format(MAX_CACHED_DIRECT_BUFFER)),
+                        + "buffer; buffers over %s are not cached per thread%s", format(DIRECT_MEMORY_BASE),
+                topology.socketReaders(), format(fetchMax), format(MAX_CACHED_DIRECT_BUFFER), extraDirect > 0
+                        ? "; + " + format(extraDirect * MiB) + " the application's own libraries use" : ""),
                 Map.of("-XX:MaxDirectMemorySize", jvmSize(directMemory),
                         "-Djdk.nio.maxCachedBufferSize", Long.toString(MAX_CACHED_DIRECT_BUFFER))));
         parts.add(Part.leaf("headroom", (headroom + spareHeadroom) * MiB + subMiB, String.format(

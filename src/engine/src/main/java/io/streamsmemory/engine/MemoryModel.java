@@ -23,8 +23,14 @@ public final class MemoryModel {
     /** Metaspace per loaded class and its fixed part (Paketo memory calculator: 5,800 B/class + 14,000,000 B). */
     public static final long METASPACE_BYTES_PER_CLASS = 5_800;
     public static final long METASPACE_FIXED_BYTES = 14_000_000;
-    /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes. */
+    /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes: only the default
+     *  when the user does not say (a Spring Boot service loads 25,000 and more; {@code spec.jvm.loadedClasses}, the
+     *  plan's {@code --loaded-classes}, read from {@code jcmd <pid> VM.metaspace} or the agent's report). */
     public static final int DEFAULT_LOADED_CLASSES = 15_000;
+    /** The class counts a policy may state: a Kafka Streams application with nothing else loads a few thousand (the
+     *  agent's README shows 6,339); 1,000,000 classes would be a 5.4 GiB metaspace, a typo rather than an application. */
+    public static final int MIN_LOADED_CLASSES = 1_000;
+    public static final int MAX_LOADED_CLASSES = 1_000_000;
 
     /** {@code -Xss}: the JVM default on x86-64 Linux; reserved in full per thread, as Paketo does. */
     public static final long THREAD_STACK_MIB = 1;

@@ -186,7 +186,29 @@ class AllocationEngineExamplesTest {
     }
 
     @Test
+    void aServiceLoadingMoreClassesGetsALargerMetaspaceAndExtraDirectMemoryRaisesTheDirectCap() {
+        Allocation standard = engine.allocate(realisticPod()).allocation();
+        // A Spring Boot service loading 25,000 classes: ceil((25000 x 5800 + 14,000,000) / MiB) = ceil(151.6) = 152 MiB
+        Allocation spring = engine.allocate(realisticPod().toBuilder().loadedClasses(25_000)
+                .extraDirectMemoryBytes(64 * MiB + 1).build()).allocation();
+        assertThat(spring.part("jvm-metaspace").bytes()).isEqualTo(152 * MiB);
+        assertThat(spring.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
+        // 55 MiB more metaspace and 65 MiB (64 MiB + 1 B, rounded up) of extra direct memory leave a pool of
+        // 1579 - 55 - 65 = 1459 MiB: client I/O = min(1459 x 20%, 744) = 291 MiB, so the clients' direct copies shrink.
+        long clientHeap = spring.part("client-buffers").bytes();
+        assertThat(spring.part("jvm-direct-memory").bytes()).isEqualTo(291 * MiB - clientHeap + 65 * MiB);
+        assertThat(spring.part("jvm-direct-memory").reason()).contains("+ 65 MiB the application's own libraries use");
+        assertThat(spring.part("heap").bytes()).isLessThan(standard.part("heap").bytes());
+        assertThat(spring.part("rocksdb").bytes()).isLessThan(standard.part("rocksdb").bytes());
+        assertThat(spring.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+    }
+
+    @Test
     void invalidFactsAreRejectedNamingTheField() {
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().loadedClasses(10).build()))
+                .hasMessageContaining("loadedClasses must be between 1000 and 1000000");
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().extraDirectMemoryBytes(-1).build()))
+                .hasMessageContaining("extraDirectMemory must not be negative");
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().streamThreads(0).build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads must be at least 1");
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
