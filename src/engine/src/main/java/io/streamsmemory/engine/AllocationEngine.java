@@ -161,6 +161,16 @@ public final class AllocationEngine {
         long clientDirect = clientIo * MiB - clientHeap;
         long directMemory = clientDirect + extraDirect * MiB;
         long afterClients = pool - clientIo;
+        // 3b. Uncommitted writes of transactional state stores, when the application enables them: a share of what
+        //     client I/O leaves (of the heap, when it is fixed, as for the clients) for their heap and their native
+        //     (RocksDB WriteBatch) copies.
+        long uncommittedBase = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : afterClients;
+        UncommittedWrites uncommitted = UncommittedWrites.of(facts, uncommittedBase);
+        if (uncommitted.tooSmall()) {
+            return Outcome.fail("UncommittedWritesTooSmall", uncommitted.tooSmallDetail(facts, uncommittedBase,
+                    overrides.heapBytes() != null ? "the fixed heap" : "what client I/O leaves"), "lower the threads");
+        }
+        afterClients -= uncommitted.shareMiB();
 
         // 4. RocksDB and the heap's data part share the rest.
         boolean persistent = planned.rocksDbInstances() > 0;
@@ -168,7 +178,7 @@ public final class AllocationEngine {
         long dataHeap;
         long spareHeadroom = 0;
         if (overrides.heapBytes() != null) {
-            dataHeap = (overrides.heapBytes() - clientHeap) / MiB;
+            dataHeap = (overrides.heapBytes() - clientHeap - uncommitted.heapBytes()) / MiB;
             long left = afterClients - dataHeap;
             if (dataHeap < 0 || left < 0) {
                 return Outcome.fail("HeapOverrideTooLarge", String.format(
@@ -187,7 +197,7 @@ public final class AllocationEngine {
             rocksDb = 0;
             dataHeap = afterClients;
         }
-        long heap = clientHeap + dataHeap * MiB;
+        long heap = clientHeap + dataHeap * MiB + uncommitted.heapBytes();
         if (heap < HEAP_MIN_MIB * MiB) {
             return Outcome.fail("HeapTooSmall", String.format("the heap would be %s, below the %d MiB floor",
                     format(heap), HEAP_MIN_MIB), overrides.heapBytes() != null
@@ -261,6 +271,9 @@ public final class AllocationEngine {
         Map<String, String> inputConfig = Map.of("buffered.records.per.partition", Long.toString(bufferedRecords));
         streamsConfig.putAll(cacheConfig);
         streamsConfig.putAll(inputConfig);
+        if (uncommitted.on()) {
+            streamsConfig.putAll(uncommitted.config());
+        }
 
         String cacheReason = !hasStores ? "no state stores: the record cache would hold nothing"
                 : instances == 1 ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it "
@@ -273,11 +286,7 @@ public final class AllocationEngine {
                         + "%d records x %d partitions x %s per record%s", INPUT_BUFFER_DIVISOR, bufferedRecords,
                 topology.activeTasksPerPod(), format(facts.recordBytes()),
                 bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : "");
-        Part heapPart = Part.of("heap", String.format(
-                        "the JVM heap: client buffers, record cache, input buffers and the application; -Xms = -Xmx so "
-                                + "the heap never grows into memory the other parts own%s",
-                        overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
-                Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.of(
+        List<Part> heapParts = new ArrayList<>(List.of(
                         Part.of("client-buffers", String.format(
                                 "%d producers and %d consumers, each given %.0f%% of Kafka's default buffers "
                                         + "(all clients of a pod share %d%% of the pool with their direct read copies)",
@@ -287,6 +296,15 @@ public final class AllocationEngine {
                         Part.leaf("input-buffers", inputBuffers, inputReason, inputConfig),
                         Part.leaf("application", application,
                                 "the application's own objects: at least half of the heap", Map.of())));
+        if (uncommitted.on()) {
+            heapParts.add(heapParts.size() - 1, uncommitted.heapPart(facts));
+        }
+        Part heapPart = Part.of("heap", String.format(
+                        "the JVM heap: client buffers, record cache, input buffers%s and the application; -Xms = -Xmx "
+                                + "so the heap never grows into memory the other parts own%s",
+                        uncommitted.on() ? ", uncommitted writes" : "",
+                        overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
+                Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.copyOf(heapParts));
 
         List<Part> parts = new ArrayList<>();
         parts.add(Part.leaf("jvm-code-cache", codeCache * MiB, String.format(
@@ -314,6 +332,9 @@ public final class AllocationEngine {
                 spareHeadroom > 0 ? "; holds what the fixed heap leaves unused" : ""), Map.of()));
         parts.add(heapPart);
         parts.add(rocksPart);
+        if (uncommitted.on()) {
+            parts.add(uncommitted.nativePart());
+        }
 
         List<String> jvmOptions = List.of("-Xms" + jvmSize(heap), "-Xmx" + jvmSize(heap),
                 "-XX:MaxMetaspaceSize=" + metaspace + "m", "-XX:ReservedCodeCacheSize=" + codeCache + "m",

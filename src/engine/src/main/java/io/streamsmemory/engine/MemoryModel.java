@@ -123,6 +123,36 @@ public final class MemoryModel {
     /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
     public static final int MAX_WRITE_BUFFER_NUMBER = 2;
 
+    // ---- transactional state stores (KIP-892, Kafka Streams 4.4) -----------------------------------
+
+    /**
+     * {@code statestore.uncommitted.max.bytes} default (Kafka Streams 4.4 {@code StreamsConfig}): per KafkaStreams
+     * instance, divided by Kafka Streams among its stream threads (+1 with a global topology); a thread commits early
+     * when its tasks' uncommitted writes pass its share (checked after each processing round, so a round's writes may
+     * overshoot it). Only with {@code enable.transactional.statestores=true}.
+     */
+    public static final long UNCOMMITTED_MAX_BYTES_DEFAULT = 64 * MiB;
+    /** Share of what client I/O leaves for the uncommitted writes (all their copies), up to what Kafka's default
+     *  would use; a smaller bound only commits earlier. */
+    public static final long UNCOMMITTED_PERCENT = 10;
+    /** Less than this per stream thread commits after almost every processing round: a budget that small is an error. */
+    public static final long UNCOMMITTED_MIN_PER_THREAD = 1 * MiB;
+    /**
+     * Heap per uncommitted write beyond the key and value bytes Kafka counts: Kafka Streams 4.4's
+     * {@code AbstractTransactionBuffer} keeps every write in a {@code TreeMap<Bytes, Optional<byte[]>>} until the
+     * commit: a TreeMap.Entry (40 B), an Optional (16 B), a Bytes (24 B) and two array headers (2 x 16 B), with
+     * compressed oops on 64-bit HotSpot.
+     */
+    public static final long UNCOMMITTED_ENTRY_HEAP_OVERHEAD = 112;
+    /**
+     * Native memory per uncommitted byte: the RocksDB store's {@code RocksDBTransactionBuffer} also stages every write
+     * in a {@code WriteBatch} (native, outside the block cache and the WriteBufferManager until the commit writes it to
+     * the memtables). Its buffer is a std::string that doubles as it grows, so up to twice the bytes it holds.
+     */
+    public static final long UNCOMMITTED_NATIVE_FACTOR = 2;
+    /** WriteBatch bytes per write beyond key and value: a type tag, the column family and two varint lengths. */
+    public static final long UNCOMMITTED_ENTRY_NATIVE_OVERHEAD = 12;
+
     // ---- Kafka Streams defaults, for the baseline -----------------------------------------------
 
     /** {@code statestore.cache.max.bytes} default. */

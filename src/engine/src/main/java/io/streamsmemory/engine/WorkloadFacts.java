@@ -26,6 +26,8 @@ import java.util.List;
  *                            agent's report) rather than trusting {@link MemoryModel#DEFAULT_LOADED_CLASSES}
  * @param extraDirectMemoryBytes direct memory the application's own libraries use besides the Kafka clients (Netty,
  *                            gRPC, a web server's NIO buffers); added to {@code -XX:MaxDirectMemorySize}
+ * @param transactionalStateStores whether the application sets {@code enable.transactional.statestores=true}
+ *                            (KIP-892, Kafka Streams 4.4): its uncommitted writes then get a part of their own
  * @param kafkaStreamsVersion Kafka Streams version of the application, {@code major.minor}
  * @param overrides           the user's forced choices
  * @param replicaRange        the replica counts the plan must hold for (see {@link ReplicaRange}), or null to plan
@@ -35,7 +37,7 @@ import java.util.List;
 public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPerPod, int replicas, Integer partitions,
                             Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
                             int recordBytes, int loadedClasses, long extraDirectMemoryBytes,
-                            String kafkaStreamsVersion,
+                            boolean transactionalStateStores, String kafkaStreamsVersion,
                             Overrides overrides, ReplicaRange replicaRange) {
 
     public static Builder builder() {
@@ -56,6 +58,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         builder.recordBytes = recordBytes;
         builder.loadedClasses = loadedClasses;
         builder.extraDirectMemoryBytes = extraDirectMemoryBytes;
+        builder.transactionalStateStores = transactionalStateStores;
         builder.kafkaStreamsVersion = kafkaStreamsVersion;
         builder.overrides = overrides;
         builder.replicaRange = replicaRange;
@@ -120,8 +123,12 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         if (extraDirectMemoryBytes < 0) {
             problems.add("extraDirectMemory must not be negative, got " + extraDirectMemoryBytes);
         }
-        if (KafkaStreamsVersion.parse(kafkaStreamsVersion) == null) {
+        KafkaStreamsVersion version = KafkaStreamsVersion.parse(kafkaStreamsVersion);
+        if (version == null) {
             problems.add("kafkaStreamsVersion must look like 4.4 or 3.9.1, got " + kafkaStreamsVersion);
+        } else if (transactionalStateStores && !version.hasTransactionalStateStores()) {
+            problems.add("transactionalStateStores needs Kafka Streams 4.4 or later (KIP-892), got "
+                    + kafkaStreamsVersion);
         }
         Overrides o = overrides == null ? Overrides.NONE : overrides;
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
@@ -153,6 +160,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         private int recordBytes = (int) MemoryModel.DEFAULT_RECORD_BYTES;
         private int loadedClasses = MemoryModel.DEFAULT_LOADED_CLASSES;
         private long extraDirectMemoryBytes;
+        private boolean transactionalStateStores;
         private String kafkaStreamsVersion = KafkaStreamsVersion.DEFAULT;
         private Overrides overrides = Overrides.NONE;
         private ReplicaRange replicaRange;
@@ -225,6 +233,11 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
             return this;
         }
 
+        public Builder transactionalStateStores(boolean value) {
+            transactionalStateStores = value;
+            return this;
+        }
+
         public Builder kafkaStreamsVersion(String value) {
             kafkaStreamsVersion = value;
             return this;
@@ -244,7 +257,7 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         public WorkloadFacts build() {
             return new WorkloadFacts(memoryBytes, streamThreads, instancesPerPod, replicas, partitions, tasksPerPod,
                     standbyReplicas, stores, globalStores, recordBytes, loadedClasses, extraDirectMemoryBytes,
-                    kafkaStreamsVersion, overrides, replicaRange);
+                    transactionalStateStores, kafkaStreamsVersion, overrides, replicaRange);
         }
     }
 }

@@ -204,6 +204,43 @@ class AllocationEngineExamplesTest {
     }
 
     @Test
+    void transactionalStateStoresGetTheirUncommittedWritesOnTheHeapAndInRocksDbWriteBatches() {
+        Allocation plain = engine.allocate(realisticPod()).allocation();
+        Allocation a = engine.allocate(realisticPod().toBuilder().transactionalStateStores(true).build()).allocation();
+        // Per counted byte of 1 KiB writes: heap (1024 + 112) / 1024 = 1.109375, WriteBatch 2 x (1024 + 12) / 1024 =
+        // 2.0234375, together 3.1328125. Kafka's 64 MiB would take ceil(200.5) = 201 MiB; the share is
+        // min(10% of the 1264 MiB client I/O leaves, 201) = 126 MiB: statestore.uncommitted.max.bytes =
+        // floor(126 MiB / 3.1328125) = 42173151 (10 MiB per stream thread), heap copy ceil(42173151 x 1.109375).
+        assertThat(a.streamsConfig()).containsEntry("statestore.uncommitted.max.bytes", "42173151");
+        assertThat(a.part("uncommitted-writes").bytes()).isEqualTo(46_785_840L);
+        assertThat(a.part("uncommitted-write-batches").bytes()).isEqualTo(126 * MiB - 46_785_840L);
+        // RocksDB = floor((1264 - 126) x 0.4) = 455 MiB; heap = client heap + 683 MiB + the heap copy.
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(455 * MiB);
+        assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 683 * MiB + 46_785_840L);
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+        assertThat(a.part("heap").bytes()).isLessThan(plain.part("heap").bytes());
+        assertThat(plain.streamsConfig()).doesNotContainKey("statestore.uncommitted.max.bytes");
+        // Before Kafka Streams 4.4 there is no such feature to plan for.
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().transactionalStateStores(true)
+                .kafkaStreamsVersion("4.3").build())).hasMessageContaining("needs Kafka Streams 4.4 or later");
+    }
+
+    @Test
+    void uncommittedWritesBelowAMebibytePerThreadAreAnErrorWithTheLeastMemoryThatFits() {
+        // 650 MiB leave 251 MiB after client I/O: 10% = 25 MiB hold 7.98 MiB of uncommitted writes, under 8 x 1 MiB.
+        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(650 * MiB).streamThreads(8).tasksPerPod(8)
+                .stores(new StoreCounts(1, 0, 0)).transactionalStateStores(true).build();
+        AllocationResult result = engine.allocate(facts);
+        assertThat(result.ok()).isFalse();
+        assertThat(result.errors()).singleElement().satisfies(error -> {
+            assertThat(error.code()).isEqualTo("UncommittedWritesTooSmall");
+            assertThat(error.message()).contains("8 stream threads", "statestore.uncommitted.max.bytes",
+                    "holds 7.98 MiB per instance", "raise memory to at least 661 MiB");
+        });
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(result.minimumMemoryBytes()).build()).ok()).isTrue();
+    }
+
+    @Test
     void invalidFactsAreRejectedNamingTheField() {
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().loadedClasses(10).build()))
                 .hasMessageContaining("loadedClasses must be between 1000 and 1000000");

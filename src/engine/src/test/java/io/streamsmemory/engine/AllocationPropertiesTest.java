@@ -71,7 +71,11 @@ class AllocationPropertiesTest {
                 .flatMap(f -> ranges.map(range -> f.toBuilder().replicaRange(range).build()))
                 // Some with the class count and the extra direct memory a policy states.
                 .flatMap(f -> jvmNeeds().map(needs -> f.toBuilder().loadedClasses(needs.get1())
-                        .extraDirectMemoryBytes(needs.get2()).build()));
+                        .extraDirectMemoryBytes(needs.get2()).build()))
+                // A quarter with transactional state stores (KIP-892).
+                .flatMap(f -> Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(3, Arbitraries.just(false)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(true)))
+                        .map(on -> f.toBuilder().transactionalStateStores(on).build()));
     }
 
     /** Loaded classes and extra direct memory: mostly the defaults, else up to 60,000 classes and 512 MiB. */
@@ -138,6 +142,19 @@ class AllocationPropertiesTest {
                     Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
         } else {
             assertThat(a.part("rocksdb").bytes()).isZero();
+        }
+        // Transactional state stores: a bound between 1 MiB per thread and Kafka's default, in both copies' parts.
+        String uncommitted = a.streamsConfig().get("statestore.uncommitted.max.bytes");
+        assertThat(uncommitted != null).isEqualTo(facts.transactionalStateStores()
+                && facts.stores().total() + facts.globalStores() > 0);
+        if (uncommitted != null) {
+            assertThat(Long.parseLong(uncommitted)).isBetween(
+                    (facts.streamThreads() + (facts.globalStores() > 0 ? 1L : 0L)) * MemoryModel.UNCOMMITTED_MIN_PER_THREAD,
+                    MemoryModel.UNCOMMITTED_MAX_BYTES_DEFAULT);
+            assertThat(a.part("uncommitted-writes").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
+                    * facts.instancesPerPod());
+            assertThat(a.part("uncommitted-write-batches").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
+                    * facts.instancesPerPod() * MemoryModel.UNCOMMITTED_NATIVE_FACTOR);
         }
         // The flags say exactly what the parts hold, and never more heap than the pod.
         assertThat(a.jvmOptions()).contains("-Xmx" + AllocationEngine.jvmSize(heap),

@@ -197,6 +197,18 @@ class PolicyReconcilerTest {
     }
 
     @Test
+    void transactionalStateStoresReachThePublishedAllocation() {
+        String ns = "transactional";
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        policy.getSpec().getStreams().setTransactionalStateStores(true);
+        AllocationDocument document = AllocationJson.read(
+                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        assertThat(document.inputs().transactionalStateStores()).isTrue();
+        assertThat(Long.parseLong(document.streamsConfig().get("statestore.uncommitted.max.bytes"))).isPositive();
+        assertThat(document.parts()).extracting(p -> p.name()).contains("uncommitted-write-batches");
+    }
+
+    @Test
     void statefulSetOptsInLikeADeployment() {
         String ns = "statefulsets";
         Fixtures.namespace(client, ns);

@@ -92,6 +92,11 @@ public final class PlanCommand implements Callable<Integer> {
                     + "gRPC, a web server); added to -XX:MaxDirectMemorySize (default: ${DEFAULT-VALUE}).")
     long extraDirectMemory;
 
+    @Option(names = "--transactional-state-stores", description = "The application sets "
+            + "enable.transactional.statestores=true (KIP-892, Kafka Streams 4.4): its uncommitted writes get a part "
+            + "and statestore.uncommitted.max.bytes a bound.")
+    boolean transactionalStateStores;
+
     @Option(names = "--kafka-streams-version", defaultValue = KafkaStreamsVersion.DEFAULT,
             description = "Kafka Streams version of the application (default: ${DEFAULT-VALUE}).")
     String kafkaStreamsVersion;
@@ -156,6 +161,7 @@ public final class PlanCommand implements Callable<Integer> {
                 .recordBytes((int) recordBytes)
                 .loadedClasses(loadedClasses)
                 .extraDirectMemoryBytes(extraDirectMemory)
+                .transactionalStateStores(transactionalStateStores)
                 .kafkaStreamsVersion(kafkaStreamsVersion)
                 .overrides(overrides)
                 .replicaRange(replicaRange());

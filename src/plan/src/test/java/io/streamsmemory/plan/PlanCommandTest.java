@@ -107,6 +107,21 @@ class PlanCommandTest {
     }
 
     @Test
+    void transactionalStateStoresBoundTheUncommittedWrites() throws Exception {
+        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1", "--transactional-state-stores", "--output", "json");
+        assertThat(run.exitCode()).isZero();
+        JsonNode doc = JSON.readTree(run.out());
+        assertPartsSum(doc);
+        assertThat(doc.get("streamsConfig").get("statestore.uncommitted.max.bytes").asText()).isEqualTo("42173151");
+        assertThat(findPart(doc.get("parts"), "uncommitted-write-batches").get("bytes").asLong()).isPositive();
+        Run old = plan("--memory", "2Gi", "--partitions", "4", "--stores", "kv=1", "--transactional-state-stores",
+                "--kafka-streams-version", "3.9");
+        assertThat(old.exitCode()).isEqualTo(1);
+        assertThat(old.err()).contains("needs Kafka Streams 4.4 or later");
+    }
+
+    @Test
     void replicaRangeKeepsTheRocksDbSettingsAcrossItAndSaysWhatTheyHoldFor() throws Exception {
         String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--stores", "kv=2",
                 "--standby-replicas", "1", "--min-replicas", "2", "--max-replicas", "6"};

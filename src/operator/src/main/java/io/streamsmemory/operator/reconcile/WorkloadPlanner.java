@@ -47,6 +47,7 @@ public final class WorkloadPlanner {
                 .stores(new StoreCounts(orDefault(stores.getKeyValue(), 0), orDefault(stores.getWindow(), 0),
                         orDefault(stores.getSession(), 0)))
                 .globalStores(orDefault(streams.getGlobalStores(), 0))
+                .transactionalStateStores(Boolean.TRUE.equals(streams.getTransactionalStateStores()))
                 .overrides(overrides(spec.getOverrides()));
         if (streams.getRecordSize() != null) {
             long recordBytes = quantity("spec.streams.recordSize", streams.getRecordSize());
