@@ -147,6 +147,13 @@ final class ConfigMerger {
                 }
             }
         }
+        if (transactional(app) && !allocation.streamsConfig().containsKey(UNCOMMITTED_MAX_BYTES)
+                && catalog.knows(Client.STREAMS, UNCOMMITTED_MAX_BYTES)) {
+            // Nothing to apply, but the plan misses a consumer: say so where the skipped keys are reported.
+            skipped.add(UNCOMMITTED_MAX_BYTES + " (the application sets " + TRANSACTIONAL_STATE_STORES + "=true but "
+                    + "the allocation has no part for its uncommitted writes: declare spec.streams."
+                    + "transactionalStateStores in the policy)");
+        }
         if (setterClass != null && allocation.rocksDb() != null) {
             installSetter(app, out, setterClass, changes);
         }

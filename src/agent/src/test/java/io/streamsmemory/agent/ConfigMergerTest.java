@@ -88,6 +88,11 @@ class ConfigMergerTest {
         assertThat(off.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
         assertThat(off.skipped()).contains("statestore.uncommitted.max.bytes (the application does not set "
                 + "enable.transactional.statestores=true)");
+        // Enabled by the application but not planned: nothing changes, and the skipped keys say what the plan misses.
+        ConfigMerger.Result unplanned = ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"),
+                ALLOCATION, KAFKA, null);
+        assertThat(unplanned.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
+        assertThat(unplanned.skipped()).anyMatch(skip -> skip.contains("no part for its uncommitted writes"));
     }
 
     @Test
