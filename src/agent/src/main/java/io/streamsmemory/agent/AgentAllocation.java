@@ -34,9 +34,11 @@ public final class AgentAllocation {
     private final String source;
     private final int instancesPerPod;
     private final Map<String, Long> plannedLimits;
+    private final long plannedLoadedClasses;
 
     private AgentAllocation(String hash, String restartHash, long memoryBytes, Map<String, Long> streamsConfig,
-                            RocksDbSettings rocksDb, String source, int instancesPerPod, Map<String, Long> plannedLimits) {
+                            RocksDbSettings rocksDb, String source, int instancesPerPod, Map<String, Long> plannedLimits,
+                            long plannedLoadedClasses) {
         this.hash = hash;
         this.restartHash = restartHash;
         this.memoryBytes = memoryBytes;
@@ -45,6 +47,7 @@ public final class AgentAllocation {
         this.source = source;
         this.instancesPerPod = instancesPerPod;
         this.plannedLimits = Collections.unmodifiableMap(plannedLimits);
+        this.plannedLoadedClasses = plannedLoadedClasses;
     }
 
     /** The document's identity: what the engine's {@code AllocationDocument} declares. */
@@ -87,7 +90,7 @@ public final class AgentAllocation {
         String restartHash = text(document, "restartHash");
         return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash,
                 restartHash == null || restartHash.isBlank() ? null : restartHash, memory, config, rocks, source,
-                readInstances(document), readPlannedLimits(document, memory));
+                readInstances(document), readPlannedLimits(document, memory), readPlannedLoadedClasses(document));
     }
 
     private static Map<String, Long> readStreamsConfig(JsonNode document, long memory) {
@@ -182,6 +185,17 @@ public final class AgentAllocation {
     }
 
     /**
+     * {@code inputs.loadedClasses}: the class count -XX:MaxMetaspaceSize was sized for, shown next to the classes
+     * loaded now. Only reported, never applied, so an absent or odd value reads as unknown (-1) rather than rejecting
+     * the document.
+     */
+    private static long readPlannedLoadedClasses(JsonNode document) {
+        JsonNode inputs = document.get("inputs");
+        JsonNode value = inputs == null || !inputs.isObject() ? null : inputs.get("loadedClasses");
+        return value != null && value.isIntegralNumber() && value.asLong() > 0 ? value.asLong() : -1;
+    }
+
+    /**
      * The bytes of the top-level parts that the engine turned into JVM flags (-Xmx, -XX:MaxMetaspaceSize,
      * -XX:MaxDirectMemorySize). Read from the parts rather than by parsing the flags: the parts carry exact bytes.
      * A part that is absent is simply not checked.
@@ -264,6 +278,11 @@ public final class AgentAllocation {
         return plannedLimits;
     }
 
+    /** The loaded classes the metaspace cap was planned for; -1 when the document does not say. */
+    long plannedLoadedClasses() {
+        return plannedLoadedClasses;
+    }
+
     /**
      * The same allocation with every instance-scoped value multiplied by {@code planned / instance} (rounded down),
      * for the {@code instance}-th KafkaStreams instance when more appear than were planned: that instance never gets
@@ -277,7 +296,7 @@ public final class AgentAllocation {
                     ? value * instancesPerPod / instance : value);
         }
         return new AgentAllocation(hash, restartHash, memoryBytes, scaled, rocksDb, source, instancesPerPod,
-                plannedLimits);
+                plannedLimits, plannedLoadedClasses);
     }
 
     /** The one startup line: what this JVM is bounded to. */

@@ -259,6 +259,17 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
     }
 
     @Override
+    public long getPlannedLoadedClasses() {
+        AgentAllocation allocation = AgentState.allocation();
+        return allocation == null ? -1 : allocation.plannedLoadedClasses();
+    }
+
+    @Override
+    public long getMetaspaceUsedBytes() {
+        return safe(JvmMemory::metaspaceUsedBytes);
+    }
+
+    @Override
     public long getDirectUsedBytes() {
         return safe(JvmMemory::directUsedBytes);
     }

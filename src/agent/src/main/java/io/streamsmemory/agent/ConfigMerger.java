@@ -16,6 +16,13 @@ final class ConfigMerger {
     static final String SETTER_KEY = "rocksdb.config.setter";
     static final String STATESTORE_CACHE = "statestore.cache.max.bytes";
     static final String LEGACY_CACHE = "cache.max.bytes.buffering";
+    /**
+     * KIP-892 (Kafka Streams 4.4): with {@link #TRANSACTIONAL_STATE_STORES} each instance keeps up to this many
+     * uncommitted bytes (divided among its stream threads) before it commits early. Zero or negative disables the
+     * bound, so for this key 0 is unbounded, not "smaller".
+     */
+    static final String UNCOMMITTED_MAX_BYTES = "statestore.uncommitted.max.bytes";
+    static final String TRANSACTIONAL_STATE_STORES = "enable.transactional.statestores";
 
     /** One value the merge changed; {@code before} says where the old value came from. */
     static final class Change {
@@ -140,6 +147,13 @@ final class ConfigMerger {
                 }
             }
         }
+        if (transactional(app) && !allocation.streamsConfig().containsKey(UNCOMMITTED_MAX_BYTES)
+                && catalog.knows(Client.STREAMS, UNCOMMITTED_MAX_BYTES)) {
+            // Nothing to apply, but the plan misses a consumer: say so where the skipped keys are reported.
+            skipped.add(UNCOMMITTED_MAX_BYTES + " (the application sets " + TRANSACTIONAL_STATE_STORES + "=true but "
+                    + "the allocation has no part for its uncommitted writes: declare spec.streams."
+                    + "transactionalStateStores in the policy)");
+        }
         if (setterClass != null && allocation.rocksDb() != null) {
             installSetter(app, out, setterClass, changes);
         }
@@ -171,6 +185,11 @@ final class ConfigMerger {
         }
         if (!catalog.knows(Client.STREAMS, key)) {
             skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
+            return;
+        }
+        if (key.equals(UNCOMMITTED_MAX_BYTES) && !transactional(app)) {
+            // Without transactional stores Kafka Streams buffers nothing uncommitted: leave the key alone.
+            skipped.add(key + " (the application does not set " + TRANSACTIONAL_STATE_STORES + "=true)");
             return;
         }
         if (rejected(catalog, Client.STREAMS, key, key, bound, skipped)) {
@@ -223,8 +242,10 @@ final class ConfigMerger {
                 return;
             }
         }
-        // A negative value means "unbounded / OS default" for the size keys the allocation names.
-        if (current != null && current >= 0 && current <= bound) {
+        // A negative value means "unbounded / OS default" for the size keys the allocation names (and 0 as well for
+        // statestore.uncommitted.max.bytes).
+        boolean bounded = current != null && (current > 0 || current == 0 && !target.equals(UNCOMMITTED_MAX_BYTES));
+        if (bounded && current <= bound) {
             return;
         }
         String before = (raw == null ? "unset" : String.valueOf(raw)) + (origin == null ? "" : " (" + origin + ")");
@@ -257,6 +278,12 @@ final class ConfigMerger {
             return ((Class<?>) setter).getName();
         }
         return String.valueOf(setter).trim();
+    }
+
+    /** Whether the application enables transactional state stores (a Boolean or its text, as ConfigDef reads it). */
+    static boolean transactional(Map<?, ?> app) {
+        Object value = app.get(TRANSACTIONAL_STATE_STORES);
+        return Boolean.TRUE.equals(value) || value instanceof String && "true".equalsIgnoreCase(((String) value).trim());
     }
 
     private static boolean present(Map<?, ?> app, String key) {

@@ -26,6 +26,8 @@ final class EngineKeys {
         keys.put(ConfigMerger.STATESTORE_CACHE, Scope.INSTANCE);
         keys.put(ConfigMerger.LEGACY_CACHE, Scope.INSTANCE);
         keys.put("buffered.records.per.partition", Scope.UNSCALED);
+        // Transactional state stores (KIP-892, Kafka Streams 4.4): uncommitted writes of one instance.
+        keys.put(ConfigMerger.UNCOMMITTED_MAX_BYTES, Scope.INSTANCE);
         keys.put("producer.buffer.memory", Scope.INSTANCE);
         keys.put("producer.batch.size", Scope.INSTANCE);
         for (String consumer : new String[] {"main", "restore", "global"}) {

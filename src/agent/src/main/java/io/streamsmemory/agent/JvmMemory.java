@@ -109,6 +109,16 @@ final class JvmMemory {
         return Beans.CLASSES.getLoadedClassCount();
     }
 
+    /** Bytes in use in the "Metaspace" pool; -1 when the JVM has none. */
+    static long metaspaceUsedBytes() {
+        for (MemoryPoolMXBean pool : Beans.POOLS) {
+            if (METASPACE_POOL.equals(pool.getName())) {
+                return pool.getUsage().getUsed();
+            }
+        }
+        return -1;
+    }
+
     static long directUsedBytes() {
         return Beans.DIRECT == null ? -1 : Beans.DIRECT.getMemoryUsed();
     }

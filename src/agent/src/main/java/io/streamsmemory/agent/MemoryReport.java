@@ -46,15 +46,40 @@ final class MemoryReport {
         sections.put("process", ProcStatus.read(ProcStatus.SELF));
         sections.put("cgroup", CgroupMemory.read(CgroupMemory.ROOT, CgroupMemory.SELF));
         Map<String, Long> jvm = JvmMemory.read();
+        AgentAllocation allocation = AgentState.allocation();
+        jvm.putAll(planned(allocation));
         sections.put("jvm", jvm);
         StreamsFigures streams = StreamsFigures.read();
         sections.put("streams", streams.streams());
         Map<String, Long> rocksdb = rocksDb(streams.memtableBytes());
         sections.put("rocksdb", rocksdb);
-        AgentAllocation allocation = AgentState.allocation();
         return new MemoryReport(allocation == null ? null : allocation.hash(),
                 allocation == null ? null : allocation.restartHash(), sections,
                 unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
+    }
+
+    /**
+     * What the allocation planned for the JVM's own caps, to read next to {@code loadedClasses},
+     * {@code metaspaceMaxBytes} and {@code directMaxBytes}: the class count the metaspace cap was sized for and the
+     * planned caps themselves (a cap in force that differs is also a JvmLimits warning). Empty without an allocation.
+     */
+    static Map<String, Long> planned(AgentAllocation allocation) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        if (allocation == null) {
+            return out;
+        }
+        if (allocation.plannedLoadedClasses() > 0) {
+            out.put("plannedLoadedClasses", allocation.plannedLoadedClasses());
+        }
+        Long metaspace = allocation.plannedLimits().get(AgentAllocation.METASPACE_PART);
+        if (metaspace != null) {
+            out.put("plannedMetaspaceMaxBytes", metaspace);
+        }
+        Long direct = allocation.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART);
+        if (direct != null) {
+            out.put("plannedDirectMaxBytes", direct);
+        }
+        return out;
     }
 
     private static Map<String, Long> rocksDb(long memtableBytes) {

@@ -93,6 +93,12 @@ public interface StreamsMemoryAgentMXBean {
     /** Classes loaded now (ClassLoadingMXBean). */
     long getLoadedClasses();
 
+    /** The loaded classes -XX:MaxMetaspaceSize was planned for (the policy's spec.jvm.loadedClasses); -1 when unknown. */
+    long getPlannedLoadedClasses();
+
+    /** Bytes of metaspace in use (the "Metaspace" memory pool), to read against the MaxMetaspaceSize attributes. */
+    long getMetaspaceUsedBytes();
+
     /** Bytes of direct buffers in use (BufferPoolMXBean "direct"). */
     long getDirectUsedBytes();
 

@@ -42,7 +42,7 @@ class AllocationContractTest {
                     io.streamsmemory.engine.WorkloadFacts facts = io.streamsmemory.engine.WorkloadFacts.builder()
                             .memoryBytes(2L << 30).streamThreads(2).instancesPerPod(1 + global).partitions(8)
                             .stores(new io.streamsmemory.engine.StoreCounts(kv, 1, 0)).globalStores(global)
-                            .kafkaStreamsVersion(version).build();
+                            .kafkaStreamsVersion(version).transactionalStateStores(version.equals("4.4")).build();
                     emitted.addAll(new io.streamsmemory.engine.AllocationEngine().allocate(facts).allocation()
                             .streamsConfig().keySet());
                 }

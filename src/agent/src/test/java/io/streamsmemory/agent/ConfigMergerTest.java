@@ -55,6 +55,46 @@ class ConfigMergerTest {
         assertThat(result.changes()).extracting(ConfigMerger.Change::key).contains("rocksdb.config.setter");
     }
 
+    /** An allocation for an application with transactional state stores (KIP-892). */
+    private static final AgentAllocation TRANSACTIONAL = Allocations.agentAllocation(
+            io.streamsmemory.engine.json.AllocationJson.write(new io.streamsmemory.engine.AllocationEngine().allocate(
+                    io.streamsmemory.engine.WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
+                            .partitions(8).stores(new io.streamsmemory.engine.StoreCounts(2, 1, 0))
+                            .transactionalStateStores(true).build()).allocation()));
+
+    @Test
+    void uncommittedBytesAreBoundedOnlyWhenTheApplicationEnablesTransactionalStores() {
+        long planned = TRANSACTIONAL.streamsConfig().get("statestore.uncommitted.max.bytes");
+        assertThat(planned).isPositive().isLessThan(64L << 20);
+        // Enabled, Kafka's 64 MiB default: bounded.
+        ConfigMerger.Result on = ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), TRANSACTIONAL,
+                KAFKA, null);
+        assertThat(on.props()).containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
+        assertThat(on.changes()).extracting(ConfigMerger.Change::describe)
+                .contains("statestore.uncommitted.max.bytes: 67108864 (default) -> " + planned);
+        // The application's smaller value stays; its 0 or -1 (no bound at all) does not.
+        Map<String, Object> smaller = Map.of("enable.transactional.statestores", true,
+                "statestore.uncommitted.max.bytes", 1L << 20);
+        assertThat(ConfigMerger.merge(smaller, TRANSACTIONAL, KAFKA, null).props())
+                .containsEntry("statestore.uncommitted.max.bytes", 1L << 20);
+        for (Object unbounded : new Object[] {0L, "-1"}) {
+            Map<String, Object> app = Map.of("enable.transactional.statestores", true,
+                    "statestore.uncommitted.max.bytes", unbounded);
+            assertThat(ConfigMerger.merge(app, TRANSACTIONAL, KAFKA, null).props())
+                    .containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
+        }
+        // Not enabled: Kafka Streams buffers nothing uncommitted, the key is left alone and the skip says why.
+        ConfigMerger.Result off = ConfigMerger.merge(Map.of("application.id", "a"), TRANSACTIONAL, KAFKA, null);
+        assertThat(off.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
+        assertThat(off.skipped()).contains("statestore.uncommitted.max.bytes (the application does not set "
+                + "enable.transactional.statestores=true)");
+        // Enabled by the application but not planned: nothing changes, and the skipped keys say what the plan misses.
+        ConfigMerger.Result unplanned = ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"),
+                ALLOCATION, KAFKA, null);
+        assertThat(unplanned.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
+        assertThat(unplanned.skipped()).anyMatch(skip -> skip.contains("no part for its uncommitted writes"));
+    }
+
     @Test
     void theStricterValueWins() {
         Map<String, Object> app = new HashMap<>();

@@ -109,6 +109,33 @@ class MemoryReportTest {
     }
 
     @Test
+    void theJvmSectionShowsTheClassCountAndCapsTheAllocationPlanned() throws Exception {
+        io.streamsmemory.engine.WorkloadFacts facts = io.streamsmemory.engine.WorkloadFacts.builder()
+                .memoryBytes(2L << 30).streamThreads(2).partitions(8)
+                .stores(new io.streamsmemory.engine.StoreCounts(1, 0, 0)).loadedClasses(25_000)
+                .extraDirectMemoryBytes(64L << 20).build();
+        io.streamsmemory.engine.Allocation allocation = new io.streamsmemory.engine.AllocationEngine().allocate(facts)
+                .allocation();
+        Map<String, Long> planned = MemoryReport.planned(Allocations.agentAllocation(
+                io.streamsmemory.engine.json.AllocationJson.write(allocation)));
+        assertThat(planned).containsEntry("plannedLoadedClasses", 25_000L)
+                .containsEntry("plannedMetaspaceMaxBytes", allocation.part("jvm-metaspace").bytes())
+                .containsEntry("plannedDirectMaxBytes", allocation.part("jvm-direct-memory").bytes());
+        assertThat(MemoryReport.planned(null)).isEmpty();
+        // In both renderings, next to the figures of the JVM itself.
+        Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
+        Map<String, Long> jvm = new LinkedHashMap<>(Map.of("loadedClasses", 24_000L));
+        jvm.putAll(planned);
+        sections.put("jvm", jvm);
+        MemoryReport report = new MemoryReport("h", "r", sections, null);
+        JsonNode json = new ObjectMapper().readTree(report.toJson());
+        assertThat(json.at("/jvm/plannedLoadedClasses").asLong()).isEqualTo(25_000L);
+        assertThat(report.toPrometheus()).contains("streams_memory_agent_jvm_planned_loaded_classes 25000\n",
+                "streams_memory_agent_jvm_planned_metaspace_max_bytes " + allocation.part("jvm-metaspace").bytes());
+        assertValidPrometheus(report.toPrometheus());
+    }
+
+    @Test
     void snakeCaseOfTheFieldNames() {
         assertThat(MemoryReport.snake("heapUsedBytes")).isEqualTo("heap_used_bytes");
         assertThat(MemoryReport.snake("rocksDbInstances")).isEqualTo("rocks_db_instances");

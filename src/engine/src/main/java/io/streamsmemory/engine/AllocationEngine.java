@@ -138,17 +138,20 @@ public final class AllocationEngine {
         long headroom = Math.max(afterCode * HEADROOM_PERCENT / 100, HEADROOM_MIN_MIB);
         long afterHeadroom = afterCode - headroom;
 
-        // 2. Metaspace and thread stacks do not depend on the memory.
+        // 2. Metaspace, thread stacks and the application's own direct memory do not depend on the memory.
         long metaspace = ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
         long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
-        long pool = afterHeadroom - metaspace - stacks;
+        long extraDirect = ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB);
+        long pool = afterHeadroom - metaspace - stacks - extraDirect;
         // A pool of 0 is no overhead exceeding the pod: the client I/O step names what is then missing.
         if (pool < 0) {
             return Outcome.fail("JvmOverheadExceedsMemory",
-                    "the JVM alone needs %6$s (code cache %1$s + headroom %2$s + metaspace %3$s + %4$d thread stacks "
-                            + "x %5$d MiB) but the pod has %7$s", "lower the threads",
-                    (codeCache + headroom + metaspace + stacks) * MiB, memory, format(codeCache * MiB), format(headroom * MiB), format(metaspace * MiB),
-                    topology.jvmThreads(), THREAD_STACK_MIB);
+                    "the JVM alone needs %7$s (code cache %1$s + headroom %2$s + metaspace %3$s + %4$d thread stacks "
+                            + "x %5$d MiB%6$s) but the pod has %8$s",
+                    "lower the threads" + (extraDirect > 0 ? " or the extra direct memory" : ""),
+                    (codeCache + headroom + metaspace + stacks + extraDirect) * MiB, memory, format(codeCache * MiB),
+                    format(headroom * MiB), format(metaspace * MiB), topology.jvmThreads(), THREAD_STACK_MIB,
+                    extraDirect > 0 ? " + the application's direct memory " + format(extraDirect * MiB) : "");
         }
 
         // 3. Client I/O: heap buffers of every producer and consumer, plus the direct copy the JDK makes of
@@ -175,8 +178,20 @@ public final class AllocationEngine {
         long producerBuffer = buffers[0];
         long fetchMax = buffers[1];
         long clientHeap = topology.producers() * producerBuffer + topology.consumers() * fetchMax;
-        long directMemory = clientIo * MiB - clientHeap;
+        long clientDirect = clientIo * MiB - clientHeap;
+        long directMemory = clientDirect + extraDirect * MiB;
         long afterClients = pool - clientIo;
+        // 3b. Uncommitted writes of transactional state stores, when the application enables them: a share of what
+        //     client I/O leaves (of the heap, when it is fixed, as for the clients) for their heap and their native
+        //     (RocksDB WriteBatch) copies.
+        long uncommittedBase = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : afterClients;
+        UncommittedWrites uncommitted = UncommittedWrites.of(facts, uncommittedBase);
+        if (uncommitted.tooSmall()) {
+            return Outcome.fail("UncommittedWritesTooSmall", uncommitted.tooSmallDetail(facts, uncommittedBase,
+                    overrides.heapBytes() != null ? "the fixed heap" : "what client I/O leaves"), "lower the threads",
+                    uncommitted.threadsPerShare() * UNCOMMITTED_MIN_PER_THREAD, uncommitted.perInstance());
+        }
+        afterClients -= uncommitted.shareMiB();
 
         // 4. RocksDB and the heap's data part share the rest.
         boolean persistent = planned.rocksDbInstances() > 0;
@@ -184,13 +199,13 @@ public final class AllocationEngine {
         long dataHeap;
         long spareHeadroom = 0;
         if (overrides.heapBytes() != null) {
-            dataHeap = (overrides.heapBytes() - clientHeap) / MiB;
+            dataHeap = (overrides.heapBytes() - clientHeap - uncommitted.heapBytes()) / MiB;
             long left = afterClients - dataHeap;
             if (dataHeap < 0 || left < 0) {
                 return Outcome.fail("HeapOverrideTooLarge",
                         "the fixed heap does not fit: it needs %s but after JVM overhead, headroom and direct memory "
                                 + "the pod has %s for heap and RocksDB", "lower the heap override",
-                        overrides.heapBytes(), Math.max(0, (afterClients + clientIo) * MiB - directMemory));
+                        overrides.heapBytes(), Math.max(0, (afterClients + clientIo) * MiB - clientDirect));
             }
             rocksDb = persistent ? left : 0;
             spareHeadroom = persistent ? 0 : left;
@@ -202,7 +217,7 @@ public final class AllocationEngine {
             rocksDb = 0;
             dataHeap = afterClients;
         }
-        long heap = clientHeap + dataHeap * MiB;
+        long heap = clientHeap + dataHeap * MiB + uncommitted.heapBytes();
         if (heap < HEAP_MIN_MIB * MiB) {
             String remedy = overrides.heapBytes() != null ? "raise the heap override"
                     : "lower the threads or the RocksDB share";
@@ -276,6 +291,9 @@ public final class AllocationEngine {
         Map<String, String> inputConfig = Map.of("buffered.records.per.partition", Long.toString(bufferedRecords));
         streamsConfig.putAll(cacheConfig);
         streamsConfig.putAll(inputConfig);
+        if (uncommitted.on()) {
+            streamsConfig.putAll(uncommitted.config());
+        }
 
         String cacheReason = !hasStores ? "no state stores: the record cache would hold nothing"
                 : instances == 1 ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it "
@@ -288,11 +306,7 @@ public final class AllocationEngine {
                         + "%d records x %d partitions x %s per record%s", INPUT_BUFFER_DIVISOR, bufferedRecords,
                 topology.activeTasksPerPod(), format(facts.recordBytes()),
                 bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : "");
-        Part heapPart = Part.of("heap", String.format(
-                        "the JVM heap: client buffers, record cache, input buffers and the application; -Xms = -Xmx so "
-                                + "the heap never grows into memory the other parts own%s",
-                        overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
-                Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.of(
+        List<Part> heapParts = new ArrayList<>(List.of(
                         Part.of("client-buffers", String.format(
                                 "%d producers and %d consumers, %s (all clients of a pod share %d%% of the pool with "
                                         + "their direct read copies)", topology.producers(), topology.consumers(),
@@ -307,6 +321,15 @@ public final class AllocationEngine {
                         Part.leaf("input-buffers", inputBuffers, inputReason, inputConfig),
                         Part.leaf("application", application,
                                 "the application's own objects: at least half of the heap", Map.of())));
+        if (uncommitted.on()) {
+            heapParts.add(heapParts.size() - 1, uncommitted.heapPart(facts));
+        }
+        Part heapPart = Part.of("heap", String.format(
+                        "the JVM heap: client buffers, record cache, input buffers%s and the application; -Xms = -Xmx "
+                                + "so the heap never grows into memory the other parts own%s",
+                        uncommitted.on() ? ", uncommitted writes" : "",
+                        overrides.heapBytes() != null ? " (fixed by the heap override)" : ""),
+                Map.of("-Xmx", jvmSize(heap), "-Xms", jvmSize(heap)), List.copyOf(heapParts));
 
         List<Part> parts = new ArrayList<>();
         parts.add(Part.leaf("jvm-code-cache", codeCache * MiB, String.format(
@@ -323,8 +346,9 @@ public final class AllocationEngine {
                 Map.of("-Xss", THREAD_STACK_MIB + "m")));
         parts.add(Part.leaf("jvm-direct-memory", directMemory, String.format(
                 "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
-                        + "buffer; buffers over %s are not cached per thread", format(DIRECT_MEMORY_BASE),
-                topology.socketReaders(), format(fetchMax), format(MAX_CACHED_DIRECT_BUFFER)),
+                        + "buffer; buffers over %s are not cached per thread%s", format(DIRECT_MEMORY_BASE),
+                topology.socketReaders(), format(fetchMax), format(MAX_CACHED_DIRECT_BUFFER), extraDirect > 0
+                        ? "; + " + format(extraDirect * MiB) + " the application's own libraries use" : ""),
                 Map.of("-XX:MaxDirectMemorySize", jvmSize(directMemory),
                         "-Djdk.nio.maxCachedBufferSize", Long.toString(MAX_CACHED_DIRECT_BUFFER))));
         parts.add(Part.leaf("headroom", (headroom + spareHeadroom) * MiB + subMiB, String.format(
@@ -333,6 +357,9 @@ public final class AllocationEngine {
                 spareHeadroom > 0 ? "; holds what the fixed heap leaves unused" : ""), Map.of()));
         parts.add(heapPart);
         parts.add(rocksPart);
+        if (uncommitted.on()) {
+            parts.add(uncommitted.nativePart());
+        }
 
         List<String> jvmOptions = List.of("-Xms" + jvmSize(heap), "-Xmx" + jvmSize(heap),
                 "-XX:MaxMetaspaceSize=" + metaspace + "m", "-XX:ReservedCodeCacheSize=" + codeCache + "m",

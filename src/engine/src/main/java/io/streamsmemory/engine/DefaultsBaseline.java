@@ -29,8 +29,9 @@ public record DefaultsBaseline(List<Part> parts, long totalBytes, long heapBytes
         long heapNeed = clients + recordCache + inputBuffers;
         long perInstance = ROCKSDB_BLOCK_CACHE_DEFAULT + ROCKSDB_MAX_WRITE_BUFFERS_DEFAULT * ROCKSDB_WRITE_BUFFER_DEFAULT;
         long rocksDb = topology.rocksDbInstances() * perInstance;
-        // The JVM's default MaxDirectMemorySize equals the heap; each socket reader can cache its largest read.
-        long direct = Math.min(heap, topology.socketReaders() * FETCH_MAX_DEFAULT);
+        // The JVM's default MaxDirectMemorySize equals the heap; each socket reader can cache its largest read, and
+        // the application's own libraries use what the user declared.
+        long direct = Math.min(heap, topology.socketReaders() * FETCH_MAX_DEFAULT + facts.extraDirectMemoryBytes());
         long jvm = CODE_CACHE_MAX_MIB * MiB + metaspace + topology.jvmThreads() * THREAD_STACK_MIB * MiB + direct;
         List<Part> parts = List.of(
                 Part.leaf("heap", Math.max(heap, heapNeed), String.format(
@@ -43,8 +44,9 @@ public record DefaultsBaseline(List<Part> parts, long totalBytes, long heapBytes
                         topology.rocksDbInstances(), format(ROCKSDB_BLOCK_CACHE_DEFAULT),
                         ROCKSDB_MAX_WRITE_BUFFERS_DEFAULT, format(ROCKSDB_WRITE_BUFFER_DEFAULT)), Map.of()),
                 Part.leaf("jvm-non-heap", jvm, String.format(
-                        "%d MiB code cache + %s metaspace + %d thread stacks + %s direct read copies",
-                        CODE_CACHE_MAX_MIB, format(metaspace), topology.jvmThreads(), format(direct)), Map.of()));
+                        "%d MiB code cache + %s metaspace + %d thread stacks + %s direct read copies%s",
+                        CODE_CACHE_MAX_MIB, format(metaspace), topology.jvmThreads(), format(direct),
+                        facts.extraDirectMemoryBytes() > 0 ? " and the application's direct memory" : ""), Map.of()));
         long total = parts.stream().mapToLong(Part::bytes).sum();
         return new DefaultsBaseline(parts, total, heap, heapNeed);
     }

@@ -20,6 +20,11 @@ public record KafkaStreamsVersion(int major, int minor) {
         return new KafkaStreamsVersion(Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)));
     }
 
+    /** KIP-892: {@code enable.transactional.statestores} and {@code statestore.uncommitted.max.bytes} from 4.4. */
+    public boolean hasTransactionalStateStores() {
+        return major > 4 || (major == 4 && minor >= 4);
+    }
+
     /** KIP-770 renamed {@code cache.max.bytes.buffering} to {@code statestore.cache.max.bytes} in 3.4. */
     public String recordCacheKey() {
         boolean renamed = major > 3 || (major == 3 && minor >= 4);

@@ -23,8 +23,14 @@ public final class MemoryModel {
     /** Metaspace per loaded class and its fixed part (Paketo memory calculator: 5,800 B/class + 14,000,000 B). */
     public static final long METASPACE_BYTES_PER_CLASS = 5_800;
     public static final long METASPACE_FIXED_BYTES = 14_000_000;
-    /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes. */
+    /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes: only the default
+     *  when the user does not say (a Spring Boot service loads 25,000 and more; {@code spec.jvm.loadedClasses}, the
+     *  plan's {@code --loaded-classes}, read from {@code jcmd <pid> VM.metaspace} or the agent's report). */
     public static final int DEFAULT_LOADED_CLASSES = 15_000;
+    /** The class counts a policy may state: a Kafka Streams application with nothing else loads a few thousand (the
+     *  agent's README shows 6,339); 1,000,000 classes would be a 5.4 GiB metaspace, a typo rather than an application. */
+    public static final int MIN_LOADED_CLASSES = 1_000;
+    public static final int MAX_LOADED_CLASSES = 1_000_000;
 
     /** {@code -Xss}: the JVM default on x86-64 Linux; reserved in full per thread, as Paketo does. */
     public static final long THREAD_STACK_MIB = 1;
@@ -139,6 +145,36 @@ public final class MemoryModel {
     public static final long ARENA_BLOCK_STEP = 4 * KiB;
     /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
     public static final int MAX_WRITE_BUFFER_NUMBER = 2;
+
+    // ---- transactional state stores (KIP-892, Kafka Streams 4.4) -----------------------------------
+
+    /**
+     * {@code statestore.uncommitted.max.bytes} default (Kafka Streams 4.4 {@code StreamsConfig}): per KafkaStreams
+     * instance, divided by Kafka Streams among its stream threads (+1 with a global topology); a thread commits early
+     * when its tasks' uncommitted writes pass its share (checked after each processing round, so a round's writes may
+     * overshoot it). Only with {@code enable.transactional.statestores=true}.
+     */
+    public static final long UNCOMMITTED_MAX_BYTES_DEFAULT = 64 * MiB;
+    /** Share of what client I/O leaves for the uncommitted writes (all their copies), up to what Kafka's default
+     *  would use; a smaller bound only commits earlier. */
+    public static final long UNCOMMITTED_PERCENT = 10;
+    /** Less than this per stream thread commits after almost every processing round: a budget that small is an error. */
+    public static final long UNCOMMITTED_MIN_PER_THREAD = 1 * MiB;
+    /**
+     * Heap per uncommitted write beyond the key and value bytes Kafka counts: Kafka Streams 4.4's
+     * {@code AbstractTransactionBuffer} keeps every write in a {@code TreeMap<Bytes, Optional<byte[]>>} until the
+     * commit: a TreeMap.Entry (40 B), an Optional (16 B), a Bytes (24 B) and two array headers (2 x 16 B), with
+     * compressed oops on 64-bit HotSpot.
+     */
+    public static final long UNCOMMITTED_ENTRY_HEAP_OVERHEAD = 112;
+    /**
+     * Native memory per uncommitted byte: the RocksDB store's {@code RocksDBTransactionBuffer} also stages every write
+     * in a {@code WriteBatch} (native, outside the block cache and the WriteBufferManager until the commit writes it to
+     * the memtables). Its buffer is a std::string that doubles as it grows, so up to twice the bytes it holds.
+     */
+    public static final long UNCOMMITTED_NATIVE_FACTOR = 2;
+    /** WriteBatch bytes per write beyond key and value: a type tag, the column family and two varint lengths. */
+    public static final long UNCOMMITTED_ENTRY_NATIVE_OVERHEAD = 12;
 
     // ---- Kafka Streams defaults, for the baseline -----------------------------------------------
 

@@ -21,7 +21,13 @@ import java.util.List;
  * @param stores              state stores per task, by kind
  * @param globalStores        stores of global tables (each one RocksDB instance per pod, plus a global consumer)
  * @param recordBytes         average in-memory size of one buffered input record
- * @param loadedClasses       classes the application loads (sizes metaspace)
+ * @param loadedClasses       classes the application loads (sizes {@code -XX:MaxMetaspaceSize}); read it from the
+ *                            running application ({@code jcmd <pid> VM.metaspace}, {@code jstat -class}, or the
+ *                            agent's report) rather than trusting {@link MemoryModel#DEFAULT_LOADED_CLASSES}
+ * @param extraDirectMemoryBytes direct memory the application's own libraries use besides the Kafka clients (Netty,
+ *                            gRPC, a web server's NIO buffers); added to {@code -XX:MaxDirectMemorySize}
+ * @param transactionalStateStores whether the application sets {@code enable.transactional.statestores=true}
+ *                            (KIP-892, Kafka Streams 4.4): its uncommitted writes then get a part of their own
  * @param kafkaStreamsVersion Kafka Streams version of the application, {@code major.minor}
  * @param overrides           the user's forced choices
  * @param replicaRange        the replica counts the plan must hold for (see {@link ReplicaRange}), or null to plan
@@ -30,7 +36,8 @@ import java.util.List;
  */
 public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPerPod, int replicas, Integer partitions,
                             Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
-                            int recordBytes, int loadedClasses, String kafkaStreamsVersion,
+                            int recordBytes, int loadedClasses, long extraDirectMemoryBytes,
+                            boolean transactionalStateStores, String kafkaStreamsVersion,
                             Overrides overrides, ReplicaRange replicaRange) {
 
     public static Builder builder() {
@@ -50,6 +57,8 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         builder.globalStores = globalStores;
         builder.recordBytes = recordBytes;
         builder.loadedClasses = loadedClasses;
+        builder.extraDirectMemoryBytes = extraDirectMemoryBytes;
+        builder.transactionalStateStores = transactionalStateStores;
         builder.kafkaStreamsVersion = kafkaStreamsVersion;
         builder.overrides = overrides;
         builder.replicaRange = replicaRange;
@@ -107,11 +116,19 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         if (recordBytes < 1) {
             problems.add("recordBytes must be at least 1, got " + recordBytes);
         }
-        if (loadedClasses < 1) {
-            problems.add("loadedClasses must be at least 1, got " + loadedClasses);
+        if (loadedClasses < MemoryModel.MIN_LOADED_CLASSES || loadedClasses > MemoryModel.MAX_LOADED_CLASSES) {
+            problems.add("loadedClasses must be between " + MemoryModel.MIN_LOADED_CLASSES + " and "
+                    + MemoryModel.MAX_LOADED_CLASSES + ", got " + loadedClasses);
         }
-        if (KafkaStreamsVersion.parse(kafkaStreamsVersion) == null) {
+        if (extraDirectMemoryBytes < 0) {
+            problems.add("extraDirectMemory must not be negative, got " + extraDirectMemoryBytes);
+        }
+        KafkaStreamsVersion version = KafkaStreamsVersion.parse(kafkaStreamsVersion);
+        if (version == null) {
             problems.add("kafkaStreamsVersion must look like 4.4 or 3.9.1, got " + kafkaStreamsVersion);
+        } else if (transactionalStateStores && !version.hasTransactionalStateStores()) {
+            problems.add("transactionalStateStores needs Kafka Streams 4.4 or later (KIP-892), got "
+                    + kafkaStreamsVersion);
         }
         Overrides o = overrides == null ? Overrides.NONE : overrides;
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
@@ -142,6 +159,8 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         private int globalStores;
         private int recordBytes = (int) MemoryModel.DEFAULT_RECORD_BYTES;
         private int loadedClasses = MemoryModel.DEFAULT_LOADED_CLASSES;
+        private long extraDirectMemoryBytes;
+        private boolean transactionalStateStores;
         private String kafkaStreamsVersion = KafkaStreamsVersion.DEFAULT;
         private Overrides overrides = Overrides.NONE;
         private ReplicaRange replicaRange;
@@ -209,6 +228,16 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
             return this;
         }
 
+        public Builder extraDirectMemoryBytes(long value) {
+            extraDirectMemoryBytes = value;
+            return this;
+        }
+
+        public Builder transactionalStateStores(boolean value) {
+            transactionalStateStores = value;
+            return this;
+        }
+
         public Builder kafkaStreamsVersion(String value) {
             kafkaStreamsVersion = value;
             return this;
@@ -227,8 +256,8 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
 
         public WorkloadFacts build() {
             return new WorkloadFacts(memoryBytes, streamThreads, instancesPerPod, replicas, partitions, tasksPerPod,
-                    standbyReplicas, stores, globalStores, recordBytes, loadedClasses, kafkaStreamsVersion,
-                    overrides, replicaRange);
+                    standbyReplicas, stores, globalStores, recordBytes, loadedClasses, extraDirectMemoryBytes,
+                    transactionalStateStores, kafkaStreamsVersion, overrides, replicaRange);
         }
     }
 }

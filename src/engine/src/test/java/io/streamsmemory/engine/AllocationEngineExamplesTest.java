@@ -210,7 +210,68 @@ class AllocationEngineExamplesTest {
     }
 
     @Test
+    void aServiceLoadingMoreClassesGetsALargerMetaspaceAndExtraDirectMemoryRaisesTheDirectCap() {
+        Allocation standard = engine.allocate(realisticPod()).allocation();
+        // A Spring Boot service loading 25,000 classes: ceil((25000 x 5800 + 14,000,000) / MiB) = ceil(151.6) = 152 MiB
+        Allocation spring = engine.allocate(realisticPod().toBuilder().loadedClasses(25_000)
+                .extraDirectMemoryBytes(64 * MiB + 1).build()).allocation();
+        assertThat(spring.part("jvm-metaspace").bytes()).isEqualTo(152 * MiB);
+        assertThat(spring.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
+        // 55 MiB more metaspace and 65 MiB (64 MiB + 1 B, rounded up) of extra direct memory leave a pool of
+        // 1579 - 55 - 65 = 1459 MiB: client I/O = min(1459 x 20%, 744) = 291 MiB, so the clients' direct copies shrink.
+        long clientHeap = spring.part("client-buffers").bytes();
+        assertThat(spring.part("jvm-direct-memory").bytes()).isEqualTo(291 * MiB - clientHeap + 65 * MiB);
+        assertThat(spring.part("jvm-direct-memory").reason()).contains("+ 65 MiB the application's own libraries use");
+        assertThat(spring.part("heap").bytes()).isLessThan(standard.part("heap").bytes());
+        assertThat(spring.part("rocksdb").bytes()).isLessThan(standard.part("rocksdb").bytes());
+        assertThat(spring.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+    }
+
+    @Test
+    void transactionalStateStoresGetTheirUncommittedWritesOnTheHeapAndInRocksDbWriteBatches() {
+        Allocation plain = engine.allocate(realisticPod()).allocation();
+        Allocation a = engine.allocate(realisticPod().toBuilder().transactionalStateStores(true).build()).allocation();
+        // Per counted byte of 1 KiB writes: heap (1024 + 112) / 1024 = 1.109375, WriteBatch 2 x (1024 + 12) / 1024 =
+        // 2.0234375, together 3.1328125. Kafka's 64 MiB would take ceil(200.5) = 201 MiB; the share is
+        // min(10% of the 1264 MiB client I/O leaves, 201) = 126 MiB: statestore.uncommitted.max.bytes =
+        // floor(126 MiB / 3.1328125) = 42173151 (10 MiB per stream thread), heap copy ceil(42173151 x 1.109375).
+        assertThat(a.streamsConfig()).containsEntry("statestore.uncommitted.max.bytes", "42173151");
+        assertThat(a.part("uncommitted-writes").bytes()).isEqualTo(46_785_840L);
+        assertThat(a.part("uncommitted-write-batches").bytes()).isEqualTo(126 * MiB - 46_785_840L);
+        // RocksDB = floor((1264 - 126) x 0.4) = 455 MiB; heap = client heap + 683 MiB + the heap copy.
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(455 * MiB);
+        assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 683 * MiB + 46_785_840L);
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+        assertThat(a.part("heap").bytes()).isLessThan(plain.part("heap").bytes());
+        assertThat(plain.streamsConfig()).doesNotContainKey("statestore.uncommitted.max.bytes");
+        // Before Kafka Streams 4.4 there is no such feature to plan for.
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().transactionalStateStores(true)
+                .kafkaStreamsVersion("4.3").build())).hasMessageContaining("needs Kafka Streams 4.4 or later");
+    }
+
+    @Test
+    void uncommittedWritesBelowAMebibytePerThreadAreAnErrorWithTheLeastMemoryThatFits() {
+        // 650 MiB leave 251 MiB after client I/O: 10% = 25 MiB hold 7.98 MiB of uncommitted writes, under 8 x 1 MiB.
+        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(650 * MiB).streamThreads(8).tasksPerPod(8)
+                .stores(new StoreCounts(1, 0, 0)).transactionalStateStores(true).build();
+        AllocationResult result = engine.allocate(facts);
+        assertThat(result.ok()).isFalse();
+        assertThat(result.errors()).singleElement().satisfies(error -> {
+            assertThat(error.code()).isEqualTo("UncommittedWritesTooSmall");
+            assertThat(error.message()).contains("8 stream threads", "statestore.uncommitted.max.bytes",
+                    "of what client I/O leaves (251 MiB) is 25 MiB", "each instance needs 8 MiB but has 7.98 MiB",
+                    "raise memory to at least 661 MiB");
+            assertThat(error.neededBytes()).isEqualTo(8 * MiB);
+        });
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(result.minimumMemoryBytes()).build()).ok()).isTrue();
+    }
+
+    @Test
     void invalidFactsAreRejectedNamingTheField() {
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().loadedClasses(10).build()))
+                .hasMessageContaining("loadedClasses must be between 1000 and 1000000");
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().extraDirectMemoryBytes(-1).build()))
+                .hasMessageContaining("extraDirectMemory must not be negative");
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().streamThreads(0).build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads must be at least 1");
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()

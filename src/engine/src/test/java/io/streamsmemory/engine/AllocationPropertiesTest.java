@@ -70,7 +70,23 @@ class AllocationPropertiesTest {
                 .flatMap(f -> instances.map(i -> f.toBuilder()
                         .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads()))).build()))
                 // A third with a replica range, which need not hold the current count.
-                .flatMap(f -> ranges.map(range -> f.toBuilder().replicaRange(range).build()));
+                .flatMap(f -> ranges.map(range -> f.toBuilder().replicaRange(range).build()))
+                // Some with the class count and the extra direct memory a policy states.
+                .flatMap(f -> jvmNeeds().map(needs -> f.toBuilder().loadedClasses(needs.get1())
+                        .extraDirectMemoryBytes(needs.get2()).build()))
+                // A quarter with transactional state stores (KIP-892).
+                .flatMap(f -> Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(3, Arbitraries.just(false)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(true)))
+                        .map(on -> f.toBuilder().transactionalStateStores(on).build()));
+    }
+
+    /** Loaded classes and extra direct memory: mostly the defaults, else up to 60,000 classes and 512 MiB. */
+    private static Arbitrary<net.jqwik.api.Tuple.Tuple2<Integer, Long>> jvmNeeds() {
+        return Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(3, Arbitraries.just(net.jqwik.api.Tuple.of(MemoryModel.DEFAULT_LOADED_CLASSES, 0L))),
+                net.jqwik.api.Tuple.of(1, Combinators.combine(
+                        Arbitraries.integers().between(MemoryModel.MIN_LOADED_CLASSES, 60_000),
+                        Arbitraries.longs().between(0, 512 * MiB)).as(net.jqwik.api.Tuple::of)));
     }
 
     /** Workloads lifted to at least the memory they need (when some pod up to 64 GiB fits them). */
@@ -129,6 +145,19 @@ class AllocationPropertiesTest {
         } else {
             assertThat(a.part("rocksdb").bytes()).isZero();
         }
+        // Transactional state stores: a bound between 1 MiB per thread and Kafka's default, in both copies' parts.
+        String uncommitted = a.streamsConfig().get("statestore.uncommitted.max.bytes");
+        assertThat(uncommitted != null).isEqualTo(facts.transactionalStateStores()
+                && facts.stores().total() + facts.globalStores() > 0);
+        if (uncommitted != null) {
+            assertThat(Long.parseLong(uncommitted)).isBetween(
+                    (facts.streamThreads() + (facts.globalStores() > 0 ? 1L : 0L)) * MemoryModel.UNCOMMITTED_MIN_PER_THREAD,
+                    MemoryModel.UNCOMMITTED_MAX_BYTES_DEFAULT);
+            assertThat(a.part("uncommitted-writes").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
+                    * facts.instancesPerPod());
+            assertThat(a.part("uncommitted-write-batches").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
+                    * facts.instancesPerPod() * MemoryModel.UNCOMMITTED_NATIVE_FACTOR);
+        }
         // The flags say exactly what the parts hold, and never more heap than the pod.
         assertThat(a.jvmOptions()).contains("-Xmx" + AllocationEngine.jvmSize(heap),
                 "-XX:MaxDirectMemorySize=" + AllocationEngine.jvmSize(a.part("jvm-direct-memory").bytes()));
@@ -164,6 +193,43 @@ class AllocationPropertiesTest {
             long was = name.equals("headroom") ? bytes / MiB : bytes;
             long is = name.equals("headroom") ? after.get(name) / MiB : after.get(name);
             assertThat(is).as(name).isGreaterThanOrEqualTo(was);
+        });
+    }
+
+    /**
+     * More loaded classes raise -XX:MaxMetaspaceSize, more extra direct memory raises -XX:MaxDirectMemorySize by at
+     * least that much, and every other part gives way (none grows); the parts still sum to the pod (checked above for
+     * every generated count).
+     */
+    @Property(tries = TRIES)
+    void moreClassesOrDirectMemoryGrowTheirCapsAndNoOtherPart(@ForAll("fittingWorkloads") WorkloadFacts facts,
+                                                               @ForAll @IntRange(min = 0, max = 40_000) int moreClasses,
+                                                               @ForAll @LongRange(min = 0, max = 256 * MiB) long moreDirect) {
+        AllocationResult before = engine.allocate(facts);
+        Assume.that(before.ok());
+        AllocationResult after = engine.allocate(facts.toBuilder().loadedClasses(facts.loadedClasses() + moreClasses)
+                .extraDirectMemoryBytes(facts.extraDirectMemoryBytes() + moreDirect).build());
+        Assume.that(after.ok());
+        Map<String, Long> was = flatten(before.allocation().parts());
+        Map<String, Long> is = flatten(after.allocation().parts());
+        long metaspaceGrowth = is.get("jvm-metaspace") - was.get("jvm-metaspace");
+        assertThat(metaspaceGrowth).isBetween(moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS - MiB,
+                moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS + MiB);
+        if (moreClasses > 0) {
+            assertThat(after.allocation().jvmOptions()).contains("-XX:MaxMetaspaceSize=" + is.get("jvm-metaspace") / MiB + "m");
+        }
+        // The direct cap gains the extra (rounded up to MiB) and may lose a little of the clients' shrinking share.
+        long extraGrowth = ByteSize.ceilDiv(facts.extraDirectMemoryBytes() + moreDirect, MiB) * MiB
+                - ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB) * MiB;
+        long clientDirectWas = was.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB) * MiB;
+        long clientDirectIs = is.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes() + moreDirect, MiB) * MiB;
+        assertThat(is.get("jvm-direct-memory") - was.get("jvm-direct-memory")).isEqualTo(extraGrowth
+                + clientDirectIs - clientDirectWas);
+        assertThat(clientDirectIs).isLessThanOrEqualTo(clientDirectWas);
+        was.forEach((name, bytes) -> {
+            if (!name.equals("jvm-metaspace") && !name.equals("jvm-direct-memory")) {
+                assertThat(is.get(name)).as(name).isLessThanOrEqualTo(bytes);
+            }
         });
     }
 

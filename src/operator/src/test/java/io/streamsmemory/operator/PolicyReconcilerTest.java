@@ -20,6 +20,7 @@ import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.admission.WorkloadIndex;
+import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
@@ -163,6 +164,48 @@ class PolicyReconcilerTest {
                 publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
         // The agent divides the instance-scoped bounds by this number (see src/agent/README.md).
         assertThat(document.inputs().instancesPerPod()).isEqualTo(2);
+    }
+
+    @Test
+    void jvmNeedsReachThePublishedJvmFlagsAndTheCrdBoundsTheClassCount() {
+        String ns = "jvm-needs";
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        JvmSpec jvm = new JvmSpec();
+        jvm.setLoadedClasses(25_000);
+        jvm.setExtraDirectMemory("64Mi");
+        policy.getSpec().setJvm(jvm);
+        AllocationDocument document = AllocationJson.read(
+                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        assertThat(document.inputs().loadedClasses()).isEqualTo(25_000);
+        assertThat(document.inputs().extraDirectMemoryBytes()).isEqualTo(64L << 20);
+        // ceil((25,000 x 5,800 B + 14,000,000 B) / MiB) = 152 MiB, where the default 15,000 classes give 97 MiB.
+        assertThat(document.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
+        assertThat(document.parts().stream().filter(p -> p.name().equals("jvm-direct-memory")).findFirst()
+                .orElseThrow().reason()).contains("64 MiB the application's own libraries use");
+
+        StreamsMemoryPolicy tooFew = policy(ns, "too-few-classes", "2Gi");
+        tooFew.getSpec().setJvm(new JvmSpec());
+        tooFew.getSpec().getJvm().setLoadedClasses(10);
+        assertThatThrownBy(() -> client.resource(tooFew).create())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+                .hasMessageContaining("spec.jvm.loadedClasses");
+        StreamsMemoryPolicy badQuantity = policy(ns, "bad-direct", "2Gi");
+        badQuantity.getSpec().setJvm(new JvmSpec());
+        badQuantity.getSpec().getJvm().setExtraDirectMemory("a lot");
+        assertThatThrownBy(() -> client.resource(badQuantity).create())
+                .hasMessageContaining("spec.jvm.extraDirectMemory");
+    }
+
+    @Test
+    void transactionalStateStoresReachThePublishedAllocation() {
+        String ns = "transactional";
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        policy.getSpec().getStreams().setTransactionalStateStores(true);
+        AllocationDocument document = AllocationJson.read(
+                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        assertThat(document.inputs().transactionalStateStores()).isTrue();
+        assertThat(Long.parseLong(document.streamsConfig().get("statestore.uncommitted.max.bytes"))).isPositive();
+        assertThat(document.parts()).extracting(p -> p.name()).contains("uncommitted-write-batches");
     }
 
     @Test

@@ -82,8 +82,20 @@ public final class PlanCommand implements Callable<Integer> {
     long recordBytes;
 
     @Option(names = "--loaded-classes", defaultValue = "" + MemoryModel.DEFAULT_LOADED_CLASSES,
-            description = "Classes the application loads; sizes metaspace (default: ${DEFAULT-VALUE}).")
+            description = "Classes the application loads; sizes -XX:MaxMetaspaceSize. Read it from the running "
+                    + "application: jcmd <pid> VM.metaspace, jstat -class <pid>, or the agent's report "
+                    + "(default: ${DEFAULT-VALUE}).")
     int loadedClasses;
+
+    @Option(names = "--extra-direct-memory", converter = MemoryConverter.class, defaultValue = "0",
+            description = "Direct memory the application's own libraries use besides the Kafka clients (Netty, "
+                    + "gRPC, a web server); added to -XX:MaxDirectMemorySize (default: ${DEFAULT-VALUE}).")
+    long extraDirectMemory;
+
+    @Option(names = "--transactional-state-stores", description = "The application sets "
+            + "enable.transactional.statestores=true (KIP-892, Kafka Streams 4.4): its uncommitted writes get a part "
+            + "and statestore.uncommitted.max.bytes a bound.")
+    boolean transactionalStateStores;
 
     @Option(names = "--kafka-streams-version", defaultValue = KafkaStreamsVersion.DEFAULT,
             description = "Kafka Streams version of the application (default: ${DEFAULT-VALUE}).")
@@ -148,6 +160,8 @@ public final class PlanCommand implements Callable<Integer> {
                 .globalStores(globalStores)
                 .recordBytes((int) recordBytes)
                 .loadedClasses(loadedClasses)
+                .extraDirectMemoryBytes(extraDirectMemory)
+                .transactionalStateStores(transactionalStateStores)
                 .kafkaStreamsVersion(kafkaStreamsVersion)
                 .overrides(overrides)
                 .replicaRange(replicaRange());

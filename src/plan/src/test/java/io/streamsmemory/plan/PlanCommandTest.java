@@ -77,6 +77,52 @@ class PlanCommandTest {
     }
 
     @Test
+    void loadedClassesAndExtraDirectMemoryRaiseTheirJvmCaps() throws Exception {
+        String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1", "--output", "json"};
+        JsonNode standard = JSON.readTree(plan(base).out());
+        String[] spring = java.util.Arrays.copyOf(base, base.length + 4);
+        System.arraycopy(new String[] {"--loaded-classes", "25000", "--extra-direct-memory", "64Mi"}, 0, spring,
+                base.length, 4);
+        Run run = plan(spring);
+        assertThat(run.exitCode()).isZero();
+        JsonNode doc = JSON.readTree(run.out());
+        assertPartsSum(doc);
+        assertThat(doc.get("inputs").get("loadedClasses").asInt()).isEqualTo(25_000);
+        assertThat(doc.get("inputs").get("extraDirectMemoryBytes").asLong()).isEqualTo(64L << 20);
+        // ceil((25,000 x 5,800 B + 14,000,000 B) / MiB) = 152 MiB instead of the default 15,000 classes' 97 MiB.
+        assertThat(doc.get("jvmOptions").toString()).contains("-XX:MaxMetaspaceSize=152m");
+        // The direct cap gains the 64 MiB and loses part of the clients' share, which the larger JVM needs shrink.
+        JsonNode direct = findPart(doc.get("parts"), "jvm-direct-memory");
+        assertThat(direct.get("bytes").asLong())
+                .isGreaterThan(findPart(standard.get("parts"), "jvm-direct-memory").get("bytes").asLong());
+        assertThat(direct.get("reason").asText()).contains("+ 64 MiB the application's own libraries use");
+        assertThat(findPart(doc.get("parts"), "heap").get("bytes").asLong())
+                .isLessThan(findPart(standard.get("parts"), "heap").get("bytes").asLong());
+        Run tooMany = plan("--memory", "1Gi", "--partitions", "4", "--loaded-classes", "5");
+        assertThat(tooMany.exitCode()).isEqualTo(1);
+        assertThat(tooMany.err()).contains("loadedClasses must be between");
+        Run badQuantity = plan("--memory", "1Gi", "--partitions", "4", "--extra-direct-memory", "lots");
+        assertThat(badQuantity.exitCode()).isEqualTo(1);
+        assertThat(badQuantity.err()).contains("--extra-direct-memory");
+    }
+
+    @Test
+    void transactionalStateStoresBoundTheUncommittedWrites() throws Exception {
+        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
+                "--stores", "kv=2,window=1", "--transactional-state-stores", "--output", "json");
+        assertThat(run.exitCode()).isZero();
+        JsonNode doc = JSON.readTree(run.out());
+        assertPartsSum(doc);
+        assertThat(doc.get("streamsConfig").get("statestore.uncommitted.max.bytes").asText()).isEqualTo("42173151");
+        assertThat(findPart(doc.get("parts"), "uncommitted-write-batches").get("bytes").asLong()).isPositive();
+        Run old = plan("--memory", "2Gi", "--partitions", "4", "--stores", "kv=1", "--transactional-state-stores",
+                "--kafka-streams-version", "3.9");
+        assertThat(old.exitCode()).isEqualTo(1);
+        assertThat(old.err()).contains("needs Kafka Streams 4.4 or later");
+    }
+
+    @Test
     void replicaRangeKeepsTheRocksDbSettingsAcrossItAndSaysWhatTheyHoldFor() throws Exception {
         String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--stores", "kv=2",
                 "--standby-replicas", "1", "--min-replicas", "2", "--max-replicas", "6"};

@@ -104,6 +104,41 @@ class AgentRealBrokerTest {
         }
     }
 
+    /**
+     * Issue 14, part 1: transactional state stores (KIP-892) on. The policy declares them, the application enables
+     * them, and Kafka Streams 4.4's own stream threads run on the allocation's statestore.uncommitted.max.bytes
+     * (split among them) instead of the 64 MiB default, while the exactly-once output stays exact.
+     */
+    @Test
+    void transactionalStateStoresRunOnTheAllocationsUncommittedBound() throws Exception {
+        Path file = work.resolve("alloc-transactional.json");
+        AllocationDocument transactional = writeAllocation(file, FACTS.toBuilder().transactionalStateStores(true).build());
+        long bound = Long.parseLong(transactional.streamsConfig().get("statestore.uncommitted.max.bytes"));
+        assertThat(bound).isPositive().isLessThan(64L << 20);
+        AppRun.Launch launch = new AppRun.Launch();
+        launch.option(transactional.jvmOptions().toArray(new String[0]));
+        launch.option("-javaagent:" + AppRun.agentJar());
+        launch.env("STREAMS_APP_TRANSACTIONAL_STATESTORES", "true");
+        String topics = "txn-";
+        AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
+        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-transactional"), topics, THREADS, file)) {
+            Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
+            Map<String, Long> windowCounts = app.awaitCounts(topics + "window-out");
+            assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(windowCounts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            Properties r = app.awaitReport();
+            assertThat(r.getProperty("config.enable.transactional.statestores")).isEqualTo("true");
+            assertThat(r.getProperty("config.statestore.uncommitted.max.bytes")).isEqualTo(Long.toString(bound));
+            Map<String, String> perThread = select(r, "uncommittedPerThread.");
+            assertThat(perThread).hasSize(THREADS);
+            assertThat(perThread.values()).allSatisfy(v -> assertThat(v).isEqualTo(Long.toString(bound / THREADS)));
+            List<String> agentLines = app.agentLines();
+            assertThat(agentLines).noneMatch(line -> line.contains("WARN"));
+            assertThat(agentLines).anyMatch(line -> line.contains("statestore.uncommitted.max.bytes: 67108864 (default) -> " + bound));
+            assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
+        }
+    }
+
     private void assertBounded(Properties r, String version) {
         long capacity = allocation.rocksdb().blockCacheCapacityBytes();
         long recordCache = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));

@@ -100,6 +100,11 @@ class MemoryReportRealBrokerTest {
 
             // The figures the MBean gained, and the endpoint's one listening port and daemon threads.
             assertThat(Long.parseLong(r.getProperty("mbean.LoadedClasses"))).isPositive();
+            assertThat(Long.parseLong(r.getProperty("mbean.PlannedLoadedClasses")))
+                    .isEqualTo(allocation.inputs().loadedClasses());
+            assertThat(Long.parseLong(r.getProperty("mbean.MetaspaceUsedBytes"))).isPositive();
+            assertThat(samples.get("streams_memory_agent_jvm_planned_loaded_classes"))
+                    .isEqualTo(Integer.toString(allocation.inputs().loadedClasses()));
             assertThat(Long.parseLong(r.getProperty("mbean.DirectMaxBytes"))).isPositive();
             assertThat(Long.parseLong(r.getProperty("mbean.DirectUsedBytes"))).isGreaterThanOrEqualTo(0);
             assertThat(Long.parseLong(r.getProperty("mbean.RssBytes"))).isPositive();
@@ -135,8 +140,19 @@ class MemoryReportRealBrokerTest {
                 .isLessThanOrEqualTo(jvm.get("codeCacheMaxBytes").asLong());
         assertThat(jvm.get("directUsedBytes").asLong()).isGreaterThanOrEqualTo(0)
                 .isLessThanOrEqualTo(jvm.get("directMaxBytes").asLong());
-        assertThat(jvm.get("loadedClasses").asLong()).isGreaterThan(1000);
+        assertThat(jvm.get("loadedClasses").asLong()).isGreaterThan(1000)
+                .isLessThanOrEqualTo(jvm.get("plannedLoadedClasses").asLong());
+        // The caps the allocation planned, next to the ones in force (the injected flags, so they agree).
+        assertThat(jvm.get("plannedMetaspaceMaxBytes").asLong()).isEqualTo(part("jvm-metaspace"));
+        assertThat(jvm.get("plannedDirectMaxBytes").asLong()).isEqualTo(part("jvm-direct-memory"))
+                .isEqualTo(jvm.get("directMaxBytes").asLong());
+        assertThat(jvm.get("metaspaceMaxBytes").asLong()).isCloseTo(part("jvm-metaspace"),
+                org.assertj.core.data.Offset.offset(1L << 20)); // aligned to the metaspace commit granule
         assertThat(jvm.get("liveThreads").asLong()).isGreaterThan(THREADS);
+    }
+
+    private long part(String name) {
+        return allocation.parts().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow().bytes();
     }
 
     private void assertStreamsAndRocksDb(JsonNode report) {

@@ -71,6 +71,10 @@ public final class StreamsApp {
         props.put("consumer.auto.offset.reset", "earliest");
         // Exactly-once, so the output is exact even when a rebalance moves a task mid-way.
         props.put("processing.guarantee", "exactly_once_v2");
+        // Transactional state stores (KIP-892, Kafka Streams 4.4), when the test asks for them.
+        if ("true".equals(System.getenv("STREAMS_APP_TRANSACTIONAL_STATESTORES"))) {
+            props.put("enable.transactional.statestores", "true");
+        }
         return props;
     }
 
@@ -137,6 +141,15 @@ public final class StreamsApp {
         out.setProperty(p + "threads", Integer.toString(threads.size()));
         for (Object thread : threads) {
             out.setProperty(p + "threadCache." + ((Thread) thread).getName(), Long.toString(threadCacheSize(thread)));
+            // Kafka Streams 4.4's share of statestore.uncommitted.max.bytes for this thread (KIP-892).
+            try {
+                Field uncommitted = thread.getClass().getDeclaredField("maxUncommittedBytesPerThread");
+                uncommitted.setAccessible(true);
+                out.setProperty(p + "uncommittedPerThread." + ((Thread) thread).getName(),
+                        String.valueOf(uncommitted.get(thread)));
+            } catch (NoSuchFieldException e) {
+                // before Kafka Streams 4.4
+            }
         }
         Field totalCache = KafkaStreams.class.getDeclaredField("totalCacheSize");
         totalCache.setAccessible(true);
@@ -148,6 +161,12 @@ public final class StreamsApp {
         putAll(out, p + "config.main.consumer.", config.getMainConsumerConfigs("g", "c", 0));
         putAll(out, p + "config.restore.consumer.", config.getRestoreConsumerConfigs("c"));
         putAll(out, p + "config.producer.", config.getProducerConfigs("c"));
+        for (String key : List.of("enable.transactional.statestores", "statestore.uncommitted.max.bytes")) {
+            Object value = config.values().get(key); // null before Kafka Streams 4.4
+            if (value != null) {
+                out.setProperty(p + "config." + key, String.valueOf(value));
+            }
+        }
         out.setProperty(p + "config.buffered.records.per.partition",
                 String.valueOf(config.getInt("buffered.records.per.partition")));
         out.setProperty(p + "config.rocksdb.config.setter", String.valueOf(config.getClass("rocksdb.config.setter")));

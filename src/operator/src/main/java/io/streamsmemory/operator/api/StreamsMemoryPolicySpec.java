@@ -20,6 +20,10 @@ public class StreamsMemoryPolicySpec {
     @JsonPropertyDescription("The Kafka Streams topology of the workloads: threads, tasks and state stores.")
     private StreamsSpec streams;
 
+    @JsonPropertyDescription("What the application's JVM needs besides Kafka Streams: the classes it loads and the "
+            + "direct memory its own libraries use.")
+    private JvmSpec jvm;
+
     @JsonPropertyDescription("Choices that replace the engine's defaults; leave unset to let the engine decide.")
     private OverridesSpec overrides;
 
@@ -46,6 +50,14 @@ public class StreamsMemoryPolicySpec {
 
     public void setStreams(StreamsSpec streams) {
         this.streams = streams;
+    }
+
+    public JvmSpec getJvm() {
+        return jvm;
+    }
+
+    public void setJvm(JvmSpec jvm) {
+        this.jvm = jvm;
     }
 
     public OverridesSpec getOverrides() {

@@ -53,6 +53,12 @@ public class StreamsSpec {
             + "buffered.records.per.partition.")
     private String recordSize;
 
+    @Default("false")
+    @JsonPropertyDescription("Whether the application sets enable.transactional.statestores=true (KIP-892, Kafka "
+            + "Streams 4.4 and later). Its uncommitted writes are then kept on the heap and in RocksDB WriteBatches "
+            + "until each commit: the engine gives them a part and bounds statestore.uncommitted.max.bytes to it.")
+    private Boolean transactionalStateStores = false;
+
     @Pattern("^[0-9]+\\.[0-9]+(\\.[0-9]+)?$")
     @JsonPropertyDescription("Kafka Streams version of the application (default 4.4); before 3.4 the record cache "
             + "key is cache.max.bytes.buffering.")
@@ -120,6 +126,14 @@ public class StreamsSpec {
 
     public void setRecordSize(String recordSize) {
         this.recordSize = recordSize;
+    }
+
+    public Boolean getTransactionalStateStores() {
+        return transactionalStateStores;
+    }
+
+    public void setTransactionalStateStores(Boolean transactionalStateStores) {
+        this.transactionalStateStores = transactionalStateStores;
     }
 
     public String getKafkaStreamsVersion() {

@@ -6,6 +6,7 @@ import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.Overrides;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.OverridesSpec;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
@@ -46,6 +47,7 @@ public final class WorkloadPlanner {
                 .stores(new StoreCounts(orDefault(stores.getKeyValue(), 0), orDefault(stores.getWindow(), 0),
                         orDefault(stores.getSession(), 0)))
                 .globalStores(orDefault(streams.getGlobalStores(), 0))
+                .transactionalStateStores(Boolean.TRUE.equals(streams.getTransactionalStateStores()))
                 .overrides(overrides(spec.getOverrides()));
         if (streams.getRecordSize() != null) {
             long recordBytes = quantity("spec.streams.recordSize", streams.getRecordSize());
@@ -57,6 +59,7 @@ public final class WorkloadPlanner {
         if (streams.getKafkaStreamsVersion() != null) {
             builder.kafkaStreamsVersion(streams.getKafkaStreamsVersion());
         }
+        jvm(spec.getJvm(), builder);
         if (streams.getPartitions() != null) {
             builder.partitions(streams.getPartitions());
         }
@@ -120,6 +123,19 @@ public final class WorkloadPlanner {
                     + "container, %s", MetadataKeys.CONTAINER, wanted, containers.get(0).getName()));
         }
         return Optional.of(containers.get(0));
+    }
+
+    /** {@code spec.jvm}: what is unset keeps the engine's default. */
+    private static void jvm(JvmSpec jvm, WorkloadFacts.Builder builder) {
+        if (jvm == null) {
+            return;
+        }
+        if (jvm.getLoadedClasses() != null) {
+            builder.loadedClasses(jvm.getLoadedClasses());
+        }
+        if (jvm.getExtraDirectMemory() != null) {
+            builder.extraDirectMemoryBytes(quantity("spec.jvm.extraDirectMemory", jvm.getExtraDirectMemory()));
+        }
     }
 
     private static Overrides overrides(OverridesSpec spec) {

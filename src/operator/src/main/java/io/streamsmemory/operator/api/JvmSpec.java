@@ -1,0 +1,45 @@
+package io.streamsmemory.operator.api;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.streamsmemory.engine.MemoryModel;
+
+/**
+ * What the application's JVM needs besides Kafka Streams: the classes it loads (-XX:MaxMetaspaceSize) and the direct
+ * memory its own libraries use (-XX:MaxDirectMemorySize). The engine cannot see either; a guess too low crash-loops
+ * the pod on OutOfMemoryError: Metaspace or Direct buffer memory once the caps are injected.
+ */
+public class JvmSpec {
+    @Min(MemoryModel.MIN_LOADED_CLASSES)
+    @Max(MemoryModel.MAX_LOADED_CLASSES)
+    @JsonPropertyDescription("Classes the application loads (default " + MemoryModel.DEFAULT_LOADED_CLASSES
+            + "); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus 14 MB. Read it from a running pod: the "
+            + "classes of the Total Usage line of jcmd <pid> VM.metaspace (hidden classes included), else "
+            + "jvm.loadedClasses of the agent's report or jstat -class <pid> (Loaded; both leave hidden classes "
+            + "out); add a margin for classes loaded late.")
+    private Integer loadedClasses;
+
+    @Pattern(StreamsMemoryPolicySpec.QUANTITY)
+    @JsonPropertyDescription("Direct memory the application's own libraries use besides the Kafka clients (Netty, "
+            + "gRPC, a web server's NIO buffers), as a Kubernetes quantity (default 0); added to "
+            + "-XX:MaxDirectMemorySize and taken from the other parts.")
+    private String extraDirectMemory;
+
+    public Integer getLoadedClasses() {
+        return loadedClasses;
+    }
+
+    public void setLoadedClasses(Integer loadedClasses) {
+        this.loadedClasses = loadedClasses;
+    }
+
+    public String getExtraDirectMemory() {
+        return extraDirectMemory;
+    }
+
+    public void setExtraDirectMemory(String extraDirectMemory) {
+        this.extraDirectMemory = extraDirectMemory;
+    }
+}
