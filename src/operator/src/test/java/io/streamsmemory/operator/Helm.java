@@ -18,15 +18,15 @@ import java.util.regex.Pattern;
  * {@code ${STREAMS_MEMORY_CACHE:-~/.cache/streams-memory-operator}/helm/<version>/helm}. Helm's own config, cache
  * and data go under target/, never into the user's home.
  */
-final class Helm {
-    static final Path CHART = Path.of("../../deploy/helm/streams-memory-operator");
+public final class Helm {
+    public static final Path CHART = Path.of("../../deploy/helm/streams-memory-operator");
     static final String HOW_TO_BUILD = "build it with src/controlplane/bin/build-helm.sh (make helm; .ci/run does)";
     private static final Path VERSIONS_ENV =
             Path.of("../controlplane/src/main/resources/io/streamsmemory/controlplane/versions.env");
 
     /** What one run printed (stdout and stderr together) and how it ended. */
-    record Result(int exitCode, String output) {
-        Result orFail(String what) {
+    public record Result(int exitCode, String output) {
+        public Result orFail(String what) {
             if (exitCode != 0) {
                 throw new AssertionError(what + " exited with " + exitCode + ":\n" + output);
             }
@@ -45,7 +45,7 @@ final class Helm {
     }
 
     /** The cached helm, or an error naming the command that builds it (a missing helm never skips the tests). */
-    static Helm locate(Path home, Path kubeconfig) {
+    public static Helm locate(Path home, Path kubeconfig) {
         String version = pinnedVersion();
         Path binary = ControlPlaneBinaries.cacheRoot().resolve("helm").resolve(version).resolve("helm");
         if (!Files.isExecutable(binary) || !Files.isRegularFile(binary.resolveSibling(".complete"))) {
@@ -72,7 +72,7 @@ final class Helm {
         }
     }
 
-    Result run(String... args) {
+    public Result run(String... args) {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
         command.addAll(List.of(args));
