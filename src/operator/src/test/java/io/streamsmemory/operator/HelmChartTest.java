@@ -139,7 +139,7 @@ class HelmChartTest {
     @Test
     void aTypoInAValueFailsBeforeAnythingIsInstalled() {
         for (String typo : List.of("webhook.failurPolicy=Fail", "webhook.failurePolicy=Sometimes", "logFormat=xml",
-                "operator.replica=3", "webhook.agent.resources.limits.cpu=lots")) {
+                "operator.replica=3", "webhook.agent.resources.limits.cpu=lots", "certManager.issuerRef.kind=ClusterIssuer")) {
             Helm.Result result = helm.run("template", RELEASE, Helm.CHART.toString(), "--set", typo);
             assertThat(result.exitCode()).as("helm template --set %s", typo).isNotZero();
             assertThat(result.output()).as("helm template --set %s", typo).contains("values don't meet the specifications of the schema");
