@@ -11,7 +11,7 @@ EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores k
 FLUSHES ?= 1
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ run: control-plane-binaries ## The main job: the operator on the local control p
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: control-plane-binaries ## All tests: engine, plan, agent on a real Kafka broker, operator on a real API server
+test: control-plane-binaries helm ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server
 	rm -rf src/*/target/do-no-harm
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
@@ -96,6 +96,31 @@ control-plane: control-plane-binaries ## Start a local Kubernetes control plane;
 
 control-plane-down: ## Stop the local control plane and remove its state
 	src/controlplane/bin/down.sh
+
+helm: ## Build (or reuse from ~/.cache) the pinned helm the chart tests use
+	@src/controlplane/bin/build-helm.sh >/dev/null
+
+manifests: ## Render deploy/ from the Helm chart (the source) and copy crds/ into the chart; a test fails when they differ
+	src/scripts/manifests.sh
+
+# The images make images builds: the names are the chart's default values, the tag its appVersion.
+CHART := deploy/helm/streams-memory-operator
+IMAGE_TAG = $(shell awk -F'"' '/^appVersion:/ {print $$2}' $(CHART)/Chart.yaml)
+OPERATOR_IMAGE = $(shell awk '/^operator:/ {o=1} o && /repository:/ {print $$2; exit}' $(CHART)/values.yaml):$(IMAGE_TAG)
+AGENT_IMAGE = $(shell awk '/^  agent:/ {a=1} a && /repository:/ {print $$2; exit}' $(CHART)/values.yaml):$(IMAGE_TAG)
+# The first of docker and podman whose daemon (or service) answers.
+CONTAINER_TOOL ?= $(shell for t in docker podman; do command -v $$t >/dev/null 2>&1 && $$t info >/dev/null 2>&1 && { echo $$t; break; }; done)
+
+image-names: ## The two image references make images tags
+	@echo $(OPERATOR_IMAGE)
+	@echo $(AGENT_IMAGE)
+
+images: ## Build the operator and agent images with docker or podman (CONTAINER_TOOL=...)
+	@if [ -z "$(CONTAINER_TOOL)" ]; then echo "make images: no docker or podman that answers here: install or start one (or set CONTAINER_TOOL), then run make images again"; exit 0; fi; \
+	set -e; \
+	$(MVN) -q -pl src/agent,src/operator -am package -DskipTests; \
+	$(CONTAINER_TOOL) build -f src/operator/Dockerfile -t $(OPERATOR_IMAGE) src/operator/target/quarkus-app; \
+	$(CONTAINER_TOOL) build -f src/agent-image/Dockerfile -t $(AGENT_IMAGE) src/agent/target
 
 clean: ## Remove build outputs
 	$(MVN) -q clean

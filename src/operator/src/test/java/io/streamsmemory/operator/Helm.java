@@ -1,0 +1,115 @@
+package io.streamsmemory.operator;
+
+import io.streamsmemory.controlplane.ControlPlaneBinaries;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The pinned {@code helm} that {@code src/controlplane/bin/build-helm.sh} builds from the Go module proxy into
+ * {@code ${STREAMS_MEMORY_CACHE:-~/.cache/streams-memory-operator}/helm/<version>/helm}. Helm's own config, cache
+ * and data go under target/, never into the user's home.
+ */
+public final class Helm {
+    public static final Path CHART = Path.of("../../deploy/helm/streams-memory-operator");
+    static final String HOW_TO_BUILD = "build it with src/controlplane/bin/build-helm.sh (make helm; .ci/run does)";
+    private static final Path VERSIONS_ENV =
+            Path.of("../controlplane/src/main/resources/io/streamsmemory/controlplane/versions.env");
+
+    /** What one run printed (stdout and stderr together) and how it ended. */
+    public record Result(int exitCode, String output) {
+        public Result orFail(String what) {
+            if (exitCode != 0) {
+                throw new AssertionError(what + " exited with " + exitCode + ":\n" + output);
+            }
+            return this;
+        }
+    }
+
+    private final Path binary;
+    private final Path home;
+    private final Path kubeconfig;
+
+    private Helm(Path binary, Path home, Path kubeconfig) {
+        this.binary = binary;
+        this.home = home;
+        this.kubeconfig = kubeconfig;
+    }
+
+    /** The cached helm, or an error naming the command that builds it (a missing helm never skips the tests). */
+    public static Helm locate(Path home, Path kubeconfig) {
+        String version = pinnedVersion();
+        Path binary = ControlPlaneBinaries.cacheRoot().resolve("helm").resolve(version).resolve("helm");
+        if (!Files.isExecutable(binary) || !Files.isRegularFile(binary.resolveSibling(".complete"))) {
+            throw new IllegalStateException("helm " + version + " not found at " + binary + ": " + HOW_TO_BUILD);
+        }
+        return new Helm(binary, home, kubeconfig);
+    }
+
+    /** HELM_VERSION from the environment, else the default in versions.env (the one build-helm.sh reads). */
+    static String pinnedVersion() {
+        String env = System.getenv("HELM_VERSION");
+        if (env != null && !env.isBlank()) {
+            return env.trim();
+        }
+        try {
+            Matcher m = Pattern.compile("HELM_VERSION=\"\\$\\{HELM_VERSION:-([^}]+)}\"")
+                    .matcher(Files.readString(VERSIONS_ENV));
+            if (!m.find()) {
+                throw new IllegalStateException("no HELM_VERSION default in " + VERSIONS_ENV);
+            }
+            return m.group(1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Result run(String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(List.of(args));
+        return exec(command);
+    }
+
+    /** Runs a script of the repository (make manifests' script) with this helm's environment. */
+    Result script(Path script, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(script.toAbsolutePath().toString());
+        command.addAll(List.of(args));
+        return exec(command);
+    }
+
+    private Result exec(List<String> command) {
+        try {
+            Files.createDirectories(home);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            Map<String, String> env = builder.environment();
+            env.put("HELM_CONFIG_HOME", home.resolve("config").toAbsolutePath().toString());
+            env.put("HELM_CACHE_HOME", home.resolve("cache").toAbsolutePath().toString());
+            env.put("HELM_DATA_HOME", home.resolve("data").toAbsolutePath().toString());
+            if (kubeconfig != null) {
+                env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
+            }
+            Process process = builder.start();
+            byte[] out = process.getInputStream().readAllBytes();
+            if (!process.waitFor(2, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new AssertionError("timed out: " + command);
+            }
+            return new Result(process.exitValue(), new String(out, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.streamsmemory.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What can be checked of the images without a container runtime (none runs here): each Dockerfile copies files
+ * the build made (an IT: it runs after mvn package made target/quarkus-app), and the images make images tags are
+ * the chart's default images.
+ */
+class ImagesIT {
+    private static final Path REPO = Path.of("../..");
+    private static final Pattern COPY = Pattern.compile("^COPY\\s+(?:--\\S+\\s+)*(.+)\\s+\\S+$", Pattern.MULTILINE);
+
+    @Test
+    void theOperatorDockerfileCopiesTheFastJarLayout() throws IOException {
+        assertCopiesExist(Path.of("Dockerfile"), Path.of("target/quarkus-app"));
+    }
+
+    @Test
+    void theAgentDockerfileCopiesTheAgentJar() throws IOException {
+        assertCopiesExist(REPO.resolve("src/agent-image/Dockerfile"), REPO.resolve("src/agent/target"));
+    }
+
+    @Test
+    void makeImagesTagsTheChartsDefaultImages() throws Exception {
+        List<String> tagged = run(List.of("make", "-s", "-C", REPO.toString(), "image-names")).lines().toList();
+        Helm helm = Helm.locate(HelmChartTest.OUT.resolve("helm-home"), null);
+        String rendered = helm.run("template", "x", Helm.CHART.toString()).orFail("helm template").output();
+        assertThat(tagged).hasSize(2);
+        assertThat(rendered).contains("image: " + tagged.get(0))
+                .contains("name: STREAMSMEMORY_WEBHOOK_AGENT_IMAGE\n              value: \"" + tagged.get(1) + "\"");
+    }
+
+    private static void assertCopiesExist(Path dockerfile, Path context) throws IOException {
+        Matcher m = COPY.matcher(Files.readString(dockerfile));
+        List<String> sources = new ArrayList<>();
+        while (m.find()) {
+            sources.addAll(List.of(m.group(1).trim().split("\\s+")));
+        }
+        assertThat(sources).as("COPY sources of %s", dockerfile).isNotEmpty();
+        for (String source : sources) {
+            assertThat(context.resolve(source)).as("%s copies %s from the build context %s (build it first)",
+                    dockerfile, source, context).exists();
+        }
+    }
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as("%s: %s", command, out).isZero();
+        return out;
+    }
+}
