@@ -7,4 +7,19 @@ package io.streamsmemory.engine;
 public record RocksDbSettings(long blockCacheCapacityBytes, long writeBufferManagerBytes, long writeBufferSizeBytes,
                               int maxWriteBufferNumber, double highPriorityPoolRatio, boolean strictCapacityLimit,
                               long arenaBlockSizeBytes) {
+
+    /**
+     * The settings as the allocation's hashes digest them, from explicit names: the form a record's {@code toString()}
+     * gave when the hashes were first computed, kept so that renaming or adding a component (which changes
+     * {@code toString()}) does not change every restart hash and roll every workload.
+     */
+    String canonical() {
+        return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes
+                + ", writeBufferManagerBytes=" + writeBufferManagerBytes
+                + ", writeBufferSizeBytes=" + writeBufferSizeBytes
+                + ", maxWriteBufferNumber=" + maxWriteBufferNumber
+                + ", highPriorityPoolRatio=" + highPriorityPoolRatio
+                + ", strictCapacityLimit=" + strictCapacityLimit
+                + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + "]";
+    }
 }
