@@ -288,7 +288,7 @@ public final class AllocationEngine {
         Map<String, String> streamsConfig = new LinkedHashMap<>();
         List<Part> clientParts = clientParts(facts, topology, producerBuffer, fetchMax, streamsConfig);
         Map<String, String> cacheConfig = Map.of(version.recordCacheKey(), Long.toString(recordCachePerInstance));
-        Map<String, String> inputConfig = Map.of("buffered.records.per.partition", Long.toString(bufferedRecords));
+        Map<String, String> inputConfig = Map.of(StreamsConfigKeys.BUFFERED_RECORDS_PER_PARTITION, Long.toString(bufferedRecords));
         streamsConfig.putAll(cacheConfig);
         streamsConfig.putAll(inputConfig);
         if (uncommitted.on()) {
@@ -410,8 +410,8 @@ public final class AllocationEngine {
         long partitionFetch = Math.min(PARTITION_FETCH_DEFAULT, fetchMax);
         long batch = Math.min(PRODUCER_BATCH_DEFAULT, producerBuffer);
         Map<String, String> producer = new LinkedHashMap<>();
-        producer.put("producer.buffer.memory", Long.toString(producerBuffer));
-        producer.put("producer.batch.size", Long.toString(batch));
+        producer.put(StreamsConfigKeys.PRODUCER_BUFFER_MEMORY, Long.toString(producerBuffer));
+        producer.put(StreamsConfigKeys.PRODUCER_BATCH_SIZE, Long.toString(batch));
         streamsConfig.putAll(producer);
         List<Part> parts = new ArrayList<>();
         parts.add(Part.leaf("producer-buffers", threads * producerBuffer, String.format(
@@ -425,9 +425,9 @@ public final class AllocationEngine {
                 continue;
             }
             Map<String, String> config = new LinkedHashMap<>();
-            config.put(consumer[0] + ".consumer.fetch.max.bytes", Long.toString(fetchMax));
-            config.put(consumer[0] + ".consumer.max.partition.fetch.bytes", Long.toString(partitionFetch));
-            config.put(consumer[0] + ".consumer.receive.buffer.bytes", Long.toString(RECEIVE_BUFFER_DEFAULT));
+            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.FETCH_MAX_BYTES), Long.toString(fetchMax));
+            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.MAX_PARTITION_FETCH_BYTES), Long.toString(partitionFetch));
+            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.RECEIVE_BUFFER_BYTES), Long.toString(RECEIVE_BUFFER_DEFAULT));
             streamsConfig.putAll(config);
             parts.add(Part.leaf(consumer[1], count * fetchMax, String.format("%d %s x %s fetch.max.bytes "
                     + "(one fetch response held in the heap)", count, consumer[2], format(fetchMax)), config));

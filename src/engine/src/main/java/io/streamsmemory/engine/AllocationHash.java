@@ -17,7 +17,7 @@ final class AllocationHash {
         StringBuilder canonical = new StringBuilder();
         jvmOptions.forEach(option -> canonical.append(option).append('\n'));
         new TreeMap<>(streamsConfig).forEach((k, v) -> canonical.append(k).append('=').append(v).append('\n'));
-        canonical.append(rocksDb.canonical());
+        canonical.append(rocksDb == null ? "null" : rocksDb.canonical()); // null: no persistent store
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.toString().getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);

@@ -28,6 +28,6 @@ public record KafkaStreamsVersion(int major, int minor) {
     /** KIP-770 renamed {@code cache.max.bytes.buffering} to {@code statestore.cache.max.bytes} in 3.4. */
     public String recordCacheKey() {
         boolean renamed = major > 3 || (major == 3 && minor >= 4);
-        return renamed ? "statestore.cache.max.bytes" : "cache.max.bytes.buffering";
+        return renamed ? StreamsConfigKeys.STATESTORE_CACHE_MAX_BYTES : StreamsConfigKeys.CACHE_MAX_BYTES_BUFFERING;
     }
 }

@@ -25,7 +25,7 @@ import java.util.Map;
  * budgeted for all of them; an in-memory store keeps only the heap copy.
  */
 record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long nativeBytes, long threadsPerShare) {
-    static final String KEY = "statestore.uncommitted.max.bytes";
+    static final String KEY = StreamsConfigKeys.STATESTORE_UNCOMMITTED_MAX_BYTES;
     static final UncommittedWrites NONE = new UncommittedWrites(0, 0, 0, 0, 0);
 
     /**

@@ -15,6 +15,7 @@ class AllocationHashTest {
             0.1, false, 1_048_576L);
     /** The digest the toString()-based hashing gave for these settings (computed with the code before the change). */
     private static final String PINNED = "ba36eee5d28f0fd7";
+    private static final String PINNED_STATELESS = "7e6bb9949ea07025";
 
     @Test
     void theSameSettingsGiveTheDigestTheyAlwaysGave() {
@@ -25,6 +26,12 @@ class AllocationHashTest {
         assertThat(ROCKSDB.canonical()).isEqualTo("RocksDbSettings[blockCacheCapacityBytes=536870912, "
                 + "writeBufferManagerBytes=178956970, writeBufferSizeBytes=16777216, maxWriteBufferNumber=2, "
                 + "highPriorityPoolRatio=0.1, strictCapacityLimit=false, arenaBlockSizeBytes=1048576]");
+    }
+
+    @Test
+    void aStatelessAllocationGivesTheDigestItAlwaysGave() {
+        // Pinned from the toString()-based code, like PINNED: no RocksDB settings were appended as "null".
+        assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of(), null)).isEqualTo(PINNED_STATELESS);
     }
 
     @Test
