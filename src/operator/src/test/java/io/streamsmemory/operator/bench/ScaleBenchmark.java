@@ -54,6 +54,12 @@ public final class ScaleBenchmark {
     private static final Duration WAIT = Duration.ofMinutes(15);
 
     public static void main(String[] args) throws Exception {
+        run(args);
+        // The clients' thread pools are not daemons: without this the JVM stayed up after its summary, for ever.
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         int workloads = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         int bystanders = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
