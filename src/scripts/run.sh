@@ -65,11 +65,18 @@ if [[ "$embedded" == 1 ]]; then
   # The API server runs on this machine: point deploy/webhook.yaml's configuration at the local operator
   # (https://127.0.0.1:<port>) instead of the in-cluster Service; the operator fills in its caBundle.
   say "installing the pod admission webhook configuration (https://127.0.0.1:$webhook_port/mutate-pods)"
-  awk -v url="https://127.0.0.1:$webhook_port/mutate-pods" '
-    /^---/ { exit }
-    /^      service:/ { print "      url: " url; skip = 4; next }
-    skip > 0 { skip--; next }
-    { print }' deploy/webhook.yaml | kubectl apply -f - >&2
+  # deploy/webhook.yaml is generated from the Helm chart: take its MutatingWebhookConfiguration document, wherever it
+  # stands in the file, and replace each webhook's clientConfig with a structured patch (not a text edit).
+  webhook_url="https://127.0.0.1:$webhook_port/mutate-pods"
+  webhook_configuration="$(awk '/^---/ { if (keep) exit; doc = ""; next } { doc = doc $0 "\n" }
+    /^kind: MutatingWebhookConfiguration/ { keep = 1 } END { if (keep) printf "%s", doc }' deploy/webhook.yaml)"
+  webhook_count="$(kubectl create --dry-run=client -o jsonpath='{.webhooks[*].name}' -f - <<< "$webhook_configuration" | wc -w)"
+  webhook_patch=""
+  for ((i = 0; i < webhook_count; i++)); do
+    webhook_patch+="{\"op\":\"replace\",\"path\":\"/webhooks/$i/clientConfig\",\"value\":{\"url\":\"$webhook_url\"}},"
+  done
+  kubectl patch --local -f - --type=json -p "[${webhook_patch%,}]" -o yaml <<< "$webhook_configuration" \
+    | kubectl apply -f - >&2
 fi
 
 say "starting the operator (health and metrics on http://127.0.0.1:$port/q/health and /q/metrics, webhook on https://127.0.0.1:$webhook_port)"
