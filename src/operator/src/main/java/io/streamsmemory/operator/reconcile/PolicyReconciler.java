@@ -10,10 +10,12 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -29,6 +31,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -172,6 +175,21 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         return Stream.concat(outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
                         observeAgain(outcomes).stream())
                 .min(Comparator.naturalOrder()).map(control::rescheduleAfter).orElse(control);
+    }
+
+    /**
+     * A policy deleted while it was reconciled fails the status patch with 404. Reported as an error, that
+     * failure makes java-operator-sdk 5.2 forget the delete event when a workload event came in meanwhile (its
+     * retry marks a plain event over the delete), so the workloads would never be told. Ended without an error,
+     * the delete event that waits is reconciled next.
+     */
+    @Override
+    public ErrorStatusUpdateControl<StreamsMemoryPolicy> updateErrorStatus(StreamsMemoryPolicy policy,
+            Context<StreamsMemoryPolicy> context, Exception e) {
+        if (e instanceof KubernetesClientException failure && failure.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+            return ErrorStatusUpdateControl.<StreamsMemoryPolicy>noStatusUpdate().withNoRetry();
+        }
+        return ErrorStatusUpdateControl.defaultErrorProcessing();
     }
 
     /**
