@@ -9,6 +9,8 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 # SST files per RocksDB instance in make bench-rocksdb-overhead.
 FLUSHES ?= 1
+BUDGETS ?= 512Mi,1Gi,4Gi
+ALL_VARIANTS ?= false
 
 .DEFAULT_GOAL := help
 .PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
@@ -45,10 +47,10 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker: defaults vs Kafka docs' bounded config vs the agent (~6 min)
-	-@[ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || (apt-get install -y -qq libjemalloc2 >/dev/null 2>&1 || echo "libjemalloc2 not installed: the jemalloc variant is skipped")
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc; ~45 min)
 	$(MVN) -q -pl src/agent -am test-compile
-	java -Djava.awt.headless=true -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
+	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
+		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ~4 min)
 	$(MVN) -q -pl src/agent -am test-compile

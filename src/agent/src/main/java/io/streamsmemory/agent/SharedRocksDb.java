@@ -1,6 +1,7 @@
 package io.streamsmemory.agent;
 
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.TableFormatConfig;
@@ -69,6 +70,7 @@ final class SharedRocksDb {
             table.setCacheIndexAndFilterBlocks(true);
             table.setCacheIndexAndFilterBlocksWithHighPriority(true);
             table.setPinTopLevelIndexAndFilter(true);
+            partitionIndexAndFilters(table);
             options.setTableFormatConfig(table);
         } else {
             AgentLog.warnOnce("table-format:" + storeName, "store " + storeName + " does not use a block-based table ("
@@ -82,6 +84,20 @@ final class SharedRocksDb {
         long arena = options.arenaBlockSize();
         if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
             options.setArenaBlockSize(settings.arenaBlockSizeBytes());
+        }
+    }
+
+    /**
+     * With index and filter blocks in a small shared cache, each SST file's whole filter and index are single large
+     * blocks that evict data blocks and are read again on the next miss (the cliff RocksDB's wiki page
+     * "Partitioned Index/Filters" describes). Partitioned, they are cached in small blocks like data, and only the
+     * top level stays pinned (which is what pin_top_level_index_and_filter pins). Only where the application kept
+     * RocksDB's default index: a chosen index type is the application's setting and stays.
+     */
+    static void partitionIndexAndFilters(BlockBasedTableConfig table) {
+        if (table.indexType() == IndexType.kBinarySearch) {
+            table.setIndexType(IndexType.kTwoLevelIndexSearch);
+            table.setPartitionFilters(true);
         }
     }
 

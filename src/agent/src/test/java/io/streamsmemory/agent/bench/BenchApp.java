@@ -12,8 +12,10 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.TimeWindows;
 
 /**
- * The state-heavy application of the memory benchmark: per task two key-value stores (a count and the latest value
- * per key) and a windowed count (three live segments), so 16 partitions give 16 x (2 + 3) = 80 RocksDB instances.
+ * The state-heavy application of the memory benchmark: per task up to two key-value stores (the latest value per key
+ * and a count) and up to one windowed count (three live segments), so 16 partitions with all of them give
+ * 16 x (2 + 3) = 80 RocksDB instances. Arguments: bootstrap, application id, state directory, stream threads, topic,
+ * key-value stores (0..2), windowed stores (0..1), and "docs" for the docs' bounded RocksDB config.
  * Prints {@code PROCESSED <records> <epoch ms>} every second.
  */
 public final class BenchApp {
@@ -25,7 +27,9 @@ public final class BenchApp {
         String stateDir = args[2];
         int threads = Integer.parseInt(args[3]);
         String topic = args[4];
-        boolean docsBounded = args.length > 5 && args[5].equals("docs");
+        int keyValueStores = Integer.parseInt(args[5]);
+        int windowStores = Integer.parseInt(args[6]);
+        boolean docsBounded = args.length > 7 && args[7].equals("docs");
 
         Properties props = new Properties();
         props.put("application.id", applicationId);
@@ -40,11 +44,17 @@ public final class BenchApp {
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, String> input = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.String()))
                 .peek((key, value) -> PROCESSED.increment());
-        input.groupByKey().count(Materialized.as("count-store"));
-        input.groupByKey().reduce((previous, latest) -> latest, Materialized.as("latest-store"));
-        input.groupByKey()
-                .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(1)))
-                .count(Materialized.as("window-store"));
+        if (keyValueStores >= 1) {
+            input.groupByKey().reduce((previous, latest) -> latest, Materialized.as("latest-store"));
+        }
+        if (keyValueStores >= 2) {
+            input.groupByKey().count(Materialized.as("count-store"));
+        }
+        if (windowStores >= 1) {
+            input.groupByKey()
+                    .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                    .count(Materialized.as("window-store"));
+        }
 
         KafkaStreams streams = new KafkaStreams(builder.build(), props);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> streams.close(Duration.ofSeconds(15))));

@@ -2,6 +2,7 @@ package io.streamsmemory.agent.bench;
 
 import io.streamsmemory.agent.it.KafkaBroker;
 import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -38,20 +39,26 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * {@code make bench-memory}: one state-heavy Kafka Streams application (4 stream threads, 16 partitions, two key-value
- * stores and a windowed store per task: about 80 RocksDB instances) run against a real broker under one memory
- * budget, several ways: Kafka's defaults with -Xmx set to the engine's heap, the hand-written bound from Kafka's
- * memory-management docs, and the agent (also with glibc MALLOC_ARENA_MAX=2 and with jemalloc, when installed).
- * Samples each JVM's RSS from /proc, measures throughput, prints a table, writes a CSV and a PNG plot, and ends with
- * the {@code summary:} line.
- * <p>System properties: bench.budget (bytes, default 1 GiB), bench.seconds (measured seconds per run, default 60),
- * bench.records (input records, default 4,000,000), bench.out, bench.agentJar.
+ * {@code make bench-memory}: one state-heavy Kafka Streams application (two key-value stores and a windowed store
+ * per task; at 4 stream threads and 16 partitions about 80 RocksDB instances) run against a real broker under each
+ * memory budget, three ways: Kafka's defaults with -Xmx set to the engine's heap, the hand-written bound from Kafka's
+ * memory-management docs, and the agent (with {@code bench.allVariants=true} also the agent with glibc
+ * MALLOC_ARENA_MAX=2 and with jemalloc, when installed). Each run lasts until its RSS has stopped rising (or, for
+ * the unbounded variants, has passed the budget), samples the JVM's RSS from /proc and its throughput, and each
+ * budget ends with a table, a CSV, a PNG plot and its {@code summary:} line.
+ * <p>Where the application does not fit a budget, it is sized down for it (fewer stream threads, then fewer stores),
+ * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
+ * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
+ * counts, default 120), bench.plateauSeconds (the window in which RSS must not rise by more than 1%, default 60),
+ * bench.maxSeconds (default 300), bench.records (input records, default 12,000,000), bench.out, bench.agentJar.
  */
 public final class MemoryBenchmark {
-    private static final int THREADS = 4;
+    private static final int MAX_THREADS = 4;
     private static final int PARTITIONS = 16;
     private static final String TOPIC = "bench-input";
     private static final String JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    /** Within this share of its earlier peak, RSS counts as no longer rising. */
+    private static final double PLATEAU_GROWTH = 0.01;
 
     private record Variant(String name, List<String> jvmOptions, Map<String, String> env, boolean agent,
                            boolean docs) {
@@ -60,15 +67,34 @@ public final class MemoryBenchmark {
     private record Sample(double seconds, long rssBytes) {
     }
 
+    /** How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". */
     private record Result(Variant variant, long peakRss, List<Sample> samples, double throughput, long processed,
-                          int rocksDbInstances) {
+                          int rocksDbInstances, String ending) {
+    }
+
+    /** The application as sized for one budget, and the engine's allocation for it. */
+    private record Sizing(long budget, int threads, StoreCounts stores, AllocationDocument allocation, String json) {
+        String label() {
+            return String.format(Locale.ROOT, "threads=%d stores=kv:%d+window:%d", threads, stores.keyValue(),
+                    stores.window());
+        }
+
+        boolean sizedDown() {
+            return threads < MAX_THREADS || !stores.equals(new StoreCounts(2, 1, 0));
+        }
+    }
+
+    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {
     }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        long budget = Long.getLong("bench.budget", 1L << 30);
-        int seconds = Integer.getInteger("bench.seconds", 60);
-        long records = Long.getLong("bench.records", 4_000_000L);
+        List<Long> budgets = Stream.of(System.getProperty("bench.budgets", "512Mi,1Gi,4Gi").split(","))
+                .map(String::trim).map(ByteSize::parse).toList();
+        Timing timing = new Timing(Integer.getInteger("bench.minSeconds", 120),
+                Integer.getInteger("bench.plateauSeconds", 60), Integer.getInteger("bench.maxSeconds", 300));
+        long records = Long.getLong("bench.records", 12_000_000L);
+        boolean allVariants = Boolean.getBoolean("bench.allVariants");
         Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory")).toAbsolutePath();
         Path agentJar = Path.of(System.getProperty("bench.agentJar", "src/agent/target/streams-memory-agent.jar"))
                 .toAbsolutePath();
@@ -77,85 +103,122 @@ public final class MemoryBenchmark {
         }
         deleteTree(out);
         Files.createDirectories(out);
-
-        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(budget).streamThreads(THREADS)
-                .partitions(PARTITIONS).stores(new StoreCounts(2, 1, 0)).build();
-        AllocationResult result = new AllocationEngine().allocate(facts);
-        if (!result.ok()) {
-            throw new IllegalStateException(result.message());
-        }
-        String json = AllocationJson.write(result.allocation());
-        AllocationDocument allocation = AllocationJson.read(json);
-        Path allocationFile = out.resolve("alloc.json");
-        Files.writeString(allocationFile, json);
-        String xmx = allocation.jvmOptions().stream().filter(o -> o.startsWith("-Xmx")).findFirst().orElseThrow();
-
         String fullClasspath = System.getProperty("java.class.path");
         String appClasspath = KafkaBroker.classpathWithout(fullClasspath, "/agent/target/classes",
                 "/engine/target/classes", "streams-memory-engine");
 
+        List<String> summaries = new ArrayList<>();
+        long started = System.nanoTime();
+        try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
+            broker.createTopics(PARTITIONS, TOPIC);
+            produce(broker.bootstrap(), records, records / 2);
+            System.out.printf(Locale.ROOT, "broker up and %d records (%d keys) produced after %.0f s%n", records,
+                    records / 2, (System.nanoTime() - started) / 1e9);
+            for (long budget : budgets) {
+                Path dir = out.resolve("budget-" + ByteSize.format(budget).replace(" ", ""));
+                Files.createDirectories(dir);
+                Sizing sizing = size(budget);
+                List<Variant> variants = variants(sizing, dir, agentJar, allVariants);
+                System.out.printf(Locale.ROOT, "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
+                                + "%d, write buffers %d; %d partitions; runs of %d..%d s, plateau when RSS rises "
+                                + "under %.0f%% in %d s%n", budget, ByteSize.format(budget), sizing.label(),
+                        sizing.sizedDown() ? " (sized down to fit)" : "", xmx(sizing.allocation()),
+                        sizing.allocation().rocksdb().blockCacheCapacityBytes(),
+                        sizing.allocation().rocksdb().writeBufferManagerBytes(), PARTITIONS, timing.minSeconds(),
+                        timing.maxSeconds(), PLATEAU_GROWTH * 100, timing.plateauSeconds());
+                List<Result> results = new ArrayList<>();
+                for (Variant variant : variants) {
+                    Result run = run(variant, sizing, broker.bootstrap(), appClasspath, dir, timing);
+                    results.add(run);
+                    System.out.printf(Locale.ROOT, "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
+                                    + "RocksDB instances %d  ended: %s%n", variant.name(), run.peakRss() / 1048576.0,
+                            run.throughput(), run.rocksDbInstances(), run.ending());
+                }
+                summaries.add(report(sizing, results, dir));
+            }
+        }
+        System.out.printf(Locale.ROOT, "%nall budgets in %.0f s%n", (System.nanoTime() - started) / 1e9);
+        summaries.forEach(System.out::println);
+    }
+
+    /** The benchmark's application as large as the budget holds: 4 threads and all stores, else fewer. */
+    private static Sizing size(long budget) {
+        List<StoreCounts> storeChoices = List.of(new StoreCounts(2, 1, 0), new StoreCounts(1, 1, 0),
+                new StoreCounts(1, 0, 0));
+        for (StoreCounts stores : storeChoices) {
+            for (int threads = MAX_THREADS; threads >= 1; threads /= 2) {
+                AllocationResult result = new AllocationEngine().allocate(WorkloadFacts.builder().memoryBytes(budget)
+                        .streamThreads(threads).partitions(PARTITIONS).stores(stores).build());
+                if (result.ok()) {
+                    String json = AllocationJson.write(result.allocation());
+                    return new Sizing(budget, threads, stores, AllocationJson.read(json), json);
+                }
+            }
+        }
+        throw new IllegalStateException("no sizing of the benchmark's application fits " + ByteSize.format(budget));
+    }
+
+    private static String xmx(AllocationDocument allocation) {
+        return allocation.jvmOptions().stream().filter(o -> o.startsWith("-Xmx")).findFirst().orElseThrow();
+    }
+
+    private static List<Variant> variants(Sizing sizing, Path dir, Path agentJar, boolean allVariants)
+            throws IOException {
+        Path allocationFile = dir.resolve("alloc.json");
+        Files.writeString(allocationFile, sizing.json());
+        String xmx = xmx(sizing.allocation());
         List<Variant> variants = new ArrayList<>();
         variants.add(new Variant("default", List.of(xmx), Map.of(), false, false));
         variants.add(new Variant("docs-bounded", List.of(xmx,
-                "-Ddocs.totalOffHeapMemory=" + allocation.rocksdb().blockCacheCapacityBytes(),
-                "-Ddocs.totalMemtableMemory=" + allocation.rocksdb().writeBufferManagerBytes()), Map.of(), false,
-                true));
-        List<String> agentOptions = new ArrayList<>(allocation.jvmOptions());
+                "-Ddocs.totalOffHeapMemory=" + sizing.allocation().rocksdb().blockCacheCapacityBytes(),
+                "-Ddocs.totalMemtableMemory=" + sizing.allocation().rocksdb().writeBufferManagerBytes()), Map.of(),
+                false, true));
+        List<String> agentOptions = new ArrayList<>(sizing.allocation().jvmOptions());
         agentOptions.add("-javaagent:" + agentJar);
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
         variants.add(new Variant("agent", agentOptions, agentEnv, true, false));
+        if (!allVariants) {
+            return variants;
+        }
         variants.add(new Variant("agent+MALLOC_ARENA_MAX=2", agentOptions,
                 merge(agentEnv, Map.of("MALLOC_ARENA_MAX", "2")), true, false));
         if (Files.exists(Path.of(JEMALLOC))) {
             variants.add(new Variant("agent+jemalloc", agentOptions, merge(agentEnv, Map.of("LD_PRELOAD", JEMALLOC)),
                     true, false));
         } else {
-            System.out.println("jemalloc not installed (" + JEMALLOC + "): apt-get install -y libjemalloc2; "
-                    + "skipping that variant");
+            System.out.println("jemalloc not installed (" + JEMALLOC + "; Debian package libjemalloc2): skipping "
+                    + "that variant");
         }
+        return variants;
+    }
 
-        System.out.printf(Locale.ROOT, "budget %d bytes (%.0f MiB); engine heap %s; block cache %d, write buffers %d; "
-                        + "%d threads, %d partitions, kv=2 window=1 stores per task; %d input records; %d s per run%n",
-                budget, budget / 1048576.0, xmx, allocation.rocksdb().blockCacheCapacityBytes(),
-                allocation.rocksdb().writeBufferManagerBytes(), THREADS, PARTITIONS, records, seconds);
-        List<Result> results = new ArrayList<>();
-        long started = System.nanoTime();
-        try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
-            broker.createTopics(PARTITIONS, TOPIC);
-            produce(broker.bootstrap(), records);
-            System.out.printf(Locale.ROOT, "broker up and %d records produced after %.0f s%n", records,
-                    (System.nanoTime() - started) / 1e9);
-            for (Variant variant : variants) {
-                Result run = run(variant, broker.bootstrap(), appClasspath, out, seconds);
-                results.add(run);
-                System.out.printf(Locale.ROOT, "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
-                                + "RocksDB instances %d%n", variant.name(), run.peakRss() / 1048576.0,
-                        run.throughput(), run.rocksDbInstances());
-            }
-        }
-        writeCsv(out.resolve("rss.csv"), results);
-        plot(out.resolve("rss.png"), results, budget);
-
+    /** Prints the budget's table, writes its CSV and plot, and returns its summary line. */
+    private static String report(Sizing sizing, List<Result> results, Path dir) throws IOException {
+        long budget = sizing.budget();
+        writeCsv(dir.resolve("rss.csv"), results);
+        plot(dir.resolve("rss.png"), results, sizing);
         Result defaults = find(results, "default");
         Result docs = find(results, "docs-bounded");
         Result agent = find(results, "agent");
         System.out.println();
-        System.out.printf(Locale.ROOT, "| %-26s | %12s | %10s | %14s | %10s | %9s |%n", "variant", "peak RSS MiB",
-                "RSS/budget", "records/s", "vs default", "RocksDBs");
+        System.out.printf(Locale.ROOT, "| %-26s | %12s | %10s | %14s | %10s | %9s | %-11s |%n", "variant",
+                "peak RSS MiB", "RSS/budget", "records/s", "vs default", "RocksDBs", "ended");
         System.out.println("|" + "-".repeat(28) + "|" + "-".repeat(14) + "|" + "-".repeat(12) + "|" + "-".repeat(16)
-                + "|" + "-".repeat(12) + "|" + "-".repeat(11) + "|");
+                + "|" + "-".repeat(12) + "|" + "-".repeat(11) + "|" + "-".repeat(13) + "|");
         for (Result run : results) {
-            System.out.printf(Locale.ROOT, "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %9d |%n",
+            System.out.printf(Locale.ROOT, "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %9d | %-11s |%n",
                     run.variant().name(), run.peakRss() / 1048576.0, run.peakRss() / (double) budget,
-                    run.throughput(), run.throughput() / defaults.throughput(), run.rocksDbInstances());
+                    run.throughput(), run.throughput() / defaults.throughput(), run.rocksDbInstances(), run.ending());
         }
-        System.out.println();
-        System.out.printf(Locale.ROOT, "plot: %s  samples: %s  total %.0f s%n", out.resolve("rss.png"),
-                out.resolve("rss.csv"), (System.nanoTime() - started) / 1e9);
-        System.out.printf(Locale.ROOT, "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
-                        + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f%n",
+        System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
+        String summary = String.format(Locale.ROOT, "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
+                        + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
+                        + "ended=default:%s,docs:%s,agent:%s",
                 budget, defaults.peakRss(), docs.peakRss(), agent.peakRss(), agent.peakRss() / (double) budget,
-                agent.throughput() / defaults.throughput());
+                agent.throughput() / defaults.throughput(), sizing.label().replace(' ', ','),
+                sizing.sizedDown() ? ",sized-down-to-fit" : "", defaults.ending(), docs.ending(), agent.ending());
+        System.out.println(summary);
+        return summary;
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
@@ -168,7 +231,7 @@ public final class MemoryBenchmark {
         return results.stream().filter(r -> r.variant().name().equals(name)).findFirst().orElseThrow();
     }
 
-    private static void produce(String bootstrap, long records) {
+    private static void produce(String bootstrap, long records, long keys) {
         Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "acks", "1", "linger.ms", 20,
                 "batch.size", 262144, "buffer.memory", 67108864L, "compression.type", "lz4",
                 "key.serializer", StringSerializer.class.getName(), "value.serializer", StringSerializer.class.getName());
@@ -181,7 +244,7 @@ public final class MemoryBenchmark {
                 for (int c = 0; c < value.length; c++) {
                     value[c] = (char) ('a' + random.nextInt(26));
                 }
-                String key = "key-" + random.nextInt(1_500_000);
+                String key = "key-" + random.nextLong(keys);
                 producer.send(new ProducerRecord<>(TOPIC, null, base + i * eventSpan / records, key,
                         new String(value)));
             }
@@ -189,16 +252,18 @@ public final class MemoryBenchmark {
         }
     }
 
-    private static Result run(Variant variant, String bootstrap, String classpath, Path out, int seconds)
-            throws Exception {
+    private static Result run(Variant variant, Sizing sizing, String bootstrap, String classpath, Path out,
+                              Timing timing) throws Exception {
         String slug = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
         Path dir = out.resolve("run-" + slug);
         Files.createDirectories(dir);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(variant.jvmOptions());
-        command.addAll(List.of("-cp", classpath, BenchApp.class.getName(), bootstrap, "bench-" + slug,
-                dir.resolve("state").toString(), Integer.toString(THREADS), TOPIC));
+        command.addAll(List.of("-cp", classpath, BenchApp.class.getName(), bootstrap,
+                "bench-" + sizing.budget() + "-" + slug, dir.resolve("state").toString(),
+                Integer.toString(sizing.threads()), TOPIC, Integer.toString(sizing.stores().keyValue()),
+                Integer.toString(sizing.stores().window())));
         if (variant.docs()) {
             command.add("docs");
         }
@@ -215,9 +280,9 @@ public final class MemoryBenchmark {
         reader.start();
         List<Sample> samples = new ArrayList<>();
         long peak = 0;
-        long startupDeadline = start + TimeUnit.SECONDS.toNanos(90);
-        long measureEnd = Long.MAX_VALUE;
+        String ending = "no-progress";
         try {
+            long measuredFrom = 0;
             while (process.isAlive()) {
                 long now = System.nanoTime();
                 Map<String, Long> status = procStatus(process.pid());
@@ -226,12 +291,18 @@ public final class MemoryBenchmark {
                     peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
                 }
                 synchronized (progress) {
-                    if (measureEnd == Long.MAX_VALUE && progress[0] > 0) {
-                        measureEnd = now + TimeUnit.SECONDS.toNanos(seconds);
+                    if (measuredFrom == 0 && progress[0] > 0) {
+                        measuredFrom = now;
                     }
                 }
-                if (now > measureEnd || (measureEnd == Long.MAX_VALUE && now > startupDeadline)) {
-                    break;
+                if (measuredFrom == 0 && now - start > TimeUnit.SECONDS.toNanos(90)) {
+                    break; // never started processing
+                }
+                if (measuredFrom > 0) {
+                    ending = ending(variant, samples, peak, sizing.budget(), (now - measuredFrom) / 1e9, timing);
+                    if (ending != null) {
+                        break;
+                    }
                 }
                 Thread.sleep(500);
             }
@@ -250,7 +321,31 @@ public final class MemoryBenchmark {
             double span = (progress[3] - progress[1]) / 1000.0;
             throughput = span > 0 ? (progress[2] - progress[0]) / span : 0;
         }
-        return new Result(variant, peak, samples, throughput, processed, countRocksDbs(dir.resolve("state")));
+        return new Result(variant, peak, samples, throughput, processed, countRocksDbs(dir.resolve("state")),
+                ending == null ? "process-exit" : ending);
+    }
+
+    /**
+     * Whether a run has shown what it can: its RSS rose by less than {@link #PLATEAU_GROWTH} over the last plateau
+     * window (after the minimum), an unbounded variant passed the budget, or the maximum time is up; null to go on.
+     */
+    private static String ending(Variant variant, List<Sample> samples, long peak, long budget, double measured,
+                                 Timing timing) {
+        if (!variant.agent() && peak > budget) {
+            return "over-budget";
+        }
+        if (measured >= timing.maxSeconds()) {
+            return "max-time";
+        }
+        if (measured < timing.minSeconds()) {
+            return null;
+        }
+        double windowStart = samples.get(samples.size() - 1).seconds() - timing.plateauSeconds();
+        long before = samples.stream().filter(s -> s.seconds() < windowStart).mapToLong(Sample::rssBytes).max()
+                .orElse(0);
+        long within = samples.stream().filter(s -> s.seconds() >= windowStart).mapToLong(Sample::rssBytes).max()
+                .orElse(0);
+        return before > 0 && within <= before * (1 + PLATEAU_GROWTH) ? "plateau" : null;
     }
 
     private static void readProgress(Process process, long[] progress) {
@@ -319,7 +414,8 @@ public final class MemoryBenchmark {
         }
     }
 
-    private static void plot(Path file, List<Result> results, long budget) throws IOException {
+    private static void plot(Path file, List<Result> results, Sizing sizing) throws IOException {
+        long budget = sizing.budget();
         System.setProperty("java.awt.headless", "true");
         XYSeriesCollection dataset = new XYSeriesCollection();
         for (Result run : results) {
@@ -330,8 +426,8 @@ public final class MemoryBenchmark {
             dataset.addSeries(series);
         }
         JFreeChart chart = ChartFactory.createXYLineChart(
-                String.format(Locale.ROOT, "Kafka Streams RSS, %d threads, %d partitions, budget %.0f MiB",
-                        THREADS, PARTITIONS, budget / 1048576.0),
+                String.format(Locale.ROOT, "Kafka Streams RSS, %s, %d partitions, budget %s", sizing.label(),
+                        PARTITIONS, ByteSize.format(budget)),
                 "seconds since JVM start", "RSS (MiB)", dataset, PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = chart.getXYPlot();
         ValueMarker marker = new ValueMarker(budget / 1048576.0, Color.RED, new BasicStroke(2f));

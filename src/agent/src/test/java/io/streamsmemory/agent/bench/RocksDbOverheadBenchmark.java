@@ -16,6 +16,7 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
+import org.rocksdb.IndexType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -187,6 +188,8 @@ public final class RocksDbOverheadBenchmark {
         table.setCacheIndexAndFilterBlocks(true);
         table.setCacheIndexAndFilterBlocksWithHighPriority(true);
         table.setPinTopLevelIndexAndFilter(true);
+        table.setIndexType(IndexType.kTwoLevelIndexSearch);
+        table.setPartitionFilters(true);
         Options options = new Options();
         options.setCreateIfMissing(true);
         options.setErrorIfExists(false);
