@@ -71,11 +71,11 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
 
     /**
      * Why the share is too small, as a format whose {@code %1$s} and {@code %2$s} are what each instance needs and
-     * has ({@link AllocationEngine}'s failures append them).
+     * has ({@link DoesNotFit} appends them).
      */
     String tooSmallDetail(WorkloadFacts facts, long baseMiB, String base) {
         return String.format("transactional state stores: %d stream threads%s of each KafkaStreams instance need at "
-                        + "least %s of uncommitted writes each (statestore.uncommitted.max.bytes), and the %d%% share "
+                        + "least %s of uncommitted writes each (" + KEY + "), and the %d%% share "
                         + "of %s (%s) is %s: with its heap and RocksDB WriteBatch copies counted, each instance ",
                 facts.streamThreads(), threadsPerShare > facts.streamThreads() ? " + the global thread" : "",
                 format(UNCOMMITTED_MIN_PER_THREAD), UNCOMMITTED_PERCENT, base, format(baseMiB * MiB),
@@ -88,7 +88,7 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
 
     Part heapPart(WorkloadFacts facts) {
         return Part.leaf("uncommitted-writes", heapBytes, String.format(
-                "transactional state stores (KIP-892): %d KafkaStreams instance(s) x %s statestore.uncommitted.max.bytes "
+                "transactional state stores (KIP-892): %d KafkaStreams instance(s) x %s " + KEY + " "
                         + "(split over %d threads), kept on the heap until each commit with %d B per write of %s",
                 facts.instancesPerPod(), format(perInstance), threadsPerShare, UNCOMMITTED_ENTRY_HEAP_OVERHEAD,
                 format(facts.recordBytes())), config());
