@@ -2,6 +2,7 @@ package io.streamsmemory.engine;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The engine's answer for one pod: the parts (summing exactly to {@code memoryBytes}), the settings
@@ -29,7 +30,7 @@ public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topolog
                          DefaultsBaseline baseline, String hash, String restartHash) {
 
     public Part part(String name) {
-        return parts.stream().map(p -> p.find(name)).flatMap(java.util.Optional::stream).findFirst()
+        return parts.stream().map(p -> p.find(name)).flatMap(Optional::stream).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no part " + name));
     }
 }

@@ -21,6 +21,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -202,7 +203,7 @@ class HelmChartTest {
 
     /** The objects of the chart's kinds left in a namespace (the Lease is the operator's, made at run time). */
     private List<String> leftIn(String namespace) {
-        List<HasMetadata> left = new java.util.ArrayList<>();
+        List<HasMetadata> left = new ArrayList<>();
         left.addAll(client.apps().deployments().inNamespace(namespace).list().getItems());
         left.addAll(client.services().inNamespace(namespace).list().getItems());
         left.addAll(client.secrets().inNamespace(namespace).list().getItems());
@@ -214,7 +215,7 @@ class HelmChartTest {
     }
 
     private List<HasMetadata> template(String... args) {
-        List<String> command = new java.util.ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(),
+        List<String> command = new ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(),
                 "--namespace", NAMESPACE));
         command.addAll(List.of(args));
         String yaml = helm.run(command.toArray(String[]::new)).orFail("helm template " + String.join(" ", args)).output();

@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.admission;
 
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +12,7 @@ import java.util.List;
  */
 public final class WebhookSettings {
     /** Names the operator's manifests (deploy/webhook.yaml) use. */
-    public static final String DEFAULT_CONFIGURATION_NAME = io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURATION;
+    public static final String DEFAULT_CONFIGURATION_NAME = MetadataKeys.WEBHOOK_CONFIGURATION;
     public static final String DEFAULT_SECRET_NAME = "streams-memory-operator-webhook-tls";
     public static final String DEFAULT_SERVICE_NAME = "streams-memory-operator-webhook";
     public static final String PATH = "/mutate-pods";
