@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -82,7 +83,7 @@ class HelmChartTest {
         Map<String, String> env = env(one(objects, Deployment.class));
         assertThat(env).containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true")
                 .containsEntry("MALLOC_ARENA_MAX", "2")
-                .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", "ghcr.io/streams-memory/streams-memory-agent:0.1.0")
+                .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", WebhookSettings.DEFAULT_AGENT_IMAGE)
                 .doesNotContainKeys("QUARKUS_OPERATOR_SDK_CONTROLLERS_STREAMSMEMORYPOLICY_NAMESPACES",
                         "STREAMSMEMORY_WEBHOOK_CERT_FILE", "STREAMSMEMORY_WEBHOOK_AGENT_IMAGE_PULL_SECRETS");
     }
