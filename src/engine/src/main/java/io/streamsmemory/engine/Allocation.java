@@ -21,8 +21,9 @@ import java.util.Optional;
  * @param rocksDb       shared RocksDB cache settings, null when the topology has no persistent store
  * @param baseline      what Kafka's and the JVM's defaults would use for this topology
  * @param hash          digest of every applied setting: equal hashes mean equal pods
- * @param restartHash   digest of the settings a running JVM cannot take without a restart (JVM flags and
- *                      RocksDB capacities); Kafka Streams config alone changes only this the next time pods start
+ * @param restartHash   digest of the JVM options and RocksDB settings only, what a running JVM cannot take without a
+ *                      restart: a change of the Kafka Streams config alone leaves it as it was (rolls no pod), and
+ *                      pods take that change the next time they start
  */
 public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, Topology plannedTopology,
                          List<Part> parts,

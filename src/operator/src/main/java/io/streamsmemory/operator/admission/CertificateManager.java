@@ -236,7 +236,7 @@ public final class CertificateManager implements AutoCloseable {
         }
     }
 
-    /** Creates or updates the Secret; false when another replica changed it first. */
+    /** The Secret's data (base64, as Secret.data holds it) for {@code state}. */
     static Map<String, String> secretData(State state) {
         Map<String, String> data = new LinkedHashMap<>();
         data.put(CA_CERT, encode(state.ca().certPem()));
@@ -247,6 +247,7 @@ public final class CertificateManager implements AutoCloseable {
         return data;
     }
 
+    /** Creates or updates the Secret; false when another replica changed it first. */
     private boolean writeSecret(Secret current, State state) {
         Map<String, String> data = secretData(state);
         try {
