@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.Part;
-import io.streamsmemory.engine.RocksDbSettings;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -33,7 +32,7 @@ class AllocationContractTest {
         assertThat(AgentAllocation.FORMAT_VERSION).isEqualTo(AllocationDocument.FORMAT_VERSION);
         assertThat(names(AllocationDocument.class)).contains("apiVersion", "kind", "formatVersion", "hash",
                 "memoryBytes", "streamsConfig", "rocksdb");
-        assertThat(names(RocksDbSettings.class))
+        assertThat(names(io.streamsmemory.engine.RocksDbSettings.class)) // the engine's and the agent's own
                 .containsExactlyInAnyOrder(accessors(RocksDbSettings.class));
         assertThat(names(WorkloadFacts.class)).contains("instancesPerPod");
         assertThat(names(Part.class)).contains("name", "bytes");
@@ -106,7 +105,7 @@ class AllocationContractTest {
             Map<String, Long> expected = new LinkedHashMap<>();
             engine.streamsConfig().forEach((key, value) -> expected.put(key, Long.parseLong(value)));
             assertThat(agent.streamsConfig()).containsExactlyEntriesOf(expected);
-            RocksDbSettings rocks = engine.rocksdb();
+            io.streamsmemory.engine.RocksDbSettings rocks = engine.rocksdb();
             assertThat(agent.rocksDb()).isEqualTo(new RocksDbSettings(rocks.blockCacheCapacityBytes(),
                     rocks.writeBufferManagerBytes(), rocks.writeBufferSizeBytes(), rocks.maxWriteBufferNumber(),
                     rocks.highPriorityPoolRatio(), rocks.strictCapacityLimit(), rocks.arenaBlockSizeBytes()));
