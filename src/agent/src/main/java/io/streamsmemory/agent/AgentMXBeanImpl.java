@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -105,7 +106,7 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
         return safe(RocksDbStats.pinnedUsage);
     }
 
-    private static long safe(java.util.function.LongSupplier supplier) {
+    private static long safe(LongSupplier supplier) {
         try {
             return supplier.getAsLong();
         } catch (Throwable t) {

@@ -4,6 +4,7 @@ import io.streamsmemory.agent.KafkaCatalog.Client;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -132,7 +133,7 @@ final class ConfigMerger {
             }
             String bare = key.substring(prefix.prefix.length());
             if (!catalog.knows(prefix.client, bare)) {
-                skipped.add(key + " (not a " + prefix.client.name().toLowerCase(java.util.Locale.ROOT)
+                skipped.add(key + " (not a " + prefix.client.name().toLowerCase(Locale.ROOT)
                         + " config of Kafka " + catalog.version() + ")");
                 continue;
             }

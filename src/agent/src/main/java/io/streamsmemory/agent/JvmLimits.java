@@ -1,9 +1,12 @@
 package io.streamsmemory.agent;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
+import java.math.BigInteger;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The JVM limits actually in force next to the ones the allocation planned. A {@code -Xmx} in
@@ -126,8 +129,8 @@ final class JvmLimits {
      */
     static long vmOption(String name, long whenZero) {
         try {
-            com.sun.management.HotSpotDiagnosticMXBean bean =
-                    ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            HotSpotDiagnosticMXBean bean =
+                    ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
             if (bean == null) {
                 return -1;
             }
@@ -135,7 +138,7 @@ final class JvmLimits {
             if (text.equals("0")) {
                 return whenZero;
             }
-            java.math.BigInteger value = new java.math.BigInteger(text);
+            BigInteger value = new BigInteger(text);
             if (value.signum() < 0 || value.bitLength() > 62) {
                 return UNLIMITED;
             }
@@ -145,7 +148,7 @@ final class JvmLimits {
         }
     }
 
-    private static long safe(java.util.function.LongSupplier supplier) {
+    private static long safe(LongSupplier supplier) {
         try {
             return supplier.getAsLong();
         } catch (Throwable t) {

@@ -1,5 +1,8 @@
 package io.streamsmemory.agent;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * What the application's own Kafka Streams knows: its version, which config keys each client accepts, and their
  * defaults. Read from the application's classes, so the agent follows whatever version it brings.
@@ -27,8 +30,8 @@ interface KafkaCatalog {
 
     /** The range of Kafka Streams versions the agent applies allocations to. */
     static String supportReason(String version) {
-        java.util.regex.Matcher parsed = version == null ? null
-                : java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)(?:[.-].*)?$").matcher(version.trim());
+        Matcher parsed = version == null ? null
+                : Pattern.compile("^(\\d+)\\.(\\d+)(?:[.-].*)?$").matcher(version.trim());
         if (parsed == null || !parsed.matches()) {
             return "its version \"" + version + "\" cannot be read";
         }

@@ -1,5 +1,7 @@
 package io.streamsmemory.agent;
 
+import java.util.HashSet;
+import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.MethodVisitor;
@@ -33,7 +35,7 @@ final class KafkaStreamsTransformer extends HookTransformer {
     static byte[] patchKafkaStreams(byte[] classfile) {
         ClassReader reader = new ClassReader(classfile);
         String owner = reader.getClassName();
-        java.util.Set<String> delegating = new java.util.HashSet<>();
+        Set<String> delegating = new HashSet<>();
         reader.accept(new ClassVisitor(Opcodes.ASM9) {
             @Override
             public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * What this JVM really uses, next to the allocation it runs on: the process, its cgroup, the JVM, Kafka Streams and
@@ -95,7 +96,7 @@ final class MemoryReport {
         return out;
     }
 
-    private static void putKnown(Map<String, Long> out, String field, java.util.function.LongSupplier supplier) {
+    private static void putKnown(Map<String, Long> out, String field, LongSupplier supplier) {
         try {
             long value = supplier.getAsLong();
             if (value >= 0) {

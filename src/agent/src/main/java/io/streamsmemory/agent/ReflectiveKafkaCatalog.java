@@ -1,9 +1,14 @@
 package io.streamsmemory.agent;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 
 /** A {@link KafkaCatalog} read by reflection from the Kafka classes next to a given StreamsConfig class. */
@@ -60,7 +65,7 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
         Set<String> keys = (Set<String>) def.getClass().getMethod("names").invoke(def);
         Map<String, Object> values = (Map<String, Object>) def.getClass().getMethod("defaultValues").invoke(def);
         names.put(client, Set.copyOf(keys));
-        defaults.put(client, Collections.unmodifiableMap(new java.util.HashMap<>(values)));
+        defaults.put(client, Collections.unmodifiableMap(new HashMap<>(values)));
         configKeys.put(client, (Map<String, ?>) def.getClass().getMethod("configKeys").invoke(def));
     }
 
@@ -78,16 +83,16 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
      * (moved to an internals package in 4.x), then the jar manifest.
      */
     private static String readVersion(Class<?> streamsConfigClass, ClassLoader loader) {
-        try (java.io.InputStream in = streamsConfigClass.getResourceAsStream("/kafka/kafka-streams-version.properties")) {
+        try (InputStream in = streamsConfigClass.getResourceAsStream("/kafka/kafka-streams-version.properties")) {
             if (in != null) {
-                java.util.Properties props = new java.util.Properties();
+                Properties props = new Properties();
                 props.load(in);
                 String value = props.getProperty("version");
                 if (value != null && !value.isBlank() && !"unknown".equals(value.trim())) {
                     return value.trim();
                 }
             }
-        } catch (java.io.IOException | RuntimeException ignored) {
+        } catch (IOException | RuntimeException ignored) {
             // try the next source
         }
         for (String name : new String[] {"org.apache.kafka.common.utils.AppInfoParser",
@@ -136,7 +141,7 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
                 ensureValid.invoke(validator, key, parsed);
             }
             return null;
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             // Kafka's ConfigException: its message names the key, the value and the rule.
             return String.valueOf(e.getCause() == null ? e : e.getCause().getMessage());
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {

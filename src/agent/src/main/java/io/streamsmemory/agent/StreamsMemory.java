@@ -18,8 +18,6 @@ import java.util.Properties;
 public final class StreamsMemory {
     /** Where the agent keeps the application's own {@code rocksdb.config.setter}, which it calls first. */
     public static final String CHAINED_SETTER_CONFIG = "streamsmemory.chained.rocksdb.config.setter";
-    /** The value to give {@code rocksdb.config.setter} for the shared-cache bound. */
-    public static final String ROCKSDB_CONFIG_SETTER = "io.streamsmemory.agent.BoundedRocksDBConfigSetter";
     private static final String STREAMS_CONFIG = "org.apache.kafka.streams.StreamsConfig";
 
     private StreamsMemory() {

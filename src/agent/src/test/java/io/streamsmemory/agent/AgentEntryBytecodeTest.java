@@ -6,6 +6,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ class AgentEntryBytecodeTest {
             assertThat(jar.getManifest().getMainAttributes().getValue("Agent-Class")).isEqualTo(ENTRY.replace('/', '.'));
             Map<String, Integer> tooNew = new LinkedHashMap<>();
             int classes = 0;
-            for (JarEntry entry : java.util.Collections.list(jar.entries())) {
+            for (JarEntry entry : Collections.list(jar.entries())) {
                 String name = entry.getName();
                 if (!name.endsWith(".class") || name.startsWith("META-INF/versions/")) {
                     continue;

@@ -2,12 +2,21 @@ package io.streamsmemory.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.Part;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,10 +32,10 @@ class AllocationContractTest {
         assertThat(AgentAllocation.FORMAT_VERSION).isEqualTo(AllocationDocument.FORMAT_VERSION);
         assertThat(names(AllocationDocument.class)).contains("apiVersion", "kind", "formatVersion", "hash",
                 "memoryBytes", "streamsConfig", "rocksdb");
-        assertThat(names(io.streamsmemory.engine.RocksDbSettings.class))
+        assertThat(names(io.streamsmemory.engine.RocksDbSettings.class)) // the engine's and the agent's own
                 .containsExactlyInAnyOrder(accessors(RocksDbSettings.class));
-        assertThat(names(io.streamsmemory.engine.WorkloadFacts.class)).contains("instancesPerPod");
-        assertThat(names(io.streamsmemory.engine.Part.class)).contains("name", "bytes");
+        assertThat(names(WorkloadFacts.class)).contains("instancesPerPod");
+        assertThat(names(Part.class)).contains("name", "bytes");
     }
 
     /**
@@ -35,15 +44,15 @@ class AllocationContractTest {
      */
     @Test
     void theAgentAppliesExactlyTheKeysTheEngineEmits() {
-        java.util.Set<String> emitted = new java.util.TreeSet<>();
+        Set<String> emitted = new TreeSet<>();
         for (String version : new String[] {"4.4", "3.3"}) {
             for (int global : new int[] {0, 1}) {
                 for (int kv : new int[] {0, 2}) {
-                    io.streamsmemory.engine.WorkloadFacts facts = io.streamsmemory.engine.WorkloadFacts.builder()
+                    WorkloadFacts facts = WorkloadFacts.builder()
                             .memoryBytes(2L << 30).streamThreads(2).instancesPerPod(1 + global).partitions(8)
-                            .stores(new io.streamsmemory.engine.StoreCounts(kv, 1, 0)).globalStores(global)
+                            .stores(new StoreCounts(kv, 1, 0)).globalStores(global)
                             .kafkaStreamsVersion(version).transactionalStateStores(version.equals("4.4")).build();
-                    emitted.addAll(new io.streamsmemory.engine.AllocationEngine().allocate(facts).allocation()
+                    emitted.addAll(new AllocationEngine().allocate(facts).allocation()
                             .streamsConfig().keySet());
                 }
             }
@@ -54,9 +63,9 @@ class AllocationContractTest {
     /** The record cache and the engine's part names the agent reads (JvmLimits compares the JVM flags by them). */
     @Test
     void theAgentReadsThePlannedJvmLimitsAndInstancesTheEngineWrites() {
-        String json = io.streamsmemory.engine.json.AllocationJson.write(new io.streamsmemory.engine.AllocationEngine()
-                .allocate(io.streamsmemory.engine.WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
-                        .instancesPerPod(3).partitions(4).stores(new io.streamsmemory.engine.StoreCounts(1, 0, 0))
+        String json = AllocationJson.write(new AllocationEngine()
+                .allocate(WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
+                        .instancesPerPod(3).partitions(4).stores(new StoreCounts(1, 0, 0))
                         .build()).allocation());
         AllocationDocument engine = AllocationJson.read(json);
         AgentAllocation agent = Allocations.agentAllocation(json);
@@ -78,9 +87,9 @@ class AllocationContractTest {
 
     private static String[] accessors(Class<?> type) {
         return Arrays.stream(type.getDeclaredMethods())
-                .filter(m -> m.getParameterCount() == 0 && java.lang.reflect.Modifier.isPublic(m.getModifiers())
-                        && !java.lang.reflect.Modifier.isStatic(m.getModifiers()))
-                .map(java.lang.reflect.Method::getName)
+                .filter(m -> m.getParameterCount() == 0 && Modifier.isPublic(m.getModifiers())
+                        && !Modifier.isStatic(m.getModifiers()))
+                .map(Method::getName)
                 .filter(name -> !List.of("hashCode", "toString").contains(name))
                 .toArray(String[]::new);
     }
@@ -93,7 +102,7 @@ class AllocationContractTest {
             AgentAllocation agent = Allocations.agentAllocation(json);
             assertThat(agent.hash()).isEqualTo(engine.hash());
             assertThat(agent.memoryBytes()).isEqualTo(engine.memoryBytes());
-            Map<String, Long> expected = new java.util.LinkedHashMap<>();
+            Map<String, Long> expected = new LinkedHashMap<>();
             engine.streamsConfig().forEach((key, value) -> expected.put(key, Long.parseLong(value)));
             assertThat(agent.streamsConfig()).containsExactlyEntriesOf(expected);
             io.streamsmemory.engine.RocksDbSettings rocks = engine.rocksdb();

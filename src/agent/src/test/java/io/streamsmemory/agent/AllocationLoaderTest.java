@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -185,7 +186,7 @@ class AllocationLoaderTest {
     void hugeFileIsNotRead() throws Exception {
         Path file = dir.resolve("alloc.json");
         byte[] big = new byte[(int) AllocationLoader.MAX_FILE_BYTES + 1];
-        java.util.Arrays.fill(big, (byte) ' ');
+        Arrays.fill(big, (byte) ' ');
         Files.write(file, big);
         assertOneWarning(loadEnv(file.toString()), "bytes");
     }

@@ -1,10 +1,12 @@
 package io.streamsmemory.agent;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationJson;
+import java.io.IOException;
 
 /** Real allocation documents from the engine, as {@code plan --output json} prints them. */
 final class Allocations {
@@ -27,8 +29,8 @@ final class Allocations {
 
     static AgentAllocation agentAllocation(String json) {
         try {
-            return AgentAllocation.of(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json), "test");
-        } catch (java.io.IOException e) {
+            return AgentAllocation.of(new ObjectMapper().readTree(json), "test");
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -2,12 +2,20 @@ package io.streamsmemory.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.KafkaCatalog.Client;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.json.AllocationJson;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.junit.jupiter.api.Test;
@@ -57,9 +65,9 @@ class ConfigMergerTest {
 
     /** An allocation for an application with transactional state stores (KIP-892). */
     private static final AgentAllocation TRANSACTIONAL = Allocations.agentAllocation(
-            io.streamsmemory.engine.json.AllocationJson.write(new io.streamsmemory.engine.AllocationEngine().allocate(
-                    io.streamsmemory.engine.WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
-                            .partitions(8).stores(new io.streamsmemory.engine.StoreCounts(2, 1, 0))
+            AllocationJson.write(new AllocationEngine().allocate(
+                    WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
+                            .partitions(8).stores(new StoreCounts(2, 1, 0))
                             .transactionalStateStores(true).build()).allocation()));
 
     @Test
@@ -259,7 +267,7 @@ class ConfigMergerTest {
         AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
         Map<Object, Object> weird = new HashMap<>() {
             @Override
-            public java.util.Set<Map.Entry<Object, Object>> entrySet() {
+            public Set<Map.Entry<Object, Object>> entrySet() {
                 throw new IllegalStateException("boom");
             }
 
@@ -290,12 +298,12 @@ class ConfigMergerTest {
      */
     @Test
     void onlyEngineKeysWithValuesTheApplicationsKafkaAcceptsAreApplied() throws Exception {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        com.fasterxml.jackson.databind.node.ObjectNode document =
-                (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(Allocations.oneGiB());
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode document =
+                (ObjectNode) json.readTree(Allocations.oneGiB());
         document.put("memoryBytes", 4L << 30);
-        com.fasterxml.jackson.databind.node.ObjectNode config =
-                (com.fasterxml.jackson.databind.node.ObjectNode) document.get("streamsConfig");
+        ObjectNode config =
+                (ObjectNode) document.get("streamsConfig");
         config.put("main.consumer.max.poll.records", "0");
         config.put("main.consumer.fetch.max.bytes", "3000000000");
         config.put("producer.acks", "0");
@@ -313,10 +321,10 @@ class ConfigMergerTest {
         StreamsConfig streamsConfig = new StreamsConfig(result.props());
         // As Kafka Streams builds its main consumer: these properties plus its byte-array deserializers.
         Map<String, Object> consumerProps = new HashMap<>(streamsConfig.getMainConsumerConfigs("g", "c", 0));
-        consumerProps.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-        consumerProps.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-        org.apache.kafka.clients.consumer.ConsumerConfig consumer =
-                new org.apache.kafka.clients.consumer.ConsumerConfig(consumerProps);
+        consumerProps.put("key.deserializer", ByteArrayDeserializer.class);
+        consumerProps.put("value.deserializer", ByteArrayDeserializer.class);
+        ConsumerConfig consumer =
+                new ConsumerConfig(consumerProps);
         assertThat(consumer.getInt("max.poll.records")).isEqualTo(1000); // Kafka Streams' own default for it
         assertThat(consumer.getInt("fetch.max.bytes")).isEqualTo(1048576);
     }

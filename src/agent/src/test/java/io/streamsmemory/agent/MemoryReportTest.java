@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.json.AllocationJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -110,14 +116,14 @@ class MemoryReportTest {
 
     @Test
     void theJvmSectionShowsTheClassCountAndCapsTheAllocationPlanned() throws Exception {
-        io.streamsmemory.engine.WorkloadFacts facts = io.streamsmemory.engine.WorkloadFacts.builder()
+        WorkloadFacts facts = WorkloadFacts.builder()
                 .memoryBytes(2L << 30).streamThreads(2).partitions(8)
-                .stores(new io.streamsmemory.engine.StoreCounts(1, 0, 0)).loadedClasses(25_000)
+                .stores(new StoreCounts(1, 0, 0)).loadedClasses(25_000)
                 .extraDirectMemoryBytes(64L << 20).build();
-        io.streamsmemory.engine.Allocation allocation = new io.streamsmemory.engine.AllocationEngine().allocate(facts)
+        Allocation allocation = new AllocationEngine().allocate(facts)
                 .allocation();
         Map<String, Long> planned = MemoryReport.planned(Allocations.agentAllocation(
-                io.streamsmemory.engine.json.AllocationJson.write(allocation)));
+                AllocationJson.write(allocation)));
         assertThat(planned).containsEntry("plannedLoadedClasses", 25_000L)
                 .containsEntry("plannedMetaspaceMaxBytes", allocation.part("jvm-metaspace").bytes())
                 .containsEntry("plannedDirectMaxBytes", allocation.part("jvm-direct-memory").bytes());
@@ -155,7 +161,7 @@ class MemoryReportTest {
         assertThat(jvm.get("heapMaxBytes").asLong()).isGreaterThanOrEqualTo(Runtime.getRuntime().maxMemory());
         assertThat(jvm.get("loadedClasses").asLong()).isPositive();
         assertThat(jvm.get("liveThreads").asLong()).isCloseTo((long) Thread.getAllStackTraces().size(),
-                org.assertj.core.data.Offset.offset(3L));
+                Offset.offset(3L));
         assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
         assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive();
         assertThat(jvm.has("directUsedBytes")).isTrue();

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * Finds the binaries built by {@code src/controlplane/bin/build.sh} in
- * {@code ${STREAMS_MEMORY_CACHE:-~/.cache/streams-memory-operator}/k8s/<version>-linux-amd64/}
+ * {@code $STREAMS_MEMORY_CACHE/k8s/<version>-linux-amd64/} (the cache root's default is in versions.env)
  * (the layout fabric8 kube-api-test also reads under {@code KUBE_API_TEST_DIR}).
  */
 public final class ControlPlaneBinaries {
@@ -29,14 +29,22 @@ public final class ControlPlaneBinaries {
 
   /** The pinned Kubernetes version (env K8S_VERSION overrides the one in versions.env). */
   public static String pinnedKubernetesVersion() {
-    String env = System.getenv("K8S_VERSION");
+    return pinned("K8S_VERSION");
+  }
+
+  /** The environment variable {@code name}, else its default in versions.env (the one the scripts source). */
+  public static String pinned(String name) {
+    String env = System.getenv(name);
     if (env != null && !env.isBlank()) {
       return env.trim();
     }
-    return versionsEnvDefault("K8S_VERSION");
+    return versionsEnvDefault(name);
   }
 
-  /** Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or ~/.cache/streams-memory-operator. */
+  /**
+   * Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or the default in versions.env
+   * (its {@code $HOME} read as the user's home).
+   */
   public static Path cacheRoot() {
     String env = System.getenv("STREAMS_MEMORY_CACHE");
     if (env != null && !env.isBlank()) {
@@ -46,7 +54,7 @@ public final class ControlPlaneBinaries {
     if (prop != null && !prop.isBlank()) {
       return Path.of(prop);
     }
-    return Path.of(System.getProperty("user.home"), ".cache", "streams-memory-operator");
+    return Path.of(versionsEnvDefault("STREAMS_MEMORY_CACHE").replace("$HOME", System.getProperty("user.home")));
   }
 
   /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */

@@ -16,6 +16,13 @@ class ControlPlaneBinariesTest {
   }
 
   @Test
+  void theCacheRootDefaultsToTheOneInVersionsEnv() {
+    assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getProperty("streams.memory.cache") == null);
+    assertThat(ControlPlaneBinaries.cacheRoot())
+        .isEqualTo(Path.of(System.getProperty("user.home"), ".cache", "streams-memory-operator"));
+  }
+
+  @Test
   void missingBinariesSayHowToBuildThem(@TempDir Path empty) {
     assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getenv("CP_BIN_DIR") == null);
     String old = System.getProperty("streams.memory.cache");

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +42,7 @@ class WorkloadsTest {
     }
   }
 
-  private static <T> T await(Supplier<T> supplier, java.util.function.Predicate<T> done) throws InterruptedException {
+  private static <T> T await(Supplier<T> supplier, Predicate<T> done) throws InterruptedException {
     long deadline = System.nanoTime() + 60_000_000_000L;
     T last = supplier.get();
     while (!done.test(last)) {

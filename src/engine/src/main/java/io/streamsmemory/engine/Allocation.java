@@ -2,6 +2,7 @@ package io.streamsmemory.engine;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The engine's answer for one pod: the parts (summing exactly to {@code memoryBytes}), the settings
@@ -20,8 +21,9 @@ import java.util.Map;
  * @param rocksDb       shared RocksDB cache settings, null when the topology has no persistent store
  * @param baseline      what Kafka's and the JVM's defaults would use for this topology
  * @param hash          digest of every applied setting: equal hashes mean equal pods
- * @param restartHash   digest of the settings a running JVM cannot take without a restart (JVM flags and
- *                      RocksDB capacities); Kafka Streams config alone changes only this the next time pods start
+ * @param restartHash   digest of the JVM options and RocksDB settings only, what a running JVM cannot take without a
+ *                      restart: a change of the Kafka Streams config alone leaves it as it was (rolls no pod), and
+ *                      pods take that change the next time they start
  */
 public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, Topology plannedTopology,
                          List<Part> parts,
@@ -29,7 +31,7 @@ public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topolog
                          DefaultsBaseline baseline, String hash, String restartHash) {
 
     public Part part(String name) {
-        return parts.stream().map(p -> p.find(name)).flatMap(java.util.Optional::stream).findFirst()
+        return parts.stream().map(p -> p.find(name)).flatMap(Optional::stream).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no part " + name));
     }
 }

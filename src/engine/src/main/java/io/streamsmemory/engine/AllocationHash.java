@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** A short digest of every setting an allocation applies, so a pod can record what it runs with. */
+/**
+ * A short digest of the settings given, so a pod can record what it runs with: all an allocation applies for its
+ * hash; its JVM options and RocksDB settings (no Kafka Streams config) for its restart hash.
+ */
 final class AllocationHash {
     private AllocationHash() {
     }

@@ -1,6 +1,7 @@
 package io.streamsmemory.engine;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,7 +43,7 @@ public final class ByteSize {
         BigDecimal bytes = number.multiply(multiplier);
         try {
             // Kubernetes rounds fractional byte quantities up; do the same.
-            return bytes.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+            return bytes.setScale(0, RoundingMode.CEILING).longValueExact();
         } catch (ArithmeticException tooLarge) {
             throw new IllegalArgumentException("'" + quantity + "' is too large", tooLarge);
         }

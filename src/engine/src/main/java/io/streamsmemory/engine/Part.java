@@ -1,8 +1,11 @@
 package io.streamsmemory.engine;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * One slice of the pod's memory: its size, the config keys it becomes, why it is that size, and
@@ -13,7 +16,7 @@ public record Part(String name, long bytes, String reason, Map<String, String> c
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(reason, "reason");
         // Sorted, so the published document is byte-for-byte the same on every JVM.
-        config = config == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(config));
+        config = config == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(config));
         parts = parts == null ? List.of() : List.copyOf(parts);
     }
 
@@ -27,10 +30,10 @@ public record Part(String name, long bytes, String reason, Map<String, String> c
     }
 
     /** Finds a part by name anywhere below (or at) this one. */
-    public java.util.Optional<Part> find(String partName) {
+    public Optional<Part> find(String partName) {
         if (name.equals(partName)) {
-            return java.util.Optional.of(this);
+            return Optional.of(this);
         }
-        return parts.stream().map(p -> p.find(partName)).flatMap(java.util.Optional::stream).findFirst();
+        return parts.stream().map(p -> p.find(partName)).flatMap(Optional::stream).findFirst();
     }
 }

@@ -39,6 +39,10 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
                             int recordBytes, int loadedClasses, long extraDirectMemoryBytes,
                             boolean transactionalStateStores, String kafkaStreamsVersion,
                             Overrides overrides, ReplicaRange replicaRange) {
+    /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
+    public static final double MAX_ROCKSDB_FRACTION = 0.9;
+    public static final double MAX_RECORD_CACHE_FRACTION = 0.5;
+    public static final double MAX_HIGH_PRIORITY_POOL_RATIO = 0.5;
 
     public static Builder builder() {
         return new Builder();
@@ -134,9 +138,9 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
             problems.add("heap override must be positive, got " + o.heapBytes());
         }
-        checkFraction(problems, "rocksDbFraction", o.rocksDbFraction(), 0.0, 0.9);
-        checkFraction(problems, "recordCacheFraction", o.recordCacheFraction(), 0.0, 0.5);
-        checkFraction(problems, "highPriorityPoolRatio", o.highPriorityPoolRatio(), 0.0, 0.5);
+        checkFraction(problems, "rocksDbFraction", o.rocksDbFraction(), 0.0, MAX_ROCKSDB_FRACTION);
+        checkFraction(problems, "recordCacheFraction", o.recordCacheFraction(), 0.0, MAX_RECORD_CACHE_FRACTION);
+        checkFraction(problems, "highPriorityPoolRatio", o.highPriorityPoolRatio(), 0.0, MAX_HIGH_PRIORITY_POOL_RATIO);
         return problems;
     }
 

@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
@@ -30,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /** Objects the operator tests create, the way a user would write them. */
 public final class Fixtures {
@@ -131,10 +134,8 @@ public final class Fixtures {
      * Edits an object the operator may be updating at the same moment, retrying on a conflict as kubectl
      * users do (the operator writes status, finalizers and annotations of the same objects).
      */
-    /** Edits {@code resource}, again on a conflict: the operator and the controllers write the same objects. */
-    public static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void edit(
-            io.fabric8.kubernetes.client.dsl.Resource<T> resource, java.util.function.UnaryOperator<T> change) {
-        await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof io.fabric8.kubernetes.client.KubernetesClientException k
+    public static <T extends HasMetadata> void edit(Resource<T> resource, UnaryOperator<T> change) {
+        await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof KubernetesClientException k
                 && k.getCode() == 409).until(() -> {
             resource.edit(change);
             return true;

@@ -10,19 +10,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The pinned {@code helm} that {@code src/controlplane/bin/build-helm.sh} builds from the Go module proxy into
- * {@code ${STREAMS_MEMORY_CACHE:-~/.cache/streams-memory-operator}/helm/<version>/helm}. Helm's own config, cache
+ * {@code $STREAMS_MEMORY_CACHE/helm/<version>/helm} ({@link ControlPlaneBinaries#cacheRoot}). Helm's own config, cache
  * and data go under target/, never into the user's home.
  */
 public final class Helm {
     public static final Path CHART = Path.of("../../deploy/helm/streams-memory-operator");
     static final String HOW_TO_BUILD = "build it with src/controlplane/bin/build-helm.sh (make helm; .ci/run does)";
-    private static final Path VERSIONS_ENV =
-            Path.of("../controlplane/src/main/resources/io/streamsmemory/controlplane/versions.env");
 
     /** What one run printed (stdout and stderr together) and how it ended. */
     public record Result(int exitCode, String output) {
@@ -56,20 +52,7 @@ public final class Helm {
 
     /** HELM_VERSION from the environment, else the default in versions.env (the one build-helm.sh reads). */
     static String pinnedVersion() {
-        String env = System.getenv("HELM_VERSION");
-        if (env != null && !env.isBlank()) {
-            return env.trim();
-        }
-        try {
-            Matcher m = Pattern.compile("HELM_VERSION=\"\\$\\{HELM_VERSION:-([^}]+)}\"")
-                    .matcher(Files.readString(VERSIONS_ENV));
-            if (!m.find()) {
-                throw new IllegalStateException("no HELM_VERSION default in " + VERSIONS_ENV);
-            }
-            return m.group(1);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ControlPlaneBinaries.pinned("HELM_VERSION");
     }
 
     public Result run(String... args) {

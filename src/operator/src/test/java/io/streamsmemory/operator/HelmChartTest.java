@@ -16,11 +16,13 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -81,7 +83,7 @@ class HelmChartTest {
         Map<String, String> env = env(one(objects, Deployment.class));
         assertThat(env).containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true")
                 .containsEntry("MALLOC_ARENA_MAX", "2")
-                .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", "ghcr.io/streams-memory/streams-memory-agent:0.1.0")
+                .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", WebhookSettings.DEFAULT_AGENT_IMAGE)
                 .doesNotContainKeys("QUARKUS_OPERATOR_SDK_CONTROLLERS_STREAMSMEMORYPOLICY_NAMESPACES",
                         "STREAMSMEMORY_WEBHOOK_CERT_FILE", "STREAMSMEMORY_WEBHOOK_AGENT_IMAGE_PULL_SECRETS");
     }
@@ -202,7 +204,7 @@ class HelmChartTest {
 
     /** The objects of the chart's kinds left in a namespace (the Lease is the operator's, made at run time). */
     private List<String> leftIn(String namespace) {
-        List<HasMetadata> left = new java.util.ArrayList<>();
+        List<HasMetadata> left = new ArrayList<>();
         left.addAll(client.apps().deployments().inNamespace(namespace).list().getItems());
         left.addAll(client.services().inNamespace(namespace).list().getItems());
         left.addAll(client.secrets().inNamespace(namespace).list().getItems());
@@ -214,7 +216,7 @@ class HelmChartTest {
     }
 
     private List<HasMetadata> template(String... args) {
-        List<String> command = new java.util.ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(),
+        List<String> command = new ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(),
                 "--namespace", NAMESPACE));
         command.addAll(List.of(args));
         String yaml = helm.run(command.toArray(String[]::new)).orFail("helm template " + String.join(" ", args)).output();

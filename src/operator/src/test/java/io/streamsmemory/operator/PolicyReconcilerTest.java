@@ -9,8 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,7 +26,9 @@ import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +39,7 @@ import org.junit.jupiter.api.TestInstance;
 @EnableLocalControlPlane(controllerManager = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PolicyReconcilerTest {
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper();
     KubernetesClient client;
     private RunningOperator operator;
 
@@ -391,7 +395,7 @@ class PolicyReconcilerTest {
         for (int i = 0; i < 10; i++) {
             int round = i;
             Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"), d -> {
-                d.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("edited", Integer.toString(round))));
+                d.getMetadata().setLabels(new HashMap<>(Map.of("edited", Integer.toString(round))));
                 d.getSpec().setReplicas(2 + round % 3);
                 return d;
             });
@@ -418,8 +422,8 @@ class PolicyReconcilerTest {
         String longName = "b-" + "long".repeat(17); // 70 characters: too long for a label value
         client.resource(deployment(ns, "a-zero-limit", "orders", 3, "0")).create();
         Deployment longNamed = deployment(ns, longName, "orders", 3, "2Gi");
-        longNamed.getSpec().getSelector().setMatchLabels(java.util.Map.of("app", "b-long"));
-        longNamed.getSpec().getTemplate().getMetadata().setLabels(java.util.Map.of("app", "b-long"));
+        longNamed.getSpec().getSelector().setMatchLabels(Map.of("app", "b-long"));
+        longNamed.getSpec().getTemplate().getMetadata().setLabels(Map.of("app", "b-long"));
         client.resource(longNamed).create();
         client.resource(deployment(ns, "c-normal", "orders", 3, "2Gi")).create();
         String longPolicy = "p-" + "olicy".repeat(13); // 67 characters
@@ -497,7 +501,7 @@ class PolicyReconcilerTest {
         Deployment old = client.resource(deployment(ns, "old-app", null, 2, "2Gi")).create();
         Deployment users = client.resource(deployment(ns, "users-app", null, 2, "2Gi")).create();
         // What the previous version published for old-app, and a ConfigMap a user wrote under users-app's old name.
-        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+        client.resource(new ConfigMapBuilder().withNewMetadata()
                 .withName(AllocationConfigMap.legacyConfigMapName("old-app")).withNamespace(ns)
                 .addToLabels(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
                 .addToLabels(MetadataKeys.POLICY_LABEL, "orders")
@@ -506,13 +510,13 @@ class PolicyReconcilerTest {
                 .addNewOwnerReference().withApiVersion("apps/v1").withKind("Deployment").withName("old-app")
                 .withUid(old.getMetadata().getUid()).endOwnerReference()
                 .endMetadata().addToData(MetadataKeys.ALLOCATION_KEY, "{}").build()).create();
-        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+        client.resource(new ConfigMapBuilder().withNewMetadata()
                 .withName(AllocationConfigMap.legacyConfigMapName("users-app")).withNamespace(ns).endMetadata()
                 .addToData("note", "the user's own").build()).create();
         client.resource(policy(ns, "orders", "2Gi")).create();
         for (Deployment d : List.of(old, users)) {
             Fixtures.edit(client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()), live -> {
-                live.getMetadata().setAnnotations(java.util.Map.of(MetadataKeys.POLICY, "orders"));
+                live.getMetadata().setAnnotations(Map.of(MetadataKeys.POLICY, "orders"));
                 return live;
             });
         }
@@ -522,7 +526,7 @@ class PolicyReconcilerTest {
         await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
                 .withName(AllocationConfigMap.legacyConfigMapName("old-app")).get() == null);
         assertThat(client.configMaps().inNamespace(ns).withName(AllocationConfigMap.legacyConfigMapName("users-app"))
-                .get().getData()).containsExactly(java.util.Map.entry("note", "the user's own"));
+                .get().getData()).containsExactly(Map.entry("note", "the user's own"));
     }
 
     // Issue 10, case 3: a ConfigMap the operator did not create.
@@ -530,7 +534,7 @@ class PolicyReconcilerTest {
     void aConfigMapTheOperatorDidNotCreateIsNeitherTakenOverNorDeleted() {
         String ns = "users-own";
         Fixtures.namespace(client, ns);
-        client.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+        client.resource(new ConfigMapBuilder().withNewMetadata()
                 .withName(AllocationConfigMap.configMapName("Deployment", "mine")).withNamespace(ns).endMetadata()
                 .addToData("note", "mine").build()).create();
         client.resource(policy(ns, "orders", "2Gi")).create();
@@ -541,13 +545,13 @@ class PolicyReconcilerTest {
                 && policyIn(ns, "orders").getStatus().getWorkloads().stream()
                 .anyMatch(w -> w.getName().equals("mine") && w.getMessage() != null
                         && w.getMessage().contains("not created by the operator")));
-        assertThat(configMap(client, ns, "mine").getData()).containsExactly(java.util.Map.entry("note", "mine"));
+        assertThat(configMap(client, ns, "mine").getData()).containsExactly(Map.entry("note", "mine"));
         assertThat(configMap(client, ns, "mine").getMetadata().getLabels()).isNullOrEmpty();
 
         Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("mine"),
                 d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
-        assertThat(configMap(client, ns, "mine").getData()).containsExactly(java.util.Map.entry("note", "mine"));
+        assertThat(configMap(client, ns, "mine").getData()).containsExactly(Map.entry("note", "mine"));
     }
 
     // Issue 10, case 4: a hand-edited allocation is restored.

@@ -104,16 +104,19 @@ public final class PlanCommand implements Callable<Integer> {
     @Option(names = "--heap", converter = MemoryConverter.class, description = "Fix the JVM heap; RocksDB gets the rest.")
     Long heap;
 
-    @Option(names = "--rocksdb-fraction", description = "Share of the pool for RocksDB (default: 0.4).")
+    @Option(names = "--rocksdb-fraction", description = "Share of the pool for RocksDB (default: "
+            + MemoryModel.ROCKSDB_FRACTION + ").")
     Double rocksDbFraction;
 
-    @Option(names = "--record-cache-fraction", description = "Share of the heap's data part for the record cache (default: 0.2).")
+    @Option(names = "--record-cache-fraction", description = "Share of the heap's data part for the record cache "
+            + "(default: " + MemoryModel.RECORD_CACHE_FRACTION + ").")
     Double recordCacheFraction;
 
     @Option(names = "--strict-cache-limit", description = "Fail RocksDB inserts rather than overshoot the shared cache.")
     Boolean strictCacheLimit;
 
-    @Option(names = "--high-priority-pool-ratio", description = "Share of the block cache kept for index and filter blocks (default: 0.1).")
+    @Option(names = "--high-priority-pool-ratio", description = "Share of the block cache kept for index and "
+            + "filter blocks (default: " + MemoryModel.HIGH_PRIORITY_POOL_RATIO + ").")
     Double highPriorityPoolRatio;
 
     @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")

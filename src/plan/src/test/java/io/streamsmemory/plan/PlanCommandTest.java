@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,7 +60,7 @@ class PlanCommandTest {
         String[] base = {"--memory", "2Gi", "--threads", "2", "--partitions", "24", "--replicas", "3",
                 "--stores", "kv=2,window=1", "--output", "json"};
         JsonNode one = JSON.readTree(plan(base).out());
-        String[] withInstances = java.util.Arrays.copyOf(base, base.length + 2);
+        String[] withInstances = Arrays.copyOf(base, base.length + 2);
         withInstances[base.length] = "--instances";
         withInstances[base.length + 1] = "2";
         Run run = plan(withInstances);
@@ -81,7 +82,7 @@ class PlanCommandTest {
         String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
                 "--stores", "kv=2,window=1", "--output", "json"};
         JsonNode standard = JSON.readTree(plan(base).out());
-        String[] spring = java.util.Arrays.copyOf(base, base.length + 4);
+        String[] spring = Arrays.copyOf(base, base.length + 4);
         System.arraycopy(new String[] {"--loaded-classes", "25000", "--extra-direct-memory", "64Mi"}, 0, spring,
                 base.length, 4);
         Run run = plan(spring);
@@ -153,7 +154,7 @@ class PlanCommandTest {
     }
 
     private static String[] with(String[] base, String... more) {
-        String[] args = java.util.Arrays.copyOf(base, base.length + more.length);
+        String[] args = Arrays.copyOf(base, base.length + more.length);
         System.arraycopy(more, 0, args, base.length, more.length);
         return args;
     }

@@ -3,15 +3,20 @@ package io.streamsmemory.agent.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -137,7 +142,7 @@ final class AppRun implements AutoCloseable {
                 "max.in.flight.requests.per.connection", 1, "request.timeout.ms", 120_000,
                 "delivery.timeout.ms", 300_000,
                 "key.serializer", StringSerializer.class.getName(), "value.serializer", StringSerializer.class.getName());
-        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        List<Future<?>> sent = new ArrayList<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             for (int round = 0; round < PER_KEY; round++) {
                 for (int key = 0; key < KEYS; key++) {
@@ -146,7 +151,7 @@ final class AppRun implements AutoCloseable {
                 }
             }
             producer.flush();
-            for (java.util.concurrent.Future<?> result : sent) {
+            for (Future<?> result : sent) {
                 result.get(); // every input record is there, or the test says why here
             }
         }
@@ -232,8 +237,8 @@ final class AppRun implements AutoCloseable {
      * The TCP ports the application's own sockets listen on: its socket inodes (/proc/<pid>/fd) matched with the
      * LISTEN (0A) rows of /proc/net/tcp and tcp6.
      */
-    java.util.Set<Integer> listeningPorts() throws Exception {
-        java.util.Set<String> inodes = new java.util.HashSet<>();
+    Set<Integer> listeningPorts() throws Exception {
+        Set<String> inodes = new HashSet<>();
         try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid()), "fd"))) {
             for (Path fd : fds.toList()) {
                 try {
@@ -241,12 +246,12 @@ final class AppRun implements AutoCloseable {
                     if (target.startsWith("socket:[")) {
                         inodes.add(target.substring(8, target.length() - 1));
                     }
-                } catch (java.io.IOException closedMeanwhile) {
+                } catch (IOException closedMeanwhile) {
                     // the descriptor went away while listing
                 }
             }
         }
-        java.util.Set<Integer> ports = new java.util.TreeSet<>();
+        Set<Integer> ports = new TreeSet<>();
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
             Path file = Path.of(table);
             if (!Files.exists(file)) {
@@ -269,7 +274,7 @@ final class AppRun implements AutoCloseable {
             for (Path task : tasks.toList()) {
                 try {
                     names.add(Files.readString(task.resolve("comm")).trim());
-                } catch (java.io.IOException ended) {
+                } catch (IOException ended) {
                     // the thread ended while listing
                 }
             }

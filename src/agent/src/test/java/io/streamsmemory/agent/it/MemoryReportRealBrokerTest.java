@@ -17,12 +17,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import org.assertj.core.data.Offset;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -78,7 +82,7 @@ class MemoryReportRealBrokerTest {
             HttpResponse<String> response = get(port, "/report");
             long rssAfter = app.rssBytes();
             assertThat(response.statusCode()).isEqualTo(200);
-            java.nio.file.Files.writeString(app.dir.resolve("report.json"), response.body());
+            Files.writeString(app.dir.resolve("report.json"), response.body());
             JsonNode report = new ObjectMapper().readTree(response.body());
             assertThat(report.get("formatVersion").asInt()).isEqualTo(1);
             assertThat(report.get("allocationHash").asText()).isEqualTo(allocation.hash());
@@ -90,7 +94,7 @@ class MemoryReportRealBrokerTest {
 
             HttpResponse<String> metrics = get(port, "/metrics");
             assertThat(metrics.statusCode()).isEqualTo(200);
-            java.nio.file.Files.writeString(app.dir.resolve("metrics.txt"), metrics.body());
+            Files.writeString(app.dir.resolve("metrics.txt"), metrics.body());
             Map<String, String> samples = samples(metrics.body());
             assertThat(samples.get("streams_memory_agent_jvm_heap_max_bytes")).isEqualTo(report.at("/jvm/heapMaxBytes").asText());
             assertThat(samples.get("streams_memory_agent_streams_stream_threads")).isEqualTo(Integer.toString(THREADS));
@@ -119,7 +123,7 @@ class MemoryReportRealBrokerTest {
 
     private static void assertProcess(JsonNode report, long vmRss) {
         long rss = report.at("/process/rssBytes").asLong();
-        assertThat((double) rss).isCloseTo(vmRss, org.assertj.core.data.Percentage.withPercentage(10));
+        assertThat((double) rss).isCloseTo(vmRss, Percentage.withPercentage(10));
         assertThat(report.at("/process/rssPeakBytes").asLong()).isGreaterThanOrEqualTo(rss);
     }
 
@@ -147,7 +151,7 @@ class MemoryReportRealBrokerTest {
         assertThat(jvm.get("plannedDirectMaxBytes").asLong()).isEqualTo(part("jvm-direct-memory"))
                 .isEqualTo(jvm.get("directMaxBytes").asLong());
         assertThat(jvm.get("metaspaceMaxBytes").asLong()).isCloseTo(part("jvm-metaspace"),
-                org.assertj.core.data.Offset.offset(1L << 20)); // aligned to the metaspace commit granule
+                Offset.offset(1L << 20)); // aligned to the metaspace commit granule
         assertThat(jvm.get("liveThreads").asLong()).isGreaterThan(THREADS);
     }
 
@@ -217,7 +221,7 @@ class MemoryReportRealBrokerTest {
     static long xmx(List<String> options) {
         for (String option : options) {
             if (option.startsWith("-Xmx")) {
-                String value = option.substring(4).toLowerCase(java.util.Locale.ROOT);
+                String value = option.substring(4).toLowerCase(Locale.ROOT);
                 char unit = value.charAt(value.length() - 1);
                 int shift = unit == 'k' ? 10 : unit == 'm' ? 20 : unit == 'g' ? 30 : 0;
                 return Long.parseLong(shift == 0 ? value : value.substring(0, value.length() - 1)) << shift;

@@ -2,22 +2,31 @@ package io.streamsmemory.agent.it;
 
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
@@ -94,7 +103,7 @@ public final class StreamsApp {
             instances.forEach(streams -> streams.close(Duration.ofSeconds(20)));
         }));
         instances.forEach(KafkaStreams::start);
-        while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+        while (!stop.await(1, TimeUnit.SECONDS)) {
             try {
                 Properties out = new Properties();
                 out.setProperty("instances", Integer.toString(instances.size()));
@@ -157,7 +166,7 @@ public final class StreamsApp {
         // The configs Kafka Streams builds its clients from.
         Field configField = KafkaStreams.class.getDeclaredField("applicationConfigs");
         configField.setAccessible(true);
-        org.apache.kafka.streams.StreamsConfig config = (org.apache.kafka.streams.StreamsConfig) configField.get(streams);
+        StreamsConfig config = (StreamsConfig) configField.get(streams);
         putAll(out, p + "config.main.consumer.", config.getMainConsumerConfigs("g", "c", 0));
         putAll(out, p + "config.restore.consumer.", config.getRestoreConsumerConfigs("c"));
         putAll(out, p + "config.producer.", config.getProducerConfigs("c"));
@@ -174,7 +183,7 @@ public final class StreamsApp {
 
     /** The JVM's own heap figures, to compare with the agent's report. */
     private static void writeHeap(Properties out) {
-        java.lang.management.MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         out.setProperty("jvm.heapMax", Long.toString(heap.getMax()));
         out.setProperty("jvm.heapCommitted", Long.toString(heap.getCommitted()));
     }
@@ -184,14 +193,14 @@ public final class StreamsApp {
 
     /** The same CPU time for each source the report reads (what to make cheaper first). */
     private static String partCosts(int n) throws Exception {
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         StringBuilder parts = new StringBuilder();
         for (String part : List.of("ProcStatus.read:/proc/self/status", "CgroupMemory.read", "JvmMemory.read",
                 "StreamsFigures.read")) {
             String[] name = part.split("[.:]");
             Class<?> type = Class.forName("io.streamsmemory.agent." + name[0]);
-            java.lang.reflect.Method method = null;
-            for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+            Method method = null;
+            for (Method m : type.getDeclaredMethods()) {
                 if (m.getName().equals(name[1]) && (m.getParameterCount() == 0 || m.getParameterCount() == 1
                         || m.getParameterCount() == 2)) {
                     method = m;
@@ -207,7 +216,7 @@ public final class StreamsApp {
             for (int i = 0; i < n; i++) {
                 method.invoke(null, args);
             }
-            parts.append(name[0]).append('=').append(String.format(java.util.Locale.ROOT, "%.1f",
+            parts.append(name[0]).append('=').append(String.format(Locale.ROOT, "%.1f",
                     (threads.getCurrentThreadCpuTime() - start) / 1000.0 / n)).append(' ');
         }
         return parts.toString().trim();
@@ -224,11 +233,11 @@ public final class StreamsApp {
         }
         if (reportCost == null) {
             Class<?> report = Class.forName("io.streamsmemory.agent.MemoryReport");
-            java.lang.reflect.Method build = report.getDeclaredMethod("build");
-            java.lang.reflect.Method toJson = report.getDeclaredMethod("toJson");
+            Method build = report.getDeclaredMethod("build");
+            Method toJson = report.getDeclaredMethod("toJson");
             build.setAccessible(true);
             toJson.setAccessible(true);
-            java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             int n = Integer.parseInt(calls);
             for (int i = 0; i < 100; i++) {
                 toJson.invoke(build.invoke(null)); // warm up
@@ -238,7 +247,7 @@ public final class StreamsApp {
                 toJson.invoke(build.invoke(null));
             }
             long nanos = threads.getCurrentThreadCpuTime() - start;
-            reportCost = String.format(java.util.Locale.ROOT, "%.1f", nanos / 1000.0 / n);
+            reportCost = String.format(Locale.ROOT, "%.1f", nanos / 1000.0 / n);
             reportParts = partCosts(n);
         }
         out.setProperty("report.cpu_us_per_call", reportCost);
@@ -252,11 +261,11 @@ public final class StreamsApp {
         if (!server.isRegistered(agent)) {
             return;
         }
-        for (javax.management.MBeanAttributeInfo attribute : server.getMBeanInfo(agent).getAttributes()) {
+        for (MBeanAttributeInfo attribute : server.getMBeanInfo(agent).getAttributes()) {
             Object value = server.getAttribute(agent, attribute.getName());
-            if (value instanceof javax.management.openmbean.TabularData table) {
+            if (value instanceof TabularData table) {
                 for (Object row : table.values()) {
-                    javax.management.openmbean.CompositeData entry = (javax.management.openmbean.CompositeData) row;
+                    CompositeData entry = (CompositeData) row;
                     out.setProperty("mbean." + attribute.getName() + "." + entry.get("key"),
                             String.valueOf(entry.get("value")));
                 }

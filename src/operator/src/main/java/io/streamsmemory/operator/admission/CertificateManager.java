@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.attribute.FileTime;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +132,7 @@ public final class CertificateManager implements AutoCloseable {
             loadedFileTime = newest;
             LOG.info("webhook serving certificate loaded from {} (valid until {})", settings.certFile,
                     certs.get(0).getNotAfter().toInstant());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("cannot read the webhook certificate files: " + e.getMessage(), e);
         }
     }
@@ -179,7 +181,7 @@ public final class CertificateManager implements AutoCloseable {
             changed = true;
         }
         Certificates.Issued serving = stored == null ? null : stored.serving();
-        Set<String> wantedNames = Set.copyOf(new java.util.TreeSet<>(settings.subjectAltNames()));
+        Set<String> wantedNames = Set.copyOf(new TreeSet<>(settings.subjectAltNames()));
         boolean reissue = serving == null
                 || dueWithin(serving.cert(), now, settings.certificateRenewBefore)
                 || !Certificates.subjectAltNames(serving.cert()).equals(wantedNames);
@@ -234,7 +236,7 @@ public final class CertificateManager implements AutoCloseable {
         }
     }
 
-    /** Creates or updates the Secret; false when another replica changed it first. */
+    /** The Secret's data (base64, as Secret.data holds it) for {@code state}. */
     static Map<String, String> secretData(State state) {
         Map<String, String> data = new LinkedHashMap<>();
         data.put(CA_CERT, encode(state.ca().certPem()));
@@ -245,6 +247,7 @@ public final class CertificateManager implements AutoCloseable {
         return data;
     }
 
+    /** Creates or updates the Secret; false when another replica changed it first. */
     private boolean writeSecret(Secret current, State state) {
         Map<String, String> data = secretData(state);
         try {

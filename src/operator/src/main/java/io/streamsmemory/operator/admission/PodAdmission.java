@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +42,7 @@ public final class PodAdmission {
     /** Handling times (ns) of the last {@link #SAMPLES} reviews, for the benchmark. */
     static final int SAMPLES = 4096;
     private final long[] handlingNanos = new long[SAMPLES];
-    private final java.util.concurrent.atomic.AtomicLong reviews = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong reviews = new AtomicLong();
 
     /** Reviews answered since start (injected, skipped, passed through or failed). */
     long reviews() {

@@ -5,6 +5,7 @@ import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
@@ -51,7 +52,7 @@ final class RotatingKeyManager extends X509ExtendedKeyManager {
     }
 
     /** TLS handshakes served (full ones: resumed sessions do not pick a key). */
-    final java.util.concurrent.atomic.LongAdder handshakes = new java.util.concurrent.atomic.LongAdder();
+    final LongAdder handshakes = new LongAdder();
 
     @Override
     public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {

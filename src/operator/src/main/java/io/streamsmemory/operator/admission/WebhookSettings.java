@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.admission;
 
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,10 +12,12 @@ import java.util.List;
  */
 public final class WebhookSettings {
     /** Names the operator's manifests (deploy/webhook.yaml) use. */
-    public static final String DEFAULT_CONFIGURATION_NAME = io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURATION;
+    public static final String DEFAULT_CONFIGURATION_NAME = MetadataKeys.WEBHOOK_CONFIGURATION;
     public static final String DEFAULT_SECRET_NAME = "streams-memory-operator-webhook-tls";
     public static final String DEFAULT_SERVICE_NAME = "streams-memory-operator-webhook";
     public static final String PATH = "/mutate-pods";
+    /** The init container's image unless streamsmemory.webhook.agent.image names another (the chart always does). */
+    public static final String DEFAULT_AGENT_IMAGE = "ghcr.io/streams-memory/streams-memory-agent:0.1.0";
 
     /** Names of what the webhook adds to a pod. */
     public static final String INIT_CONTAINER = "streams-memory-agent";
@@ -43,7 +46,7 @@ public final class WebhookSettings {
     Duration caRenewBefore = Duration.ofDays(365);
     Duration refreshPeriod = Duration.ofSeconds(60);
 
-    String agentImage = "ghcr.io/streams-memory/streams-memory-agent:0.1.0";
+    String agentImage = DEFAULT_AGENT_IMAGE;
     String agentJarPath = "/streams-memory/" + AGENT_JAR;
     String agentMountPath = "/streams-memory-agent";
     String allocationMountPath = "/etc/streams-memory";
@@ -101,14 +104,6 @@ public final class WebhookSettings {
     public WebhookSettings runAsUser(Long runAsUser) { this.runAsUser = runAsUser; return this; }
     public WebhookSettings mallocArenaMax(String value) { this.mallocArenaMax = value; return this; }
     public WebhookSettings reportPort(Integer value) { this.reportPort = value; return this; }
-
-    public int port() { return port; }
-    public String namespace() { return namespace; }
-    public String configurationName() { return configurationName; }
-    public String secretName() { return secretName; }
-    public String agentImage() { return agentImage; }
-    public String agentMountPath() { return agentMountPath; }
-    public String allocationMountPath() { return allocationMountPath; }
 
     public Long runAsUser() { return runAsUser; }
     public List<String> imagePullSecrets() { return List.copyOf(imagePullSecrets); }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.WorkloadFacts;
 
 /** Choices that replace the engine's defaults. */
 public class OverridesSpec {
@@ -12,21 +14,24 @@ public class OverridesSpec {
     private String heap;
 
     @Min(0)
-    @Max(0.9)
-    @JsonPropertyDescription("Share of the pool (after JVM overhead, headroom and client I/O) for RocksDB; default 0.4.")
+    @Max(WorkloadFacts.MAX_ROCKSDB_FRACTION)
+    @JsonPropertyDescription("Share of the pool (after JVM overhead, headroom and client I/O) for RocksDB; default "
+            + MemoryModel.ROCKSDB_FRACTION + ".")
     private Double rocksDbFraction;
 
     @Min(0)
-    @Max(0.5)
-    @JsonPropertyDescription("Share of the heap after client buffers for the record cache; default 0.2.")
+    @Max(WorkloadFacts.MAX_RECORD_CACHE_FRACTION)
+    @JsonPropertyDescription("Share of the heap after client buffers for the record cache; default "
+            + MemoryModel.RECORD_CACHE_FRACTION + ".")
     private Double recordCacheFraction;
 
     @JsonPropertyDescription("Fail RocksDB inserts instead of overshooting the shared block cache; default false.")
     private Boolean strictCacheLimit;
 
     @Min(0)
-    @Max(0.5)
-    @JsonPropertyDescription("Share of the block cache kept for index and filter blocks; default 0.1.")
+    @Max(WorkloadFacts.MAX_HIGH_PRIORITY_POOL_RATIO)
+    @JsonPropertyDescription("Share of the block cache kept for index and filter blocks; default "
+            + MemoryModel.HIGH_PRIORITY_POOL_RATIO + ".")
     private Double highPriorityPoolRatio;
 
     public String getHeap() {

@@ -6,20 +6,24 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.streamsmemory.engine.MemoryModel;
 
 /** The Kafka Streams topology the split depends on. */
 @ValidationRule(value = "has(self.partitions) != has(self.tasksPerPod)",
         message = "set exactly one of partitions and tasksPerPod")
 public class StreamsSpec {
+    /** The most stream threads a policy, or a workload's stream-threads annotation, may ask for. */
+    public static final int MAX_THREADS = 1024;
+
     @Min(1)
-    @Max(1024)
+    @Max(MAX_THREADS)
     @Default("1")
     @JsonPropertyDescription("num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads "
             + "overrides it.")
     private Integer threads = 1;
 
     @Min(1)
-    @Max(64)
+    @Max(MemoryModel.MAX_INSTANCES_PER_POD)
     @Default("1")
     @JsonPropertyDescription("KafkaStreams instances one pod's JVM runs (usually 1). Kafka Streams sizes the record "
             + "cache and the clients per instance, so the record cache is divided among them and each brings its own "

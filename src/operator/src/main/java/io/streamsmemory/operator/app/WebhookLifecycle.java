@@ -65,7 +65,7 @@ public class WebhookLifecycle implements WebhookServing {
     Duration caRenewBefore;
     @ConfigProperty(name = "streamsmemory.webhook.refresh-period", defaultValue = "PT60S")
     Duration refreshPeriod;
-    @ConfigProperty(name = "streamsmemory.webhook.agent.image", defaultValue = "ghcr.io/streams-memory/streams-memory-agent:0.1.0")
+    @ConfigProperty(name = "streamsmemory.webhook.agent.image", defaultValue = WebhookSettings.DEFAULT_AGENT_IMAGE)
     String agentImage;
     @ConfigProperty(name = "streamsmemory.webhook.agent.jar-path", defaultValue = "/streams-memory/streams-memory-agent.jar")
     String agentJarPath;

@@ -54,7 +54,11 @@ public final class MetadataKeys {
      */
     public static final String LAST_ROLLOUT = "streamsmemory.io/last-rollout";
 
-    /** On a pod, written by the admission webhook: the allocation hash it applied ({@link #ALLOCATION_HASH}). */
+    /**
+     * On a pod, written by the admission webhook: the restart hash of the allocation it applied (the allocation
+     * hash is in {@link #ALLOCATION_HASH}); {@link PodDrift} counts a pod whose value differs from the current
+     * allocation's restart hash as outdated.
+     */
     public static final String APPLIED_RESTART_HASH = "streamsmemory.io/applied-restart-hash";
     /**
      * Label on a pod the webhook injected, so the operator finds the pods whose memory report it reads with one
@@ -65,8 +69,6 @@ public final class MetadataKeys {
     public static final String INJECTED_CONTAINER = "streamsmemory.io/injected-container";
     /** On a pod: why the webhook saw the pod of an opted-in workload and left it as it was. */
     public static final String INJECTION_SKIPPED = "streamsmemory.io/injection-skipped";
-    /** Label on a namespace or a pod: {@code disabled} keeps the webhook away from it. */
-    public static final String INJECTION_LABEL = "streamsmemory.io/injection";
 
     /** The MutatingWebhookConfiguration of the pod webhook (deploy/webhook.yaml). */
     public static final String WEBHOOK_CONFIGURATION = "streams-memory-operator";

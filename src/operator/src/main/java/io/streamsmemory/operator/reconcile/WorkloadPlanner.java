@@ -20,9 +20,6 @@ import java.util.Optional;
  * thread annotation and its container's memory limit refine what the policy says.
  */
 public final class WorkloadPlanner {
-    /** The most stream threads the annotation may ask for. */
-    static final int MAX_THREADS = 1024;
-
     /** The facts for one workload, and what the user should hear about how they were read. */
     public record Plan(WorkloadFacts facts, List<String> warnings) {
     }
@@ -83,11 +80,11 @@ public final class WorkloadPlanner {
         String threads = workload.annotations().get(MetadataKeys.STREAM_THREADS);
         if (threads != null) {
             Optional<Integer> parsed = positiveInt(threads);
-            if (parsed.isPresent() && parsed.get() <= MAX_THREADS) {
+            if (parsed.isPresent() && parsed.get() <= StreamsSpec.MAX_THREADS) {
                 builder.streamThreads(parsed.get());
             } else {
                 warnings.add(String.format("annotation %s=\"%s\" is not a thread count between 1 and %d; using the "
-                        + "policy's %d threads", MetadataKeys.STREAM_THREADS, threads, MAX_THREADS,
+                        + "policy's %d threads", MetadataKeys.STREAM_THREADS, threads, StreamsSpec.MAX_THREADS,
                         facts.streamThreads()));
             }
         }

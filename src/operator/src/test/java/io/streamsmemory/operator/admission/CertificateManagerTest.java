@@ -2,6 +2,7 @@ package io.streamsmemory.operator.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,7 @@ class CertificateManagerTest {
     void whatTheSecretHoldsReadsBackTheSame() {
         CertificateManager manager = new CertificateManager(null, new WebhookSettings(), Clock.systemUTC());
         CertificateManager.State state = manager.renew(null, Instant.now(), null);
-        CertificateManager.State read = manager.parse(new io.fabric8.kubernetes.api.model.SecretBuilder()
+        CertificateManager.State read = manager.parse(new SecretBuilder()
                 .withData(CertificateManager.secretData(state)).build());
         assertThat(read).isNotNull();
         assertThat(read.ca().cert()).isEqualTo(state.ca().cert());

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -222,7 +223,7 @@ final class DoNoHarm {
     }
 
     private static <T> int lost(List<T> before, List<T> after, Function<T, String> name,
-                                java.util.function.BiPredicate<T, T> same) {
+                                BiPredicate<T, T> same) {
         Map<String, T> admitted = byName(after, name);
         int lost = 0;
         for (T item : nonNull(before)) {

@@ -20,7 +20,10 @@ import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -45,9 +48,9 @@ class HelmChartWebhookTest {
                 operator.webhook.skipped(), operator.webhook.errors(), operator.webhook.handshakes(),
                 operator.webhook.cachesSynced()));
         try {
-            java.nio.file.Files.readAllLines(controlPlane.stateDir().resolve("logs/apiserver.log")).stream()
+            Files.readAllLines(controlPlane.stateDir().resolve("logs/apiserver.log")).stream()
                     .filter(l -> l.contains("calling webhook")).limit(5).forEach(l -> out.append(l).append('\n'));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             out.append(e);
         }
         return out.toString();
@@ -86,7 +89,7 @@ class HelmChartWebhookTest {
                     .anyMatch(e -> e.getOperator().equals("In") && e.getValues().contains(ns)));
             // A pod created while the webhook's first reviews are still slower than the timeout (a cold JVM on a busy
             // machine) is admitted uninjected (failing open): delete such pods, their ReplicaSets make new ones.
-            await().atMost(WAIT).pollInterval(java.time.Duration.ofSeconds(3)).conditionEvaluationListener(c -> {
+            await().atMost(WAIT).pollInterval(Duration.ofSeconds(3)).conditionEvaluationListener(c -> {
                 if (c.getRemainingTimeInMS() < 3000) {
                     System.err.println(diagnosis(operator));
                 }

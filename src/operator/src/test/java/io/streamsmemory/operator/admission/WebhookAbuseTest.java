@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -140,7 +141,7 @@ class WebhookAbuseTest {
                     + (announced ? "Content-Length: " + (64 << 20) : "Transfer-Encoding: chunked") + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 << 10];
-            java.util.Arrays.fill(chunk, (byte) ' ');
+            Arrays.fill(chunk, (byte) ' ');
             byte[] chunkHeader = (Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
             try {
                 for (int i = 0; i < 1024 && !status.isDone(); i++) {

@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
@@ -306,7 +307,7 @@ class WebhookDoNoHarmTest {
         return admitted(harm.admit(pod(NS, workload, UnaryOperator.identity())));
     }
 
-    private static ConfigMap withJvmOptions(ConfigMap configMap, java.util.function.Consumer<ArrayNode> change) {
+    private static ConfigMap withJvmOptions(ConfigMap configMap, Consumer<ArrayNode> change) {
         try {
             ObjectNode document = (ObjectNode) MAPPER.readTree(configMap.getData().get(MetadataKeys.ALLOCATION_KEY));
             change.accept((ArrayNode) document.get("jvmOptions"));

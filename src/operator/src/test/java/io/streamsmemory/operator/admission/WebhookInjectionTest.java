@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
@@ -80,7 +81,7 @@ class WebhookInjectionTest {
         client.resource(deployment(NS, "drift-auto", "orders", 2, List.of())).create();
         client.resource(deployment(NS, "drift-manual", "manual", 2, List.of())).create();
         Deployment statefulTemplate = deployment(NS, "orders-sts", "orders", 2, List.of());
-        client.resource(new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder()
+        client.resource(new StatefulSetBuilder()
                 .withMetadata(statefulTemplate.getMetadata())
                 .withNewSpec().withServiceName("orders-sts").withReplicas(2).withPodManagementPolicy("Parallel")
                 .withSelector(statefulTemplate.getSpec().getSelector())

@@ -105,7 +105,7 @@ final class WebhookOperator implements AutoCloseable {
                 .endMetadata().build()).serverSideApply();
     }
 
-    /** {@link io.streamsmemory.operator.Fixtures#policy}'s 2Gi policy with the given rollout. */
+    /** {@link Fixtures#policy}'s 2Gi policy with the given rollout. */
     static StreamsMemoryPolicy policy(String namespace, String name, Rollout rollout) {
         StreamsMemoryPolicy policy = Fixtures.policy(namespace, name, "2Gi");
         policy.getSpec().setRollout(rollout);

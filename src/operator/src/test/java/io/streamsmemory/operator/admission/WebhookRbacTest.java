@@ -18,6 +18,7 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -113,7 +114,7 @@ class WebhookRbacTest {
                 .withName(WebhookSettings.DEFAULT_SECRET_NAME).get() == null);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
         try (AdmissionWebhook webhook = AdmissionWebhook.start(asOperator,
-                new io.streamsmemory.operator.reconcile.EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
+                new EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
             assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME)
                     .get().getData()).containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
             assertThat(webhook.servingCertificate()).isNotNull();

@@ -32,9 +32,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -140,7 +142,7 @@ public final class ScaleBenchmark {
     /** N workloads (every fifth a StatefulSet) and M bystander Deployments, created 8 at a time. */
     private static void create(KubernetesClient client, int workloads, int bystanders) throws Exception {
         var pool = Executors.newFixedThreadPool(8);
-        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        List<Future<?>> done = new ArrayList<>();
         for (int i = 0; i < workloads; i++) {
             int index = i;
             done.add(pool.submit(() -> client.resource(workload(index)).create()));
@@ -272,7 +274,7 @@ public final class ScaleBenchmark {
             until(() -> byWorkload.getOrDefault(workload, new int[2])[1] == replicas, workload + " at " + replicas);
         }
 
-        private static void until(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        private static void until(BooleanSupplier done, String what) throws InterruptedException {
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (!done.getAsBoolean()) {
                 if (System.nanoTime() > deadline) {

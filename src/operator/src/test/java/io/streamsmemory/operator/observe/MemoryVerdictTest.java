@@ -9,6 +9,7 @@ import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import java.time.Duration;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 /** The observed figures against the engine's own plan (1Gi, 2 threads, 8 partitions over 2 pods, 1 store per task). */
@@ -22,7 +23,7 @@ class MemoryVerdictTest {
         MemoryVerdict verdict = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 0), DAY);
         assertThat(verdict.pressure()).isNull();
         assertThat(verdict.mismatch()).isNull();
-        assertThat(verdict.peakRatio()).isCloseTo(400.0 / 1024, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(verdict.peakRatio()).isCloseTo(400.0 / 1024, Offset.offset(1e-9));
         assertThat(verdict.observed().getPeakMemoryRatio()).isEqualTo("0.39");
         // 400 MiB x 1.25 = 500 MiB, rounded up to 512 MiB: well below the 1 GiB planned.
         assertThat(verdict.recommendation()).isEqualTo("memory 1 GiB, peak 400 MiB over PT24H (0.39): 512 MiB would "
