@@ -10,44 +10,22 @@
 #   FORCE=1               rebuild even if the cache marker exists
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../src/main/resources/io/streamsmemory/controlplane/versions.env
-. "$here/../src/main/resources/io/streamsmemory/controlplane/versions.env"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh"
 
-cache_root="${STREAMS_MEMORY_CACHE:-$HOME/.cache/streams-memory-operator}"
 helm_dir="$cache_root/helm/$HELM_VERSION"
 helm_bin="$helm_dir/helm"
 marker="$helm_dir/.complete"
-
-log() { printf '[build-helm %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf 'build-helm.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 cache_ok() { [[ -f "$marker" && -x "$helm_bin" ]]; }
 
-if [[ "${FORCE:-0}" != 1 ]] && cache_ok; then
-  log "cache hit: $helm_bin ($(tr '\n' ' ' < "$marker"))"
-  echo "$helm_bin"
-  exit 0
-fi
-
-mkdir -p "$cache_root/build"
-exec 9> "$cache_root/build/.helm.lock"
-if ! flock -n 9; then
-  log "another build-helm.sh is running for $cache_root; waiting for it"
-  flock 9
-fi
-if [[ "${FORCE:-0}" != 1 ]] && cache_ok; then
-  log "cache hit after waiting: $helm_bin"
-  echo "$helm_bin"
-  exit 0
-fi
+use_cache_or_lock "$helm_bin" "$marker" .helm.lock
 
 command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (needed to build helm $HELM_VERSION)"
 start=$(date +%s)
 work="$cache_root/build/helm-$HELM_VERSION"
 rm -rf "$work"
 mkdir -p "$work"
-# The host's architecture: the binary runs here, next to the tests.
-export CGO_ENABLED=0 GOOS=linux GOARCH="$(go env GOARCH)"
+# The host's platform (common.sh): the binary runs here, next to the tests.
+export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
 export GOFLAGS="-p=${BUILD_JOBS:-2}"
 ldf="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
 log "go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION ($GOOS/$GOARCH; a cold build takes a few minutes on 2 cores)"

@@ -12,17 +12,11 @@
 #   FORCE=1               rebuild even if the cache marker exists
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../src/main/resources/io/streamsmemory/controlplane/versions.env
-. "$here/../src/main/resources/io/streamsmemory/controlplane/versions.env"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh"
 
-cache_root="${STREAMS_MEMORY_CACHE:-$HOME/.cache/streams-memory-operator}"
-bin_dir="$cache_root/k8s/$(k8s_bin_folder)"
+bin_dir="$k8s_bin_dir"
 marker="$bin_dir/.complete"
 required=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd)
-
-log() { printf '[build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf 'build.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 
 cache_ok() {
   [[ -f "$marker" ]] || return 1
@@ -30,24 +24,7 @@ cache_ok() {
   for b in "${required[@]}"; do [[ -x "$bin_dir/$b" ]] || return 1; done
 }
 
-if [[ "${FORCE:-0}" != 1 ]] && cache_ok; then
-  log "cache hit: $bin_dir ($(tr '\n' ' ' < "$marker"))"
-  echo "$bin_dir"
-  exit 0
-fi
-
-# one build at a time per cache (a second caller waits, then usually gets a cache hit)
-mkdir -p "$cache_root/build"
-exec 9> "$cache_root/build/.lock"
-if ! flock -n 9; then
-  log "another build.sh is running for $cache_root; waiting for it"
-  flock 9
-fi
-if [[ "${FORCE:-0}" != 1 ]] && cache_ok; then
-  log "cache hit after waiting: $bin_dir"
-  echo "$bin_dir"
-  exit 0
-fi
+use_cache_or_lock "$bin_dir" "$marker" .lock
 
 command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (need Go >= 1.26 to build Kubernetes $K8S_VERSION)"
 command -v curl >/dev/null 2>&1 || die "'curl' is needed to read the published go.mod of k8s.io/kubernetes"
@@ -58,7 +35,8 @@ stage="$work/out"
 rm -rf "$stage"
 mkdir -p "$work" "$stage"
 export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
-export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
+# The host's platform (common.sh): the binaries run here, next to the tests.
+export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
 proxy="$(go env GOPROXY | tr ',|' '\n\n' | grep -E '^https?://' | head -n1)"
 proxy="${proxy:-https://proxy.golang.org}"
 NICE=(nice -n "${BUILD_NICE:-10}")
@@ -185,6 +163,7 @@ secs=$(( $(date +%s) - start ))
   echo "kubernetes=$K8S_VERSION"
   echo "etcd=$ETCD_VERSION"
   if [[ -x "$bin_dir/kwok" ]]; then echo "kwok=$KWOK_VERSION"; else echo "kwok=none"; fi
+  echo "platform=$GOOS/$GOARCH"
   echo "go=$(go env GOVERSION)"
   echo "build_seconds=$secs"
 } > "$marker.tmp"

@@ -216,60 +216,73 @@ on_failed_up() {
   exit "$rc"
 }
 
-up() {
+# --- up, one step per function ---------------------------------------------------------
+# Globals set by read_settings and used by the steps below: BIN, the ports, TIMEOUT, WANT (the components to
+# start, space padded: " etcd apiserver kwok ") and STARTED (the components started so far).
+
+wants() { [[ $WANT == *" $1 "* ]]; }
+
+read_settings() {
   BIN="${CP_BIN_DIR:?CP_BIN_DIR is required}"
   APISERVER_PORT="${CP_APISERVER_PORT:-16443}"
   ETCD_PORT="${CP_ETCD_PORT:-12379}"
   ETCD_PEER_PORT="${CP_ETCD_PEER_PORT:-12380}"
   KWOK_PORT="${CP_KWOK_PORT:-10247}"
   TIMEOUT="${CP_START_TIMEOUT:-90}"
-  local want=" ${CP_COMPONENTS:-etcd apiserver controller-manager scheduler kwok} "
-  want+=" etcd apiserver "
+  WANT=" ${CP_COMPONENTS:-etcd apiserver controller-manager scheduler kwok} "
+  WANT+=" etcd apiserver "
+}
 
+check_binaries() {
   local b
   for b in etcd kube-apiserver kubectl; do
     [[ -x "$BIN/$b" ]] || die "missing binary $BIN/$b - run 'make control-plane-binaries' (src/controlplane/bin/build.sh) first"
   done
-  [[ $want == *" controller-manager "* && ! -x "$BIN/kube-controller-manager" ]] && die "missing binary $BIN/kube-controller-manager - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
-  [[ $want == *" scheduler "* && ! -x "$BIN/kube-scheduler" ]] && die "missing binary $BIN/kube-scheduler - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
-  if [[ $want == *" kwok "* && ! -x "$BIN/kwok" ]]; then
+  for b in controller-manager scheduler; do
+    if wants "$b" && [[ ! -x "$BIN/kube-$b" ]]; then
+      die "missing binary $BIN/kube-$b - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
+    fi
+  done
+  if wants kwok && [[ ! -x "$BIN/kwok" ]]; then
     msg "kwok is not built; pods will stay Pending (no fake node)"
-    want="${want// kwok / }"
+    WANT="${WANT// kwok / }"
   fi
   command -v openssl >/dev/null || die "openssl is needed to create the local CA and keys"
+}
 
-  # already running / stale state
-  if [[ -n "$(recorded)" ]]; then
-    if status; then
-      msg "already running (state $STATE); nothing to do"
-      return 0
-    fi
-    msg "found stale state in $STATE from an earlier run that did not stop cleanly; cleaning it"
-    stop_all
-    rm -rf "$STATE"
-  fi
+# A complete control plane from an earlier `up` still runs: nothing to do.
+already_running() { [[ -n "$(recorded)" ]] && status; }
 
-  # ports
-  local p name busy=()
+clean_stale_state() {
+  [[ -n "$(recorded)" ]] || return 0
+  msg "found stale state in $STATE from an earlier run that did not stop cleanly; cleaning it"
+  stop_all
+  rm -rf "$STATE"
+}
+
+check_ports() {
+  local p busy=()
   for p in "apiserver:$APISERVER_PORT" "etcd:$ETCD_PORT" "etcd-peer:$ETCD_PEER_PORT"; do
-    port_in_use "${p#*:}" && busy+=("${p#*:} (${p%%:*})")
+    if port_in_use "${p#*:}"; then busy+=("${p#*:} (${p%%:*})"); fi
   done
-  [[ $want == *" kwok "* ]] && port_in_use "$KWOK_PORT" && busy+=("$KWOK_PORT (kwok)")
+  if wants kwok && port_in_use "$KWOK_PORT"; then busy+=("$KWOK_PORT (kwok)"); fi
   if [[ ${#busy[@]} -gt 0 ]]; then
     die "port already in use: ${busy[*]}; stop whatever listens there or choose other ports (CP_APISERVER_PORT, CP_ETCD_PORT, CP_ETCD_PEER_PORT, CP_KWOK_PORT)"
   fi
+}
 
-  STARTED=()
-  trap on_failed_up EXIT
+# Fresh state directory, CA, keys and one kubeconfig per client.
+prepare_state() {
   rm -rf "$STATE"
   mkdir -p "$PIDS" "$LOGS" "$STATE/etcd"
   chmod 700 "$STATE"
-  local t0; t0=$(date +%s%N)
   gen_certs
   write_kubeconfig "$STATE/kubeconfig" admin
   write_kubeconfig "$STATE/controller-manager.kubeconfig" controller-manager
   write_kubeconfig "$STATE/scheduler.kubeconfig" scheduler
+}
 
+start_etcd() {
   start_proc etcd \
     --name=local --data-dir="$STATE/etcd" \
     --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
@@ -277,9 +290,11 @@ up() {
     --initial-cluster="local=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state=new \
     --unsafe-no-fsync=true --log-level=warn
   wait_for "etcd on 127.0.0.1:$ETCD_PORT" "$TIMEOUT" curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+}
 
+start_apiserver() {
   local admission=()
-  if [[ $want != *" controller-manager "* ]]; then
+  if ! wants controller-manager; then
     # without the token/serviceaccount controllers there is no "default" ServiceAccount
     admission=(--disable-admission-plugins=ServiceAccount)
   fi
@@ -301,33 +316,38 @@ up() {
   wait_for "kube-apiserver /readyz on https://127.0.0.1:$APISERVER_PORT" "$TIMEOUT" \
     curl -fsS --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT/readyz"
+}
 
-  if [[ $want == *" controller-manager "* ]]; then
-    start_proc controller-manager \
-      --kubeconfig="$STATE/controller-manager.kubeconfig" \
-      --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
-      --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
-      --use-service-account-credentials=true --controllers='*' \
-      --leader-elect=false --secure-port=0 \
-      --service-cluster-ip-range=10.0.0.0/24 --allocate-node-cidrs=false
-  fi
-  if [[ $want == *" scheduler "* ]]; then
-    start_proc scheduler \
-      --kubeconfig="$STATE/scheduler.kubeconfig" --leader-elect=false --secure-port=0
-  fi
-  if [[ $want == *" kwok "* ]]; then
-    local kwok_cfg=()
-    [[ -f "$BIN/kwok-stages.yaml" ]] && kwok_cfg=(--config="$BIN/kwok-stages.yaml")
-    # --node-ip=127.0.0.1: the fake node's InternalIP, hence the podIP of a hostNetwork pod on it, is this
-    # machine, so a JVM run here can stand in for such a pod (make run's orders-streams-local); other pods get
-    # fake IPs from --cidr.
-    start_proc kwok \
-      --kubeconfig="$STATE/kubeconfig" "${kwok_cfg[@]}" \
-      --manage-all-nodes=false \
-      --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-      --node-ip=127.0.0.1 --cidr=10.0.1.0/24 \
-      --server-address="127.0.0.1:$KWOK_PORT"
-    KUBECTL apply -f - > /dev/null <<'EOF'
+# Started without waiting; wait_for_controllers waits once every component runs.
+start_controller_manager() {
+  start_proc controller-manager \
+    --kubeconfig="$STATE/controller-manager.kubeconfig" \
+    --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
+    --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+    --use-service-account-credentials=true --controllers='*' \
+    --leader-elect=false --secure-port=0 \
+    --service-cluster-ip-range=10.0.0.0/24 --allocate-node-cidrs=false
+}
+
+start_scheduler() {
+  start_proc scheduler \
+    --kubeconfig="$STATE/scheduler.kubeconfig" --leader-elect=false --secure-port=0
+}
+
+# kwok and the fake node it manages; wait_for_controllers waits for the node to be Ready.
+start_kwok() {
+  local kwok_cfg=()
+  [[ -f "$BIN/kwok-stages.yaml" ]] && kwok_cfg=(--config="$BIN/kwok-stages.yaml")
+  # --node-ip=127.0.0.1: the fake node's InternalIP, hence the podIP of a hostNetwork pod on it, is this
+  # machine, so a JVM run here can stand in for such a pod (make run's orders-streams-local); other pods get
+  # fake IPs from --cidr.
+  start_proc kwok \
+    --kubeconfig="$STATE/kubeconfig" "${kwok_cfg[@]}" \
+    --manage-all-nodes=false \
+    --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+    --node-ip=127.0.0.1 --cidr=10.0.1.0/24 \
+    --server-address="127.0.0.1:$KWOK_PORT"
+  KUBECTL apply -f - > /dev/null <<'EOF'
 apiVersion: v1
 kind: Node
 metadata:
@@ -348,23 +368,48 @@ status:
     operatingSystem: linux
     kubeletVersion: fake
 EOF
-  fi
-  if [[ $want == *" controller-manager "* ]]; then
+}
+
+wait_for_controllers() {
+  if wants controller-manager; then
     # the "default" ServiceAccount appears once the controllers run; Pods need it (admission)
     wait_for "kube-controller-manager (ServiceAccount default/default)" "$TIMEOUT" \
       KUBECTL get serviceaccount default --namespace default
   fi
-  if [[ $want == *" kwok "* ]]; then
+  if wants kwok; then
     wait_for "kwok node kwok-node-0 Ready" "$TIMEOUT" \
       KUBECTL wait node/kwok-node-0 --for=condition=Ready --timeout=1s
   fi
-  check_alive
+}
 
-  if [[ -n "${CP_WATCH_PID:-}" ]]; then
-    # setsid so the watchdog survives the caller's process group; nohup-like via redirects
-    setsid bash "$SELF" watchdog "$CP_WATCH_PID" > "$LOGS/watchdog.log" 2>&1 < /dev/null &
-    echo $! > "$PIDS/watchdog.pid"
+start_watchdog() {
+  # setsid so the watchdog survives the caller's process group; nohup-like via redirects
+  setsid bash "$SELF" watchdog "$CP_WATCH_PID" > "$LOGS/watchdog.log" 2>&1 < /dev/null &
+  echo $! > "$PIDS/watchdog.pid"
+}
+
+up() {
+  read_settings
+  check_binaries
+  if already_running; then
+    msg "already running (state $STATE); nothing to do"
+    return 0
   fi
+  clean_stale_state
+  check_ports
+
+  STARTED=()
+  trap on_failed_up EXIT
+  local t0; t0=$(date +%s%N)
+  prepare_state
+  start_etcd
+  start_apiserver
+  if wants controller-manager; then start_controller_manager; fi
+  if wants scheduler; then start_scheduler; fi
+  if wants kwok; then start_kwok; fi
+  wait_for_controllers
+  check_alive
+  if [[ -n "${CP_WATCH_PID:-}" ]]; then start_watchdog; fi
   trap - EXIT
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   msg "up in ${ms} ms: https://127.0.0.1:$APISERVER_PORT (components:$(printf ' %s' "${STARTED[@]}")); kubeconfig $STATE/kubeconfig"

@@ -248,7 +248,6 @@ class PolicyReconcilerTest {
         String autoBefore = templateRestartHash(deploymentIn(ns, "auto-app"));
         assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
 
-        long started = System.nanoTime();
         client.apps().deployments().inNamespace(ns).withName("auto-app").scale(6);
         client.apps().deployments().inNamespace(ns).withName("manual-app").scale(6);
 
@@ -257,7 +256,6 @@ class PolicyReconcilerTest {
             await().atMost(WAIT).until(() -> AllocationJson.read(configMap(client, ns, app).getData()
                     .get(MetadataKeys.ALLOCATION_KEY)).topology().activeTasksPerPod() == 4);
         }
-        System.out.printf("scale -> ConfigMap updated in %d ms%n", (System.nanoTime() - started) / 1_000_000);
         // Planned for the replica range (1 to 6 now): scaling restarts no pod (ScalingTest has the rest). The status
         // is written after any stamp of the same reconcile.
         await().atMost(WAIT).until(() -> Integer.valueOf(6).equals(policyIn(ns, "automatic").getStatus().getWorkloads()

@@ -1,8 +1,10 @@
 package io.streamsmemory.operator;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
@@ -13,6 +15,8 @@ import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The operator's reconciler on a plain java-operator-sdk {@link Operator}, as the Quarkus app runs it,
@@ -23,6 +27,7 @@ public final class RunningOperator implements AutoCloseable {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final EventRecorder events;
     private final MemoryObserver observer;
+    private final AtomicInteger reconciles = new AtomicInteger();
 
     private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection, RolloutGate gate,
                             ObserveSettings observe) {
@@ -31,7 +36,13 @@ public final class RunningOperator implements AutoCloseable {
         operator = new Operator(o -> {
             o.withKubernetesClient(client).withCloseClientOnStop(false)
                     .withCacheSyncTimeout(Duration.ofSeconds(30))
-                    .withReconciliationTerminationTimeout(Duration.ofSeconds(2));
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(2))
+                    .withMetrics(new Metrics() {
+                        @Override
+                        public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
+                            reconciles.incrementAndGet();
+                        }
+                    });
             if (leaderElection != null) {
                 o.withLeaderElectionConfiguration(leaderElection);
             }
@@ -59,6 +70,16 @@ public final class RunningOperator implements AutoCloseable {
         return new RunningOperator(client, new LeaderElectionConfiguration("streams-memory-operator", namespace,
                 Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false),
                 new RolloutGate(Duration.ZERO), ObserveSettings.OFF);
+    }
+
+    /** With the leader election the operator runs with ({@code LeaseLeaderElection} or a test's subclass of it). */
+    static RunningOperator startWithLeaderElection(KubernetesClient client, LeaderElectionConfiguration leaderElection) {
+        return new RunningOperator(client, leaderElection, new RolloutGate(Duration.ZERO), ObserveSettings.OFF);
+    }
+
+    /** How many reconciles this instance has started (java-operator-sdk's own count, before the reconciler runs). */
+    int reconciles() {
+        return reconciles.get();
     }
 
     @Override
