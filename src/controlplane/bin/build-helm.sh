@@ -4,7 +4,7 @@
 # file .complete) and finish at once. Prints the path of the helm binary on stdout.
 #
 # Env:
-#   STREAMS_MEMORY_CACHE  cache root (default: $HOME/.cache/streams-memory-operator)
+#   STREAMS_MEMORY_CACHE  cache root (default in versions.env)
 #   HELM_VERSION          helm version (default from versions.env)
 #   BUILD_JOBS            parallel go build jobs (default 2)
 #   FORCE=1               rebuild even if the cache marker exists

@@ -4,7 +4,7 @@
 # the clone. Later runs reuse the cache (marker file .complete) and finish in seconds.
 #
 # Env:
-#   STREAMS_MEMORY_CACHE  cache root (default: $HOME/.cache/streams-memory-operator)
+#   STREAMS_MEMORY_CACHE  cache root (default in versions.env)
 #   K8S_VERSION           Kubernetes version (default from versions.env)
 #   ETCD_VERSION          etcd server version (default from versions.env)
 #   KWOK_VERSION          kwok version (default from versions.env); KWOK=0 skips kwok

@@ -7,7 +7,7 @@ res="$here/../src/main/resources/io/streamsmemory/controlplane"
 # shellcheck source=../src/main/resources/io/streamsmemory/controlplane/versions.env
 . "$res/versions.env"
 cluster_sh="$res/cluster.sh"
-cache_root="${STREAMS_MEMORY_CACHE:-$HOME/.cache/streams-memory-operator}"
+cache_root="$STREAMS_MEMORY_CACHE" # its default is in versions.env
 
 # The platform the binaries are built for and cached under: this host's, as Go names it. Without Go on PATH (a warm
 # cache needs none) the same names come from uname.

@@ -6,12 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Finds the binaries built by {@code src/controlplane/bin/build.sh} in
- * {@code $STREAMS_MEMORY_CACHE/k8s/<version>-linux-amd64/} (the cache root's default is in versions.env)
+ * {@code $STREAMS_MEMORY_CACHE/k8s/<version>-<os>-<arch>/} (the cache root's default is in versions.env)
  * (the layout fabric8 kube-api-test also reads under {@code KUBE_API_TEST_DIR}).
  */
 public final class ControlPlaneBinaries {
@@ -57,13 +58,24 @@ public final class ControlPlaneBinaries {
     return Path.of(versionsEnvDefault("STREAMS_MEMORY_CACHE").replace("$HOME", System.getProperty("user.home")));
   }
 
+  /** This host's platform as Go names it ({@code linux-amd64}), as common.sh names the cache folder. */
+  static String hostPlatform() {
+    String os = System.getProperty("os.name").toLowerCase(Locale.ROOT).replace("mac os x", "darwin");
+    String arch = switch (System.getProperty("os.arch")) {
+      case "amd64", "x86_64" -> "amd64";
+      case "aarch64", "arm64" -> "arm64";
+      default -> System.getProperty("os.arch");
+    };
+    return os + "-" + arch;
+  }
+
   /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */
   public static ControlPlaneBinaries locate() {
     String version = pinnedKubernetesVersion();
     String override = System.getenv("CP_BIN_DIR");
     Path dir = override != null && !override.isBlank()
         ? Path.of(override)
-        : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-linux-amd64");
+        : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-" + hostPlatform());
     if (!Files.isRegularFile(dir.resolve(".complete"))) {
       throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
           + " (no .complete marker); " + HOW_TO_BUILD);
