@@ -23,6 +23,7 @@ public final class AgentAllocation {
     static final int MAX_INSTANCES = 64;
     /** The top-level parts whose bytes are the JVM limits the engine planned (see JvmLimits). */
     static final String HEAP_PART = "heap";
+
     static final String METASPACE_PART = "jvm-metaspace";
     static final String DIRECT_MEMORY_PART = "jvm-direct-memory";
 
@@ -36,9 +37,16 @@ public final class AgentAllocation {
     private final Map<String, Long> plannedLimits;
     private final long plannedLoadedClasses;
 
-    private AgentAllocation(String hash, String restartHash, long memoryBytes, Map<String, Long> streamsConfig,
-                            RocksDbSettings rocksDb, String source, int instancesPerPod, Map<String, Long> plannedLimits,
-                            long plannedLoadedClasses) {
+    private AgentAllocation(
+            String hash,
+            String restartHash,
+            long memoryBytes,
+            Map<String, Long> streamsConfig,
+            RocksDbSettings rocksDb,
+            String source,
+            int instancesPerPod,
+            Map<String, Long> plannedLimits,
+            long plannedLoadedClasses) {
         this.hash = hash;
         this.restartHash = restartHash;
         this.memoryBytes = memoryBytes;
@@ -52,6 +60,7 @@ public final class AgentAllocation {
 
     /** The document's identity: what the engine's {@code AllocationDocument} declares. */
     static final String API_VERSION = "streamsmemory.io/v1alpha1";
+
     static final String KIND = "StreamsMemoryAllocation";
 
     /**
@@ -88,9 +97,16 @@ public final class AgentAllocation {
         }
         String hash = text(document, "hash");
         String restartHash = text(document, "restartHash");
-        return new AgentAllocation(hash == null || hash.isBlank() ? "unhashed" : hash,
-                restartHash == null || restartHash.isBlank() ? null : restartHash, memory, config, rocks, source,
-                readInstances(document), readPlannedLimits(document, memory), readPlannedLoadedClasses(document));
+        return new AgentAllocation(
+                hash == null || hash.isBlank() ? "unhashed" : hash,
+                restartHash == null || restartHash.isBlank() ? null : restartHash,
+                memory,
+                config,
+                rocks,
+                source,
+                readInstances(document),
+                readPlannedLimits(document, memory),
+                readPlannedLoadedClasses(document));
     }
 
     private static Map<String, Long> readStreamsConfig(JsonNode document, long memory) {
@@ -178,8 +194,8 @@ public final class AgentAllocation {
             return 1;
         }
         if (!value.isIntegralNumber() || value.asLong() < 1 || value.asLong() > MAX_INSTANCES) {
-            throw new IllegalArgumentException("inputs.instancesPerPod " + value + " is not within [1, "
-                    + MAX_INSTANCES + "]");
+            throw new IllegalArgumentException(
+                    "inputs.instancesPerPod " + value + " is not within [1, " + MAX_INSTANCES + "]");
         }
         return value.asInt();
     }
@@ -225,8 +241,8 @@ public final class AgentAllocation {
     private static long wholeNumber(JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
-            throw new IllegalArgumentException(field + " is " + (value == null ? "missing" : value.toString())
-                    + ", not a whole number");
+            throw new IllegalArgumentException(
+                    field + " is " + (value == null ? "missing" : value.toString()) + ", not a whole number");
         }
         return value.asLong();
     }
@@ -292,27 +308,46 @@ public final class AgentAllocation {
         Map<String, Long> scaled = new LinkedHashMap<>();
         for (Map.Entry<String, Long> entry : streamsConfig.entrySet()) {
             long value = entry.getValue();
-            scaled.put(entry.getKey(), EngineKeys.instanceScoped(entry.getKey())
-                    ? value * instancesPerPod / instance : value);
+            scaled.put(
+                    entry.getKey(),
+                    EngineKeys.instanceScoped(entry.getKey()) ? value * instancesPerPod / instance : value);
         }
-        return new AgentAllocation(hash, restartHash, memoryBytes, scaled, rocksDb, source, instancesPerPod,
-                plannedLimits, plannedLoadedClasses);
+        return new AgentAllocation(
+                hash,
+                restartHash,
+                memoryBytes,
+                scaled,
+                rocksDb,
+                source,
+                instancesPerPod,
+                plannedLimits,
+                plannedLoadedClasses);
     }
 
     /** The one startup line: what this JVM is bounded to. */
     String describe() {
         StringBuilder line = new StringBuilder();
-        line.append("allocation ").append(hash).append(" from ").append(source)
-                .append(": pod ").append(Bytes.format(memoryBytes));
+        line.append("allocation ")
+                .append(hash)
+                .append(" from ")
+                .append(source)
+                .append(": pod ")
+                .append(Bytes.format(memoryBytes));
         for (Map.Entry<String, Long> entry : streamsConfig.entrySet()) {
             line.append(", ").append(entry.getKey()).append('=').append(entry.getValue());
         }
         if (rocksDb != null) {
-            line.append("; RocksDB: one shared block cache of ").append(Bytes.format(rocksDb.blockCacheCapacityBytes()))
-                    .append(" (strict=").append(rocksDb.strictCapacityLimit())
-                    .append(", high-priority ").append(rocksDb.highPriorityPoolRatio())
-                    .append("), WriteBufferManager ").append(Bytes.format(rocksDb.writeBufferManagerBytes()))
-                    .append(" charged to it, memtables ").append(rocksDb.maxWriteBufferNumber()).append(" x ")
+            line.append("; RocksDB: one shared block cache of ")
+                    .append(Bytes.format(rocksDb.blockCacheCapacityBytes()))
+                    .append(" (strict=")
+                    .append(rocksDb.strictCapacityLimit())
+                    .append(", high-priority ")
+                    .append(rocksDb.highPriorityPoolRatio())
+                    .append("), WriteBufferManager ")
+                    .append(Bytes.format(rocksDb.writeBufferManagerBytes()))
+                    .append(" charged to it, memtables ")
+                    .append(rocksDb.maxWriteBufferNumber())
+                    .append(" x ")
                     .append(Bytes.format(rocksDb.writeBufferSizeBytes()));
         } else {
             line.append("; no RocksDB bound (no persistent stores)");

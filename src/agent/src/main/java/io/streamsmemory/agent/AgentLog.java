@@ -14,8 +14,7 @@ final class AgentLog {
     private static volatile Consumer<String> sink = line -> System.err.println(line);
     private static final Set<String> ONCE = ConcurrentHashMap.newKeySet();
 
-    private AgentLog() {
-    }
+    private AgentLog() {}
 
     static void info(String message) {
         emit("INFO " + message);

@@ -13,8 +13,7 @@ import java.util.List;
 public final class AgentMain {
     private static volatile boolean started;
 
-    private AgentMain() {
-    }
+    private AgentMain() {}
 
     /** Called by reflection from the entry point, with {@code attached} true for {@code agentmain}. */
     public static synchronized void start(Instrumentation instrumentation, boolean attached) {
@@ -49,8 +48,8 @@ public final class AgentMain {
                 }
             }
         } catch (Throwable t) {
-            AgentLog.warnOnce("start-failure", "could not start (" + t
-                    + "); the application runs on its own memory settings");
+            AgentLog.warnOnce(
+                    "start-failure", "could not start (" + t + "); the application runs on its own memory settings");
         }
     }
 }

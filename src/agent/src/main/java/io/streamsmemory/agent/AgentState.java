@@ -28,8 +28,7 @@ final class AgentState {
     private static final Map<String, String> SKIPPED = Collections.synchronizedMap(new LinkedHashMap<>());
     private static final AtomicLong MERGES = new AtomicLong();
 
-    private AgentState() {
-    }
+    private AgentState() {}
 
     /** Loads the allocation from the environment unless already loaded; warns once when there is none. */
     static AgentAllocation ensureLoaded(String loadedBy) {
@@ -100,8 +99,10 @@ final class AgentState {
         String unsupported = catalog.unsupportedReason();
         if (unsupported != null) {
             inactiveReason = unsupported;
-            AgentLog.warnOnce("unsupported-version", "the allocation is not applied: " + unsupported
-                    + "; the application runs on its own memory settings");
+            AgentLog.warnOnce(
+                    "unsupported-version",
+                    "the allocation is not applied: " + unsupported
+                            + "; the application runs on its own memory settings");
             return props;
         }
         registerMBean();
@@ -110,9 +111,11 @@ final class AgentState {
             if (SetterVisibility.usable(streamsConfigClass)) {
                 setter = BoundedRocksDBConfigSetter.class;
             } else {
-                AgentLog.warnOnce("setter-invisible", "Kafka Streams is loaded by a class loader that cannot see the "
-                        + "agent's classes, so RocksDB is not bounded by the agent (configs still are); use library "
-                        + "mode: rocksdb.config.setter=" + BoundedRocksDBConfigSetter.class.getName());
+                AgentLog.warnOnce(
+                        "setter-invisible",
+                        "Kafka Streams is loaded by a class loader that cannot see the "
+                                + "agent's classes, so RocksDB is not bounded by the agent (configs still are); use library "
+                                + "mode: rocksdb.config.setter=" + BoundedRocksDBConfigSetter.class.getName());
             }
         }
         ConfigMerger.Result result = ConfigMerger.merge(props, current, catalog, setter);
@@ -187,14 +190,16 @@ final class AgentState {
      */
     static Object shareForInstance(Object streamsConfig, int ordinal) throws ReflectiveOperationException {
         AgentAllocation current = allocation;
-        Class<?> configClass = Class.forName("org.apache.kafka.streams.StreamsConfig", false,
+        Class<?> configClass = Class.forName(
+                "org.apache.kafka.streams.StreamsConfig",
+                false,
                 streamsConfig.getClass().getClassLoader());
         KafkaCatalog catalog = ReflectiveKafkaCatalog.of(configClass);
         if (current == null || catalog.unsupportedReason() != null) {
             return streamsConfig;
         }
-        ConfigMerger.Result result = ConfigMerger.merge(StreamsInstances.originals(streamsConfig),
-                current.forUnplannedInstance(ordinal), catalog, null);
+        ConfigMerger.Result result = ConfigMerger.merge(
+                StreamsInstances.originals(streamsConfig), current.forUnplannedInstance(ordinal), catalog, null);
         if (!result.changed()) {
             return streamsConfig;
         }

@@ -23,6 +23,7 @@ final class AllocationLoader {
     static final String PROPERTY = "streamsmemory.allocation";
     /** An allocation is a few KiB; a file far larger than that is not one (and is not worth reading). */
     static final long MAX_FILE_BYTES = 4L << 20;
+
     private static final ObjectMapper TREE = new ObjectMapper();
 
     /** Either an allocation or the reason there is none. */
@@ -52,8 +53,7 @@ final class AllocationLoader {
         }
     }
 
-    private AllocationLoader() {
-    }
+    private AllocationLoader() {}
 
     static Result load(Map<String, String> env, Properties properties) {
         try {
@@ -99,10 +99,12 @@ final class AllocationLoader {
                         + " bytes, far more than an allocation document");
             }
             byte[] bytes = Files.readAllBytes(path);
-            text = StandardCharsets.UTF_8.newDecoder()
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString();
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             return Result.fail("the allocation file " + where + " is garbled: it is not UTF-8 text");
         } catch (IOException | SecurityException e) {
@@ -132,8 +134,8 @@ final class AllocationLoader {
         try {
             return Result.ok(AgentAllocation.of(tree, source));
         } catch (IllegalArgumentException e) {
-            return Result.fail("the allocation file " + where + " is not a usable allocation: "
-                    + firstLine(e.getMessage()));
+            return Result.fail(
+                    "the allocation file " + where + " is not a usable allocation: " + firstLine(e.getMessage()));
         }
     }
 

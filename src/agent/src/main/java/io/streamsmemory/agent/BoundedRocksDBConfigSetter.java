@@ -16,7 +16,8 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
         Object own = configs == null ? null : configs.get(StreamsMemory.CHAINED_SETTER_CONFIG);
-        if (own != null && !ConfigMerger.setterName(own).isEmpty()
+        if (own != null
+                && !ConfigMerger.setterName(own).isEmpty()
                 && !ConfigMerger.setterName(own).equals(BoundedRocksDBConfigSetter.class.getName())) {
             chained = instantiate(own);
             RocksDbStats.CHAINED_SETTERS.add(chained.getClass().getName());
@@ -33,8 +34,9 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
             RocksDbStats.OPEN.incrementAndGet();
             RocksDbStats.OPENED.incrementAndGet();
         } catch (Throwable t) {
-            AgentLog.warnOnce("rocksdb-apply", "could not bound RocksDB store " + storeName + " (" + t
-                    + "); it runs on its own settings");
+            AgentLog.warnOnce(
+                    "rocksdb-apply",
+                    "could not bound RocksDB store " + storeName + " (" + t + "); it runs on its own settings");
         }
     }
 

@@ -4,8 +4,7 @@ import java.util.Locale;
 
 /** Human-readable byte counts for log lines. */
 final class Bytes {
-    private Bytes() {
-    }
+    private Bytes() {}
 
     static String format(long bytes) {
         if (bytes < 0) {

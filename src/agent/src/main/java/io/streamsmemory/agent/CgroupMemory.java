@@ -21,8 +21,7 @@ final class CgroupMemory {
     /** v1's "no limit" is PAGE_COUNTER_MAX pages, 9223372036854771712 on 4 KiB pages: anything this large is none. */
     static final long V1_UNLIMITED = 1L << 62;
 
-    private CgroupMemory() {
-    }
+    private CgroupMemory() {}
 
     /** The report's {@code cgroup} section; empty when no cgroup memory files are readable. */
     static Map<String, Long> read(Path root, Path selfCgroup) {

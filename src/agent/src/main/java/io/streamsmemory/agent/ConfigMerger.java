@@ -23,6 +23,7 @@ final class ConfigMerger {
      * bound, so for this key 0 is unbounded, not "smaller".
      */
     static final String UNCOMMITTED_MAX_BYTES = "statestore.uncommitted.max.bytes";
+
     static final String TRANSACTIONAL_STATE_STORES = "enable.transactional.statestores";
 
     /** One value the merge changed; {@code before} says where the old value came from. */
@@ -102,13 +103,15 @@ final class ConfigMerger {
             new Prefix("main.consumer.", Client.CONSUMER, List.of("main.consumer.", "consumer.", ""), List.of()),
             new Prefix("restore.consumer.", Client.CONSUMER, List.of("restore.consumer.", "consumer.", ""), List.of()),
             new Prefix("global.consumer.", Client.CONSUMER, List.of("global.consumer.", "consumer.", ""), List.of()),
-            new Prefix("consumer.", Client.CONSUMER, List.of("consumer.", ""),
+            new Prefix(
+                    "consumer.",
+                    Client.CONSUMER,
+                    List.of("consumer.", ""),
                     List.of("main.consumer.", "restore.consumer.", "global.consumer.")),
             new Prefix("producer.", Client.PRODUCER, List.of("producer.", ""), List.of()),
             new Prefix("admin.", Client.ADMIN, List.of("admin.", ""), List.of()));
 
-    private ConfigMerger() {
-    }
+    private ConfigMerger() {}
 
     /**
      * @param setterClass the agent's RocksDB config setter to install, or null to leave {@code rocksdb.config.setter}
@@ -133,8 +136,8 @@ final class ConfigMerger {
             }
             String bare = key.substring(prefix.prefix.length());
             if (!catalog.knows(prefix.client, bare)) {
-                skipped.add(key + " (not a " + prefix.client.name().toLowerCase(Locale.ROOT)
-                        + " config of Kafka " + catalog.version() + ")");
+                skipped.add(key + " (not a " + prefix.client.name().toLowerCase(Locale.ROOT) + " config of Kafka "
+                        + catalog.version() + ")");
                 continue;
             }
             if (rejected(catalog, prefix.client, key, bare, bound, skipped)) {
@@ -148,7 +151,8 @@ final class ConfigMerger {
                 }
             }
         }
-        if (transactional(app) && !allocation.streamsConfig().containsKey(UNCOMMITTED_MAX_BYTES)
+        if (transactional(app)
+                && !allocation.streamsConfig().containsKey(UNCOMMITTED_MAX_BYTES)
                 && catalog.knows(Client.STREAMS, UNCOMMITTED_MAX_BYTES)) {
             // Nothing to apply, but the plan misses a consumer: say so where the skipped keys are reported.
             skipped.add(UNCOMMITTED_MAX_BYTES + " (the application sets " + TRANSACTIONAL_STATE_STORES + "=true but "
@@ -161,24 +165,47 @@ final class ConfigMerger {
         return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped);
     }
 
-    private static void mergeStreamsKey(Map<?, ?> app, Map<Object, Object> out, String key, long bound,
-                                        KafkaCatalog catalog, List<Change> changes, List<String> skipped) {
+    private static void mergeStreamsKey(
+            Map<?, ?> app,
+            Map<Object, Object> out,
+            String key,
+            long bound,
+            KafkaCatalog catalog,
+            List<Change> changes,
+            List<String> skipped) {
         if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
             // KIP-770 renamed the record cache key in 3.4; the allocation names one of them, the application's
             // version decides which one Kafka Streams reads.
             String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE) ? STATESTORE_CACHE : LEGACY_CACHE;
-            if (catalog.knows(Client.STREAMS, target) && rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
+            if (catalog.knows(Client.STREAMS, target)
+                    && rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
                 return;
             }
             if (catalog.knows(Client.STREAMS, STATESTORE_CACHE)) {
-                String value = present(app, STATESTORE_CACHE) ? STATESTORE_CACHE
-                        : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE
-                        : null;
-                boundResolved(app, out, STATESTORE_CACHE, value,
-                        catalog.defaultValue(Client.STREAMS, STATESTORE_CACHE), bound, changes, skipped);
+                String value = present(app, STATESTORE_CACHE)
+                        ? STATESTORE_CACHE
+                        : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE)
+                                ? LEGACY_CACHE
+                                : null;
+                boundResolved(
+                        app,
+                        out,
+                        STATESTORE_CACHE,
+                        value,
+                        catalog.defaultValue(Client.STREAMS, STATESTORE_CACHE),
+                        bound,
+                        changes,
+                        skipped);
             } else if (catalog.knows(Client.STREAMS, LEGACY_CACHE)) {
-                boundResolved(app, out, LEGACY_CACHE, present(app, LEGACY_CACHE) ? LEGACY_CACHE : null,
-                        catalog.defaultValue(Client.STREAMS, LEGACY_CACHE), bound, changes, skipped);
+                boundResolved(
+                        app,
+                        out,
+                        LEGACY_CACHE,
+                        present(app, LEGACY_CACHE) ? LEGACY_CACHE : null,
+                        catalog.defaultValue(Client.STREAMS, LEGACY_CACHE),
+                        bound,
+                        changes,
+                        skipped);
             } else {
                 skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
             }
@@ -196,8 +223,15 @@ final class ConfigMerger {
         if (rejected(catalog, Client.STREAMS, key, key, bound, skipped)) {
             return;
         }
-        boundResolved(app, out, key, present(app, key) ? key : null, catalog.defaultValue(Client.STREAMS, key), bound,
-                changes, skipped);
+        boundResolved(
+                app,
+                out,
+                key,
+                present(app, key) ? key : null,
+                catalog.defaultValue(Client.STREAMS, key),
+                bound,
+                changes,
+                skipped);
     }
 
     /**
@@ -205,8 +239,8 @@ final class ConfigMerger {
      * keeps its own): an allocation the engine did not write, or a type the engine did not expect (a long for an
      * INT key), must not make the application's StreamsConfig or clients throw.
      */
-    private static boolean rejected(KafkaCatalog catalog, Client client, String key, String definedKey, long bound,
-                                    List<String> skipped) {
+    private static boolean rejected(
+            KafkaCatalog catalog, Client client, String key, String definedKey, long bound, List<String> skipped) {
         String reason = catalog.rejects(client, definedKey, Long.toString(bound));
         if (reason == null) {
             return false;
@@ -217,8 +251,16 @@ final class ConfigMerger {
     }
 
     /** Bounds {@code target}, whose current value is the first of {@code chain}+bare set by the application. */
-    private static void bound(Map<?, ?> app, Map<Object, Object> out, String target, List<String> chain, String bare,
-                              Object fallback, long bound, List<Change> changes, List<String> skipped) {
+    private static void bound(
+            Map<?, ?> app,
+            Map<Object, Object> out,
+            String target,
+            List<String> chain,
+            String bare,
+            Object fallback,
+            long bound,
+            List<Change> changes,
+            List<String> skipped) {
         String from = null;
         for (String prefix : chain) {
             if (present(app, prefix + bare)) {
@@ -229,8 +271,15 @@ final class ConfigMerger {
         boundResolved(app, out, target, from, fallback, bound, changes, skipped);
     }
 
-    private static void boundResolved(Map<?, ?> app, Map<Object, Object> out, String target, String from,
-                                      Object fallback, long bound, List<Change> changes, List<String> skipped) {
+    private static void boundResolved(
+            Map<?, ?> app,
+            Map<Object, Object> out,
+            String target,
+            String from,
+            Object fallback,
+            long bound,
+            List<Change> changes,
+            List<String> skipped) {
         Object raw = from == null ? fallback : app.get(from);
         String origin = from == null ? "default" : from.equals(target) ? null : "from " + from;
         Long current;
@@ -254,8 +303,8 @@ final class ConfigMerger {
         changes.add(new Change(target, before, Long.toString(bound)));
     }
 
-    private static void installSetter(Map<?, ?> app, Map<Object, Object> out, Class<?> setterClass,
-                                      List<Change> changes) {
+    private static void installSetter(
+            Map<?, ?> app, Map<Object, Object> out, Class<?> setterClass, List<Change> changes) {
         Object existing = app.get(SETTER_KEY);
         if (existing instanceof String && ((String) existing).isBlank()) {
             existing = null;
@@ -284,7 +333,8 @@ final class ConfigMerger {
     /** Whether the application enables transactional state stores (a Boolean or its text, as ConfigDef reads it). */
     static boolean transactional(Map<?, ?> app) {
         Object value = app.get(TRANSACTIONAL_STATE_STORES);
-        return Boolean.TRUE.equals(value) || value instanceof String && "true".equalsIgnoreCase(((String) value).trim());
+        return Boolean.TRUE.equals(value)
+                || value instanceof String && "true".equalsIgnoreCase(((String) value).trim());
     }
 
     private static boolean present(Map<?, ?> app, String key) {

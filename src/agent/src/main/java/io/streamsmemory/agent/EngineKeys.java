@@ -16,7 +16,10 @@ import java.util.Map;
  * has whatever the number of instances). Only instance-scoped values shrink for instances beyond the planned count.
  */
 final class EngineKeys {
-    enum Scope { INSTANCE, UNSCALED }
+    enum Scope {
+        INSTANCE,
+        UNSCALED
+    }
 
     static final Map<String, Scope> KEYS;
 
@@ -38,8 +41,7 @@ final class EngineKeys {
         KEYS = Collections.unmodifiableMap(keys);
     }
 
-    private EngineKeys() {
-    }
+    private EngineKeys() {}
 
     static boolean known(String key) {
         return KEYS.containsKey(key);

@@ -33,12 +33,15 @@ abstract class HookTransformer implements ClassFileTransformer {
     abstract byte[] patch(byte[] classfile);
 
     /** Called once when the class's loader cannot see the hook; by default says nothing. */
-    void hookInvisible() {
-    }
+    void hookInvisible() {}
 
     @Override
-    public final byte[] transform(ClassLoader loader, String className, Class<?> classBeingRedefined,
-                                  ProtectionDomain protectionDomain, byte[] classfileBuffer) {
+    public final byte[] transform(
+            ClassLoader loader,
+            String className,
+            Class<?> classBeingRedefined,
+            ProtectionDomain protectionDomain,
+            byte[] classfileBuffer) {
         if (!target.equals(className)) {
             return null;
         }
@@ -50,13 +53,16 @@ abstract class HookTransformer implements ClassFileTransformer {
             }
             byte[] patched = patch(classfileBuffer);
             if (patched == null) {
-                AgentLog.warnOnce("no-constructor:" + target, simpleName + " has no constructor the agent can patch "
-                        + "in this Kafka Streams version; " + consequence);
+                AgentLog.warnOnce(
+                        "no-constructor:" + target,
+                        simpleName + " has no constructor the agent can patch " + "in this Kafka Streams version; "
+                                + consequence);
             }
             return patched;
         } catch (Throwable t) {
-            AgentLog.warnOnce("transform-failure:" + target, "could not instrument " + simpleName + " (" + t + "); "
-                    + consequence);
+            AgentLog.warnOnce(
+                    "transform-failure:" + target,
+                    "could not instrument " + simpleName + " (" + t + "); " + consequence);
             return null;
         }
     }
@@ -80,19 +86,21 @@ abstract class HookTransformer implements ClassFileTransformer {
     static byte[] rewriteConstructors(ClassReader reader, BiFunction<String, MethodVisitor, MethodVisitor> wrap) {
         boolean[] patched = {false};
         ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
-                MethodVisitor wrapped = "<init>".equals(name) ? wrap.apply(descriptor, visitor) : null;
-                if (wrapped == null) {
-                    return visitor;
-                }
-                patched[0] = true;
-                return wrapped;
-            }
-        }, 0);
+        reader.accept(
+                new ClassVisitor(Opcodes.ASM9, writer) {
+                    @Override
+                    public MethodVisitor visitMethod(
+                            int access, String name, String descriptor, String signature, String[] exceptions) {
+                        MethodVisitor visitor = super.visitMethod(access, name, descriptor, signature, exceptions);
+                        MethodVisitor wrapped = "<init>".equals(name) ? wrap.apply(descriptor, visitor) : null;
+                        if (wrapped == null) {
+                            return visitor;
+                        }
+                        patched[0] = true;
+                        return wrapped;
+                    }
+                },
+                0);
         return patched[0] ? writer.toByteArray() : null;
     }
 }

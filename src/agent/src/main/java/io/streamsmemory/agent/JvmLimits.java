@@ -31,6 +31,7 @@ final class JvmLimits {
      * most heap/2048 above; measured: -Xmx999272k gives 1023410176 bytes with G1, 156 KiB more).
      */
     static final long HEAP_ABOVE_TOLERANCE_BYTES = 2L << 20;
+
     static final int HEAP_ABOVE_TOLERANCE_DIVISOR = 1024;
     /** Metaspace and direct-memory limits are taken as given, up to the 64 KiB commit granule; 1 MiB is generous. */
     static final long EXACT_TOLERANCE_BYTES = 1L << 20;
@@ -129,8 +130,7 @@ final class JvmLimits {
      */
     static long vmOption(String name, long whenZero) {
         try {
-            HotSpotDiagnosticMXBean bean =
-                    ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
             if (bean == null) {
                 return -1;
             }

@@ -18,17 +18,18 @@ import java.util.Map;
 final class JvmMemory {
     /** The stack reserved per thread when -Xss (HotSpot's ThreadStackSize) is 0 or unreadable: Linux x64's default. */
     static final long DEFAULT_STACK_BYTES = 1L << 20;
+
     static final String METASPACE_POOL = "Metaspace";
     /**
      * Segmented code cache pools are "CodeHeap 'non-nmethods'" etc.; unsegmented (ReservedCodeCacheSize below 240 MiB,
      * as the engine plans it) it is one "CodeCache" pool on Java 9 and later, "Code Cache" on Java 8.
      */
     static final String CODE_HEAP_PREFIX = "CodeHeap";
+
     static final String CODE_CACHE_POOL = "CodeCache";
     static final String CODE_CACHE_POOL_JAVA8 = "Code Cache";
 
-    private JvmMemory() {
-    }
+    private JvmMemory() {}
 
     /** Bean handles and fixed flags, looked up on first use (never in premain). */
     private static final class Beans {
@@ -38,7 +39,9 @@ final class JvmMemory {
         static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
         static final ClassLoadingMXBean CLASSES = ManagementFactory.getClassLoadingMXBean();
         /** -XX:MaxDirectMemorySize; 0 (unset) means as large as the heap. */
-        static final long DIRECT_MAX = JvmLimits.vmOption("MaxDirectMemorySize", Runtime.getRuntime().maxMemory());
+        static final long DIRECT_MAX =
+                JvmLimits.vmOption("MaxDirectMemorySize", Runtime.getRuntime().maxMemory());
+
         static final long STACK_BYTES = stackBytes();
 
         private static BufferPoolMXBean direct() {
@@ -75,7 +78,8 @@ final class JvmMemory {
                 MemoryUsage usage = pool.getUsage();
                 metaspaceUsed = usage.getUsed();
                 metaspaceMax = usage.getMax();
-            } else if (name.startsWith(CODE_HEAP_PREFIX) || CODE_CACHE_POOL.equals(name)
+            } else if (name.startsWith(CODE_HEAP_PREFIX)
+                    || CODE_CACHE_POOL.equals(name)
                     || CODE_CACHE_POOL_JAVA8.equals(name)) {
                 MemoryUsage usage = pool.getUsage();
                 codeUsed += usage.getUsed();

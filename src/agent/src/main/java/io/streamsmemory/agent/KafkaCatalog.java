@@ -8,7 +8,12 @@ import java.util.regex.Pattern;
  * defaults. Read from the application's classes, so the agent follows whatever version it brings.
  */
 interface KafkaCatalog {
-    enum Client { STREAMS, CONSUMER, PRODUCER, ADMIN }
+    enum Client {
+        STREAMS,
+        CONSUMER,
+        PRODUCER,
+        ADMIN
+    }
 
     /** The version text, e.g. "4.4.0". */
     String version();
@@ -30,7 +35,8 @@ interface KafkaCatalog {
 
     /** The range of Kafka Streams versions the agent applies allocations to. */
     static String supportReason(String version) {
-        Matcher parsed = version == null ? null
+        Matcher parsed = version == null
+                ? null
                 : Pattern.compile("^(\\d+)\\.(\\d+)(?:[.-].*)?$").matcher(version.trim());
         if (parsed == null || !parsed.matches()) {
             return "its version \"" + version + "\" cannot be read";

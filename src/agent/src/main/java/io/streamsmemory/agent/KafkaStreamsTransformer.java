@@ -36,24 +36,32 @@ final class KafkaStreamsTransformer extends HookTransformer {
         ClassReader reader = new ClassReader(classfile);
         String owner = reader.getClassName();
         Set<String> delegating = new HashSet<>();
-        reader.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                if (!"<init>".equals(name)) {
-                    return null;
-                }
-                return new MethodVisitor(Opcodes.ASM9) {
+        reader.accept(
+                new ClassVisitor(Opcodes.ASM9) {
                     @Override
-                    public void visitMethodInsn(int opcode, String insnOwner, String insnName, String insnDescriptor,
-                                                boolean isInterface) {
-                        if (opcode == Opcodes.INVOKESPECIAL && owner.equals(insnOwner) && "<init>".equals(insnName)) {
-                            delegating.add(descriptor);
+                    public MethodVisitor visitMethod(
+                            int access, String name, String descriptor, String signature, String[] exceptions) {
+                        if (!"<init>".equals(name)) {
+                            return null;
                         }
+                        return new MethodVisitor(Opcodes.ASM9) {
+                            @Override
+                            public void visitMethodInsn(
+                                    int opcode,
+                                    String insnOwner,
+                                    String insnName,
+                                    String insnDescriptor,
+                                    boolean isInterface) {
+                                if (opcode == Opcodes.INVOKESPECIAL
+                                        && owner.equals(insnOwner)
+                                        && "<init>".equals(insnName)) {
+                                    delegating.add(descriptor);
+                                }
+                            }
+                        };
                     }
-                };
-            }
-        }, ClassReader.SKIP_FRAMES);
+                },
+                ClassReader.SKIP_FRAMES);
         return rewriteConstructors(reader, (descriptor, visitor) -> {
             int slot = configSlot(descriptor);
             return delegating.contains(descriptor) || slot < 0 ? null : new CountingConstructor(visitor, slot);
@@ -84,8 +92,8 @@ final class KafkaStreamsTransformer extends HookTransformer {
         public void visitCode() {
             super.visitCode();
             super.visitVarInsn(Opcodes.ALOAD, slot);
-            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "beforeConstruct",
-                    "(Ljava/lang/Object;)Ljava/lang/Object;", false);
+            super.visitMethodInsn(
+                    Opcodes.INVOKESTATIC, HOOK, "beforeConstruct", "(Ljava/lang/Object;)Ljava/lang/Object;", false);
             super.visitTypeInsn(Opcodes.CHECKCAST, CONFIG_TYPE);
             super.visitVarInsn(Opcodes.ASTORE, slot);
         }

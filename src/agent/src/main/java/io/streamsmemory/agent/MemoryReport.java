@@ -25,10 +25,11 @@ final class MemoryReport {
     private final String restartHash;
     /** Section name to its figures, in the document's order; empty sections are left out. */
     private final Map<String, Map<String, Long>> sections;
+
     private final Long unexplainedBytes;
 
-    MemoryReport(String allocationHash, String restartHash, Map<String, Map<String, Long>> sections,
-                 Long unexplainedBytes) {
+    MemoryReport(
+            String allocationHash, String restartHash, Map<String, Map<String, Long>> sections, Long unexplainedBytes) {
         this.allocationHash = allocationHash;
         this.restartHash = restartHash;
         Map<String, Map<String, Long>> kept = new LinkedHashMap<>();
@@ -54,8 +55,10 @@ final class MemoryReport {
         sections.put("streams", streams.streams());
         Map<String, Long> rocksdb = rocksDb(streams.memtableBytes());
         sections.put("rocksdb", rocksdb);
-        return new MemoryReport(allocation == null ? null : allocation.hash(),
-                allocation == null ? null : allocation.restartHash(), sections,
+        return new MemoryReport(
+                allocation == null ? null : allocation.hash(),
+                allocation == null ? null : allocation.restartHash(),
+                sections,
                 unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
     }
 
@@ -174,8 +177,11 @@ final class MemoryReport {
     String toPrometheus() {
         StringBuilder out = new StringBuilder(4096);
         String info = METRIC_PREFIX + "info";
-        out.append("# HELP ").append(info).append(" The allocation this JVM runs on (report format ")
-                .append(FORMAT_VERSION).append(").\n");
+        out.append("# HELP ")
+                .append(info)
+                .append(" The allocation this JVM runs on (report format ")
+                .append(FORMAT_VERSION)
+                .append(").\n");
         out.append("# TYPE ").append(info).append(" gauge\n");
         out.append(info).append("{format_version=\"").append(FORMAT_VERSION).append('"');
         label(out, "allocation_hash", allocationHash);
@@ -183,8 +189,11 @@ final class MemoryReport {
         out.append("} 1\n");
         for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
             for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
-                gauge(out, section.getKey() + "_" + snake(figure.getKey()),
-                        section.getKey() + "." + figure.getKey(), figure.getValue());
+                gauge(
+                        out,
+                        section.getKey() + "_" + snake(figure.getKey()),
+                        section.getKey() + "." + figure.getKey(),
+                        figure.getValue());
             }
         }
         if (unexplainedBytes != null) {
@@ -195,7 +204,11 @@ final class MemoryReport {
 
     private static void gauge(StringBuilder out, String name, String field, long value) {
         String metric = METRIC_PREFIX + name;
-        out.append("# HELP ").append(metric).append(" The report's ").append(field).append(".\n");
+        out.append("# HELP ")
+                .append(metric)
+                .append(" The report's ")
+                .append(field)
+                .append(".\n");
         out.append("# TYPE ").append(metric).append(" gauge\n");
         out.append(metric).append(' ').append(value).append('\n');
     }

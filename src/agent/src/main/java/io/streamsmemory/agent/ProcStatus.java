@@ -11,8 +11,7 @@ import java.util.Map;
 final class ProcStatus {
     static final Path SELF = Path.of("/proc/self/status");
 
-    private ProcStatus() {
-    }
+    private ProcStatus() {}
 
     /** The report's {@code process} section; empty when the file is absent (not Linux) or unreadable. */
     static Map<String, Long> read(Path status) {

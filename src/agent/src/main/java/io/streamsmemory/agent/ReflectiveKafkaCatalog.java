@@ -43,7 +43,9 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
                 read(Client.CONSUMER, Class.forName("org.apache.kafka.clients.consumer.ConsumerConfig", false, loader));
                 read(Client.PRODUCER, Class.forName("org.apache.kafka.clients.producer.ProducerConfig", false, loader));
                 try {
-                    read(Client.ADMIN, Class.forName("org.apache.kafka.clients.admin.AdminClientConfig", false, loader));
+                    read(
+                            Client.ADMIN,
+                            Class.forName("org.apache.kafka.clients.admin.AdminClientConfig", false, loader));
                 } catch (ReflectiveOperationException | LinkageError e) {
                     names.put(Client.ADMIN, Collections.emptySet());
                     defaults.put(Client.ADMIN, Collections.emptyMap());
@@ -63,10 +65,12 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
         Method configDef = configClass.getMethod("configDef");
         Object def = configDef.invoke(null);
         Set<String> keys = (Set<String>) def.getClass().getMethod("names").invoke(def);
-        Map<String, Object> values = (Map<String, Object>) def.getClass().getMethod("defaultValues").invoke(def);
+        Map<String, Object> values =
+                (Map<String, Object>) def.getClass().getMethod("defaultValues").invoke(def);
         names.put(client, Set.copyOf(keys));
         defaults.put(client, Collections.unmodifiableMap(new HashMap<>(values)));
-        configKeys.put(client, (Map<String, ?>) def.getClass().getMethod("configKeys").invoke(def));
+        configKeys.put(
+                client, (Map<String, ?>) def.getClass().getMethod("configKeys").invoke(def));
     }
 
     /** ConfigDef.parseType(name, value, type) and Validator.ensureValid(name, value), of the application's Kafka. */
@@ -95,8 +99,9 @@ final class ReflectiveKafkaCatalog implements KafkaCatalog {
         } catch (IOException | RuntimeException ignored) {
             // try the next source
         }
-        for (String name : new String[] {"org.apache.kafka.common.utils.AppInfoParser",
-                "org.apache.kafka.common.utils.internals.AppInfoParser"}) {
+        for (String name : new String[] {
+            "org.apache.kafka.common.utils.AppInfoParser", "org.apache.kafka.common.utils.internals.AppInfoParser"
+        }) {
             try {
                 Class<?> appInfo = Class.forName(name, false, loader);
                 Object value = appInfo.getMethod("getVersion").invoke(null);

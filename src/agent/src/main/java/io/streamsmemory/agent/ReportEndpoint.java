@@ -19,10 +19,10 @@ final class ReportEndpoint {
     static final String THREAD_NAME = "streams-memory-report";
     /** Requests waiting beyond this many are refused (the connection is closed): a scrape never piles up work. */
     static final int QUEUED_REQUESTS = 4;
+
     static final String HTTP_MODULE = "jdk.httpserver";
 
-    private ReportEndpoint() {
-    }
+    private ReportEndpoint() {}
 
     /** Starts the endpoint when the environment asks for it; returns the executor it runs on, or null when off. */
     static ThreadPoolExecutor start(Map<String, String> env) {
@@ -32,12 +32,14 @@ final class ReportEndpoint {
                 return null;
             }
             if (ModuleLayer.boot().findModule(HTTP_MODULE).isEmpty()) {
-                AgentLog.warnOnce("report-no-httpserver", "the memory report is not served on port " + port
-                        + ": this Java runtime has no " + HTTP_MODULE + " module (add it to the jlink image)");
+                AgentLog.warnOnce(
+                        "report-no-httpserver",
+                        "the memory report is not served on port " + port + ": this Java runtime has no " + HTTP_MODULE
+                                + " module (add it to the jlink image)");
                 return null;
             }
-            ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-                    new ArrayBlockingQueue<>(QUEUED_REQUESTS), runnable -> {
+            ThreadPoolExecutor executor = new ThreadPoolExecutor(
+                    1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUED_REQUESTS), runnable -> {
                         Thread thread = new Thread(runnable, THREAD_NAME);
                         thread.setDaemon(true);
                         return thread;
@@ -55,8 +57,10 @@ final class ReportEndpoint {
             ReportHttpServer.start(port, executor);
             AgentLog.info("memory report on http://0.0.0.0:" + port + "/report and /metrics");
         } catch (Throwable t) {
-            AgentLog.warnOnce("report-bind", "the memory report is not served: cannot listen on port " + port
-                    + " (" + t + "); the application runs as before");
+            AgentLog.warnOnce(
+                    "report-bind",
+                    "the memory report is not served: cannot listen on port " + port + " (" + t
+                            + "); the application runs as before");
             executor.shutdown();
         }
     }
@@ -74,8 +78,9 @@ final class ReportEndpoint {
         } catch (NumberFormatException e) {
             // warned below
         }
-        AgentLog.warnOnce("report-port", PORT_ENV + "=" + value + " is not a port number (1 to 65535): the memory "
-                + "report is not served");
+        AgentLog.warnOnce(
+                "report-port",
+                PORT_ENV + "=" + value + " is not a port number (1 to 65535): the memory " + "report is not served");
         return null;
     }
 }

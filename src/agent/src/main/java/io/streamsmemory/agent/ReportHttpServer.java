@@ -16,8 +16,7 @@ final class ReportHttpServer {
     static final String JSON_TYPE = "application/json; charset=utf-8";
     static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private ReportHttpServer() {
-    }
+    private ReportHttpServer() {}
 
     /** Binds 0.0.0.0:{@code port} and serves on {@code executor}; throws when the port cannot be bound. */
     static HttpServer start(int port, Executor executor) throws IOException {

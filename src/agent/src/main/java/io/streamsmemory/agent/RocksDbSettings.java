@@ -16,9 +16,14 @@ public final class RocksDbSettings {
     private final boolean strictCapacityLimit;
     private final long arenaBlockSizeBytes;
 
-    public RocksDbSettings(long blockCacheCapacityBytes, long writeBufferManagerBytes, long writeBufferSizeBytes,
-                           int maxWriteBufferNumber, double highPriorityPoolRatio, boolean strictCapacityLimit,
-                           long arenaBlockSizeBytes) {
+    public RocksDbSettings(
+            long blockCacheCapacityBytes,
+            long writeBufferManagerBytes,
+            long writeBufferSizeBytes,
+            int maxWriteBufferNumber,
+            double highPriorityPoolRatio,
+            boolean strictCapacityLimit,
+            long arenaBlockSizeBytes) {
         this.blockCacheCapacityBytes = blockCacheCapacityBytes;
         this.writeBufferManagerBytes = writeBufferManagerBytes;
         this.writeBufferSizeBytes = writeBufferSizeBytes;
@@ -73,8 +78,14 @@ public final class RocksDbSettings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(blockCacheCapacityBytes, writeBufferManagerBytes, writeBufferSizeBytes,
-                maxWriteBufferNumber, highPriorityPoolRatio, strictCapacityLimit, arenaBlockSizeBytes);
+        return Objects.hash(
+                blockCacheCapacityBytes,
+                writeBufferManagerBytes,
+                writeBufferSizeBytes,
+                maxWriteBufferNumber,
+                highPriorityPoolRatio,
+                strictCapacityLimit,
+                arenaBlockSizeBytes);
     }
 
     @Override

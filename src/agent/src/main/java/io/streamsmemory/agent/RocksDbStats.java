@@ -15,8 +15,7 @@ final class RocksDbStats {
     static volatile LongSupplier usage = () -> -1;
     static volatile LongSupplier pinnedUsage = () -> -1;
 
-    private RocksDbStats() {
-    }
+    private RocksDbStats() {}
 
     static void reset() {
         OPEN.set(0);

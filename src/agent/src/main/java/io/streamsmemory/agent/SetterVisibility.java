@@ -13,8 +13,7 @@ final class SetterVisibility {
         }
     };
 
-    private SetterVisibility() {
-    }
+    private SetterVisibility() {}
 
     static boolean usable(Class<?> streamsConfigClass) {
         return CACHE.get(streamsConfigClass);

@@ -24,7 +24,10 @@ final class SharedRocksDb {
     private SharedRocksDb(RocksDbSettings settings) {
         this.settings = settings;
         // numShardBits -1: RocksDB picks the shard count from the capacity (at least 512 KiB per shard).
-        this.cache = new LRUCache(settings.blockCacheCapacityBytes(), -1, settings.strictCapacityLimit(),
+        this.cache = new LRUCache(
+                settings.blockCacheCapacityBytes(),
+                -1,
+                settings.strictCapacityLimit(),
                 settings.highPriorityPoolRatio());
         this.writeBufferManager = new WriteBufferManager(settings.writeBufferManagerBytes(), cache);
     }
@@ -53,8 +56,10 @@ final class SharedRocksDb {
                 AgentState.registerMBean();
             } catch (Throwable t) {
                 unavailable = true;
-                AgentLog.warnOnce("rocksdb-create", "could not create the shared RocksDB block cache (" + t
-                        + "); RocksDB runs on the application's own settings");
+                AgentLog.warnOnce(
+                        "rocksdb-create",
+                        "could not create the shared RocksDB block cache (" + t
+                                + "); RocksDB runs on the application's own settings");
             }
             return instance;
         }
@@ -73,14 +78,17 @@ final class SharedRocksDb {
             partitionIndexAndFilters(table);
             options.setTableFormatConfig(table);
         } else {
-            AgentLog.warnOnce("table-format:" + storeName, "store " + storeName + " does not use a block-based table ("
-                    + (format == null ? "none" : format.getClass().getName())
-                    + "); only its memtables are bounded");
+            AgentLog.warnOnce(
+                    "table-format:" + storeName,
+                    "store " + storeName + " does not use a block-based table ("
+                            + (format == null ? "none" : format.getClass().getName())
+                            + "); only its memtables are bounded");
         }
         options.setWriteBufferManager(writeBufferManager);
         options.setWriteBufferSize(Math.min(options.writeBufferSize(), settings.writeBufferSizeBytes()));
         options.setMaxWriteBufferNumber(Math.min(options.maxWriteBufferNumber(), settings.maxWriteBufferNumber()));
-        // The engine sizes arena blocks so every planned memtable fits the manager's budget (MemoryModel.ARENA_BLOCK_*).
+        // The engine sizes arena blocks so every planned memtable fits the manager's budget
+        // (MemoryModel.ARENA_BLOCK_*).
         long arena = options.arenaBlockSize();
         if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
             options.setArenaBlockSize(settings.arenaBlockSizeBytes());

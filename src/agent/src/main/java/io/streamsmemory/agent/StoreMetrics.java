@@ -16,8 +16,7 @@ final class StoreMetrics {
     static final String STATE_GROUP = "stream-state-metrics";
     static final String MEMTABLES = "cur-size-all-mem-tables";
 
-    private StoreMetrics() {
-    }
+    private StoreMetrics() {}
 
     /**
      * Adds each store's tag set to {@code stores} and returns the memtable bytes of the instance's RocksDB stores
@@ -26,7 +25,8 @@ final class StoreMetrics {
     static long read(Object registry, Set<Map<String, String>> stores) {
         long memtables = 0;
         boolean seen = false;
-        for (Map.Entry<MetricName, ? extends Metric> entry : ((Metrics) registry).metrics().entrySet()) {
+        for (Map.Entry<MetricName, ? extends Metric> entry :
+                ((Metrics) registry).metrics().entrySet()) {
             MetricName name = entry.getKey();
             if (!STATE_GROUP.equals(name.group())) {
                 continue;

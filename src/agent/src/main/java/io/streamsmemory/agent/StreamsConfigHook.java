@@ -10,8 +10,7 @@ import java.util.Map;
 public final class StreamsConfigHook {
     private static final ThreadLocal<Boolean> ACTIVE = new ThreadLocal<>();
 
-    private StreamsConfigHook() {
-    }
+    private StreamsConfigHook() {}
 
     public static Map<?, ?> merge(Map<?, ?> props, Class<?> streamsConfigClass) {
         if (ACTIVE.get() != null) {
@@ -21,8 +20,10 @@ public final class StreamsConfigHook {
         try {
             return AgentState.merge(props, streamsConfigClass);
         } catch (Throwable t) {
-            AgentLog.warnOnce("hook-failure", "could not merge the allocation into a StreamsConfig (" + t
-                    + "); that config runs on the application's own settings");
+            AgentLog.warnOnce(
+                    "hook-failure",
+                    "could not merge the allocation into a StreamsConfig (" + t
+                            + "); that config runs on the application's own settings");
             return props;
         } finally {
             ACTIVE.remove();

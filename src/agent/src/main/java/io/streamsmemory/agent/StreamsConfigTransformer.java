@@ -25,8 +25,10 @@ final class StreamsConfigTransformer extends HookTransformer {
 
     @Override
     void hookInvisible() {
-        AgentLog.warnOnce("hook-invisible", "StreamsConfig is loaded by a class loader that cannot see the agent, so "
-                + "configs are not merged; use library mode (StreamsMemory.apply)");
+        AgentLog.warnOnce(
+                "hook-invisible",
+                "StreamsConfig is loaded by a class loader that cannot see the agent, so "
+                        + "configs are not merged; use library mode (StreamsMemory.apply)");
     }
 
     @Override
@@ -38,28 +40,33 @@ final class StreamsConfigTransformer extends HookTransformer {
     static byte[] patchStreamsConfig(byte[] classfile) {
         ClassReader reader = new ClassReader(classfile);
         boolean[] hasMain = {false};
-        reader.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                if ("<init>".equals(name) && MAIN_CONSTRUCTOR.equals(descriptor)) {
-                    hasMain[0] = true;
-                }
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
+        reader.accept(
+                new ClassVisitor(Opcodes.ASM9) {
+                    @Override
+                    public MethodVisitor visitMethod(
+                            int access, String name, String descriptor, String signature, String[] exceptions) {
+                        if ("<init>".equals(name) && MAIN_CONSTRUCTOR.equals(descriptor)) {
+                            hasMain[0] = true;
+                        }
+                        return null;
+                    }
+                },
+                ClassReader.SKIP_CODE);
         String target = hasMain[0] ? MAIN_CONSTRUCTOR : PUBLIC_CONSTRUCTOR;
         String owner = reader.getClassName();
-        return rewriteConstructors(reader, (descriptor, visitor) -> !target.equals(descriptor) ? null
-                : new MethodVisitor(Opcodes.ASM9, visitor) {
-                    @Override
-                    public void visitCode() {
-                        super.visitCode();
-                        super.visitVarInsn(Opcodes.ALOAD, 1);
-                        super.visitLdcInsn(Type.getObjectType(owner));
-                        super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "merge", HOOK_DESCRIPTOR, false);
-                        super.visitVarInsn(Opcodes.ASTORE, 1);
-                    }
-                });
+        return rewriteConstructors(
+                reader,
+                (descriptor, visitor) -> !target.equals(descriptor)
+                        ? null
+                        : new MethodVisitor(Opcodes.ASM9, visitor) {
+                            @Override
+                            public void visitCode() {
+                                super.visitCode();
+                                super.visitVarInsn(Opcodes.ALOAD, 1);
+                                super.visitLdcInsn(Type.getObjectType(owner));
+                                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "merge", HOOK_DESCRIPTOR, false);
+                                super.visitVarInsn(Opcodes.ASTORE, 1);
+                            }
+                        });
     }
 }

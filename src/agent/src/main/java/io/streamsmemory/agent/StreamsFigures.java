@@ -29,8 +29,7 @@ final class StreamsFigures {
     private long memtableBytes;
     private boolean memtablesSeen;
 
-    private StreamsFigures() {
-    }
+    private StreamsFigures() {}
 
     /** Reads the live instances; the {@code streams} section is empty when instances are not counted here. */
     static StreamsFigures read() {
@@ -103,7 +102,9 @@ final class StreamsFigures {
             // A copy, as KafkaStreams.processStreamThread makes it (the list is a synchronized one).
             List<?> threads = new ArrayList<>((Collection<?>) list);
             long[] counts = new long[3];
-            Class<?> api = Class.forName("org.apache.kafka.streams.ThreadMetadata", false,
+            Class<?> api = Class.forName(
+                    "org.apache.kafka.streams.ThreadMetadata",
+                    false,
                     instance.getClass().getClassLoader());
             for (Object thread : threads) {
                 Object metadata = thread.getClass().getMethod("threadMetadata").invoke(thread);

@@ -34,12 +34,12 @@ public final class StreamsInstances {
     private static final List<WeakReference<Object>> CONSTRUCTED = new ArrayList<>();
     /** Marks a thread between beforeConstruct and constructed; a constructor that threw leaves it set. */
     private static final ThreadLocal<Boolean> PENDING = new ThreadLocal<>();
+
     private static int pending;
     /** Whether the constructor is patched, so that the count is real (false in library mode or without allocation). */
     private static volatile boolean watching;
 
-    private StreamsInstances() {
-    }
+    private StreamsInstances() {}
 
     /** Returns the StreamsConfig the new instance is built from: the same one, or one held to an equal share. */
     public static Object beforeConstruct(Object streamsConfig) {
@@ -61,14 +61,19 @@ public final class StreamsInstances {
             if (ordinal <= planned) {
                 return streamsConfig;
             }
-            AgentLog.warnOnce("instances", ordinal + " KafkaStreams instances run in this JVM but the allocation was "
-                    + "planned for " + planned + " (spec.streams.instancesPerPod): each instance beyond " + planned
-                    + " gets at most an equal share of the per-JVM record cache and client buffers (instance k: "
-                    + planned + "/k of the planned values); the instances built before keep theirs");
+            AgentLog.warnOnce(
+                    "instances",
+                    ordinal + " KafkaStreams instances run in this JVM but the allocation was "
+                            + "planned for " + planned + " (spec.streams.instancesPerPod): each instance beyond "
+                            + planned
+                            + " gets at most an equal share of the per-JVM record cache and client buffers (instance k: "
+                            + planned + "/k of the planned values); the instances built before keep theirs");
             return AgentState.shareForInstance(streamsConfig, ordinal);
         } catch (Throwable t) {
-            AgentLog.warnOnce("instances-failure", "could not count KafkaStreams instances (" + t
-                    + "); this instance runs with the allocation's per-instance values");
+            AgentLog.warnOnce(
+                    "instances-failure",
+                    "could not count KafkaStreams instances (" + t
+                            + "); this instance runs with the allocation's per-instance values");
             return streamsConfig;
         }
     }
@@ -133,8 +138,11 @@ public final class StreamsInstances {
 
     private static boolean running(Object kafkaStreams) {
         try {
-            String state = String.valueOf(kafkaStreams.getClass().getMethod("state").invoke(kafkaStreams));
-            return !(state.equals("NOT_RUNNING") || state.equals("PENDING_SHUTDOWN") || state.equals("ERROR")
+            String state =
+                    String.valueOf(kafkaStreams.getClass().getMethod("state").invoke(kafkaStreams));
+            return !(state.equals("NOT_RUNNING")
+                    || state.equals("PENDING_SHUTDOWN")
+                    || state.equals("ERROR")
                     || state.equals("PENDING_ERROR"));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return true; // cannot tell: count it, the safer side for memory
@@ -154,6 +162,7 @@ public final class StreamsInstances {
     /** The properties a StreamsConfig was built from (AbstractConfig#originals), for re-merging. */
     @SuppressWarnings("unchecked")
     static Map<Object, Object> originals(Object streamsConfig) throws ReflectiveOperationException {
-        return (Map<Object, Object>) streamsConfig.getClass().getMethod("originals").invoke(streamsConfig);
+        return (Map<Object, Object>)
+                streamsConfig.getClass().getMethod("originals").invoke(streamsConfig);
     }
 }

@@ -18,10 +18,10 @@ import java.util.Properties;
 public final class StreamsMemory {
     /** Where the agent keeps the application's own {@code rocksdb.config.setter}, which it calls first. */
     public static final String CHAINED_SETTER_CONFIG = "streamsmemory.chained.rocksdb.config.setter";
+
     private static final String STREAMS_CONFIG = "org.apache.kafka.streams.StreamsConfig";
 
-    private StreamsMemory() {
-    }
+    private StreamsMemory() {}
 
     /** Applies the allocation named by the environment to {@code props}, in place; returns {@code props}. */
     public static Properties apply(Properties props) {
@@ -29,8 +29,9 @@ public final class StreamsMemory {
             AgentState.ensureLoaded("library");
             return mergeInPlace(props);
         } catch (Throwable t) {
-            AgentLog.warnOnce("library-failure", "could not apply the allocation (" + t
-                    + "); the application runs on its own memory settings");
+            AgentLog.warnOnce(
+                    "library-failure",
+                    "could not apply the allocation (" + t + "); the application runs on its own memory settings");
             return props;
         }
     }
@@ -46,8 +47,9 @@ public final class StreamsMemory {
             }
             return mergeInPlace(props);
         } catch (Throwable t) {
-            AgentLog.warnOnce("library-failure", "could not apply the allocation (" + t
-                    + "); the application runs on its own memory settings");
+            AgentLog.warnOnce(
+                    "library-failure",
+                    "could not apply the allocation (" + t + "); the application runs on its own memory settings");
             return props;
         }
     }
@@ -65,7 +67,8 @@ public final class StreamsMemory {
         Map<?, ?> merged = AgentState.merge(props, streamsConfig);
         if (merged != props) {
             for (Map.Entry<?, ?> entry : merged.entrySet()) {
-                if (entry.getKey() != null && entry.getValue() != null
+                if (entry.getKey() != null
+                        && entry.getValue() != null
                         && !entry.getValue().equals(props.get(entry.getKey()))) {
                     props.put(entry.getKey(), entry.getValue());
                 }

@@ -27,8 +27,10 @@ class AgentEntryBytecodeTest {
     @Test
     void theEntryPointIsJava8AndEverythingElseJava11() throws Exception {
         try (JarFile jar = new JarFile(System.getProperty("streamsmemory.agentJar"))) {
-            assertThat(jar.getManifest().getMainAttributes().getValue("Premain-Class")).isEqualTo(ENTRY.replace('/', '.'));
-            assertThat(jar.getManifest().getMainAttributes().getValue("Agent-Class")).isEqualTo(ENTRY.replace('/', '.'));
+            assertThat(jar.getManifest().getMainAttributes().getValue("Premain-Class"))
+                    .isEqualTo(ENTRY.replace('/', '.'));
+            assertThat(jar.getManifest().getMainAttributes().getValue("Agent-Class"))
+                    .isEqualTo(ENTRY.replace('/', '.'));
             Map<String, Integer> tooNew = new LinkedHashMap<>();
             int classes = 0;
             for (JarEntry entry : Collections.list(jar.entries())) {
@@ -42,9 +44,12 @@ class AgentEntryBytecodeTest {
                     tooNew.put(name, major);
                 }
             }
-            assertThat(classes).as("classes in the jar, shaded Jackson and ASM included").isGreaterThan(500);
+            assertThat(classes)
+                    .as("classes in the jar, shaded Jackson and ASM included")
+                    .isGreaterThan(500);
             assertThat(tooNew).as("classes newer than Java 11").isEmpty();
-            assertThat(ClassFile.read(jar.getInputStream(jar.getEntry(ENTRY + ".class"))).major).isEqualTo(JAVA_8);
+            assertThat(ClassFile.read(jar.getInputStream(jar.getEntry(ENTRY + ".class"))).major)
+                    .isEqualTo(JAVA_8);
         }
     }
 
@@ -53,8 +58,10 @@ class AgentEntryBytecodeTest {
         try (JarFile jar = new JarFile(System.getProperty("streamsmemory.agentJar"))) {
             ClassFile entry = ClassFile.read(jar.getInputStream(jar.getEntry(ENTRY + ".class")));
             // Every class it names is the JDK's or its own: loading it loads nothing compiled above Java 8.
-            assertThat(entry.classes).allSatisfy(name -> assertThat(name.startsWith("java/") || name.equals(ENTRY))
-                    .as(name).isTrue());
+            assertThat(entry.classes)
+                    .allSatisfy(name -> assertThat(name.startsWith("java/") || name.equals(ENTRY))
+                            .as(name)
+                            .isTrue());
             // The agent proper is reached by name, through reflection, after the check.
             assertThat(entry.strings).contains("io.streamsmemory.agent.AgentMain");
         }

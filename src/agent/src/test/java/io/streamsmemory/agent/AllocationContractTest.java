@@ -30,8 +30,8 @@ class AllocationContractTest {
         assertThat(AgentAllocation.API_VERSION).isEqualTo(AllocationDocument.API_VERSION);
         assertThat(AgentAllocation.KIND).isEqualTo(AllocationDocument.KIND);
         assertThat(AgentAllocation.FORMAT_VERSION).isEqualTo(AllocationDocument.FORMAT_VERSION);
-        assertThat(names(AllocationDocument.class)).contains("apiVersion", "kind", "formatVersion", "hash",
-                "memoryBytes", "streamsConfig", "rocksdb");
+        assertThat(names(AllocationDocument.class))
+                .contains("apiVersion", "kind", "formatVersion", "hash", "memoryBytes", "streamsConfig", "rocksdb");
         assertThat(names(io.streamsmemory.engine.RocksDbSettings.class)) // the engine's and the agent's own
                 .containsExactlyInAnyOrder(accessors(RocksDbSettings.class));
         assertThat(names(WorkloadFacts.class)).contains("instancesPerPod");
@@ -49,11 +49,20 @@ class AllocationContractTest {
             for (int global : new int[] {0, 1}) {
                 for (int kv : new int[] {0, 2}) {
                     WorkloadFacts facts = WorkloadFacts.builder()
-                            .memoryBytes(2L << 30).streamThreads(2).instancesPerPod(1 + global).partitions(8)
-                            .stores(new StoreCounts(kv, 1, 0)).globalStores(global)
-                            .kafkaStreamsVersion(version).transactionalStateStores(version.equals("4.4")).build();
-                    emitted.addAll(new AllocationEngine().allocate(facts).allocation()
-                            .streamsConfig().keySet());
+                            .memoryBytes(2L << 30)
+                            .streamThreads(2)
+                            .instancesPerPod(1 + global)
+                            .partitions(8)
+                            .stores(new StoreCounts(kv, 1, 0))
+                            .globalStores(global)
+                            .kafkaStreamsVersion(version)
+                            .transactionalStateStores(version.equals("4.4"))
+                            .build();
+                    emitted.addAll(new AllocationEngine()
+                            .allocate(facts)
+                            .allocation()
+                            .streamsConfig()
+                            .keySet());
                 }
             }
         }
@@ -64,21 +73,33 @@ class AllocationContractTest {
     @Test
     void theAgentReadsThePlannedJvmLimitsAndInstancesTheEngineWrites() {
         String json = AllocationJson.write(new AllocationEngine()
-                .allocate(WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
-                        .instancesPerPod(3).partitions(4).stores(new StoreCounts(1, 0, 0))
-                        .build()).allocation());
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(1L << 30)
+                        .streamThreads(2)
+                        .instancesPerPod(3)
+                        .partitions(4)
+                        .stores(new StoreCounts(1, 0, 0))
+                        .build())
+                .allocation());
         AllocationDocument engine = AllocationJson.read(json);
         AgentAllocation agent = Allocations.agentAllocation(json);
         assertThat(agent.instancesPerPod()).isEqualTo(3);
-        for (String part : List.of(AgentAllocation.HEAP_PART, AgentAllocation.METASPACE_PART,
-                AgentAllocation.DIRECT_MEMORY_PART)) {
-            long bytes = engine.parts().stream().filter(p -> p.name().equals(part)).findFirst().orElseThrow().bytes();
+        for (String part : List.of(
+                AgentAllocation.HEAP_PART, AgentAllocation.METASPACE_PART, AgentAllocation.DIRECT_MEMORY_PART)) {
+            long bytes = engine.parts().stream()
+                    .filter(p -> p.name().equals(part))
+                    .findFirst()
+                    .orElseThrow()
+                    .bytes();
             assertThat(agent.plannedLimits()).containsEntry(part, bytes);
         }
         // The flags those parts became, byte for byte.
-        assertThat(engine.jvmOptions()).contains("-Xmx" + jvmSize(agent.plannedLimits().get(AgentAllocation.HEAP_PART)),
-                "-XX:MaxMetaspaceSize=" + jvmSize(agent.plannedLimits().get(AgentAllocation.METASPACE_PART)),
-                "-XX:MaxDirectMemorySize=" + jvmSize(agent.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART)));
+        assertThat(engine.jvmOptions())
+                .contains(
+                        "-Xmx" + jvmSize(agent.plannedLimits().get(AgentAllocation.HEAP_PART)),
+                        "-XX:MaxMetaspaceSize=" + jvmSize(agent.plannedLimits().get(AgentAllocation.METASPACE_PART)),
+                        "-XX:MaxDirectMemorySize="
+                                + jvmSize(agent.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART)));
     }
 
     private static String jvmSize(long bytes) {
@@ -87,7 +108,8 @@ class AllocationContractTest {
 
     private static String[] accessors(Class<?> type) {
         return Arrays.stream(type.getDeclaredMethods())
-                .filter(m -> m.getParameterCount() == 0 && Modifier.isPublic(m.getModifiers())
+                .filter(m -> m.getParameterCount() == 0
+                        && Modifier.isPublic(m.getModifiers())
                         && !Modifier.isStatic(m.getModifiers()))
                 .map(Method::getName)
                 .filter(name -> !List.of("hashCode", "toString").contains(name))
@@ -106,13 +128,21 @@ class AllocationContractTest {
             engine.streamsConfig().forEach((key, value) -> expected.put(key, Long.parseLong(value)));
             assertThat(agent.streamsConfig()).containsExactlyEntriesOf(expected);
             io.streamsmemory.engine.RocksDbSettings rocks = engine.rocksdb();
-            assertThat(agent.rocksDb()).isEqualTo(new RocksDbSettings(rocks.blockCacheCapacityBytes(),
-                    rocks.writeBufferManagerBytes(), rocks.writeBufferSizeBytes(), rocks.maxWriteBufferNumber(),
-                    rocks.highPriorityPoolRatio(), rocks.strictCapacityLimit(), rocks.arenaBlockSizeBytes()));
+            assertThat(agent.rocksDb())
+                    .isEqualTo(new RocksDbSettings(
+                            rocks.blockCacheCapacityBytes(),
+                            rocks.writeBufferManagerBytes(),
+                            rocks.writeBufferSizeBytes(),
+                            rocks.maxWriteBufferNumber(),
+                            rocks.highPriorityPoolRatio(),
+                            rocks.strictCapacityLimit(),
+                            rocks.arenaBlockSizeBytes()));
         }
     }
 
     private static String[] names(Class<?> record) {
-        return Arrays.stream(record.getRecordComponents()).map(RecordComponent::getName).toArray(String[]::new);
+        return Arrays.stream(record.getRecordComponents())
+                .map(RecordComponent::getName)
+                .toArray(String[]::new);
     }
 }

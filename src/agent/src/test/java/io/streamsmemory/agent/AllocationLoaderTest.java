@@ -17,8 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 class AllocationLoaderTest {
     @TempDir
     Path dir;
+
     @RegisterExtension
     final CapturedAgentLog log = new CapturedAgentLog();
+
     private final List<String> lines = log.lines();
 
     private AgentAllocation loadFile(String content) throws Exception {
@@ -33,7 +35,9 @@ class AllocationLoaderTest {
     }
 
     private List<String> warnings() {
-        return lines.stream().filter(line -> line.startsWith(AgentLog.PREFIX + "WARN")).toList();
+        return lines.stream()
+                .filter(line -> line.startsWith(AgentLog.PREFIX + "WARN"))
+                .toList();
     }
 
     private void assertOneWarning(AgentAllocation allocation, String... mentions) {
@@ -52,7 +56,8 @@ class AllocationLoaderTest {
         assertThat(allocation.rocksDb()).isNotNull();
         assertThat(warnings()).isEmpty();
         assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).contains("INFO", allocation.hash(), "shared block cache", "io.streamsmemory:type=Agent");
+        assertThat(lines.get(0))
+                .contains("INFO", allocation.hash(), "shared block cache", "io.streamsmemory:type=Agent");
     }
 
     @Test
@@ -116,14 +121,15 @@ class AllocationLoaderTest {
 
     @Test
     void unknownFormatVersion() throws Exception {
-        assertOneWarning(loadFile(Allocations.oneGiB().replace("\"formatVersion\" : 1", "\"formatVersion\" : 2")),
+        assertOneWarning(
+                loadFile(Allocations.oneGiB().replace("\"formatVersion\" : 1", "\"formatVersion\" : 2")),
                 "formatVersion 2");
     }
 
     @Test
     void wrongKind() throws Exception {
-        assertOneWarning(loadFile(Allocations.oneGiB().replace("\"StreamsMemoryAllocation\"", "\"ConfigMap\"")),
-                "kind");
+        assertOneWarning(
+                loadFile(Allocations.oneGiB().replace("\"StreamsMemoryAllocation\"", "\"ConfigMap\"")), "kind");
     }
 
     @Test
@@ -135,50 +141,52 @@ class AllocationLoaderTest {
 
     @Test
     void negativeValue() throws Exception {
-        String json = Allocations.oneGiB().replaceAll("\"producer.buffer.memory\" : \"\\d+\"",
-                "\"producer.buffer.memory\" : \"-5\"");
+        String json = Allocations.oneGiB()
+                .replaceAll("\"producer.buffer.memory\" : \"\\d+\"", "\"producer.buffer.memory\" : \"-5\"");
         assertOneWarning(loadFile(json), "producer.buffer.memory", "negative");
     }
 
     @Test
     void nonNumericValue() throws Exception {
-        String json = Allocations.oneGiB().replaceAll("\"producer.buffer.memory\" : \"\\d+\"",
-                "\"producer.buffer.memory\" : \"32m\"");
+        String json = Allocations.oneGiB()
+                .replaceAll("\"producer.buffer.memory\" : \"\\d+\"", "\"producer.buffer.memory\" : \"32m\"");
         assertOneWarning(loadFile(json), "producer.buffer.memory", "whole number");
     }
 
     @Test
     void absurdValueLargerThanThePod() throws Exception {
-        String json = Allocations.oneGiB().replaceAll("\"statestore.cache.max.bytes\" : \"\\d+\"",
-                "\"statestore.cache.max.bytes\" : \"9000000000000\"");
+        String json = Allocations.oneGiB()
+                .replaceAll(
+                        "\"statestore.cache.max.bytes\" : \"\\d+\"",
+                        "\"statestore.cache.max.bytes\" : \"9000000000000\"");
         assertOneWarning(loadFile(json), "statestore.cache.max.bytes", "larger than the whole pod");
     }
 
     @Test
     void absurdPodMemory() throws Exception {
-        String json = Allocations.oneGiB().replaceFirst("\"memoryBytes\" : 1073741824,",
-                "\"memoryBytes\" : 9223372036854775807,");
+        String json = Allocations.oneGiB()
+                .replaceFirst("\"memoryBytes\" : 1073741824,", "\"memoryBytes\" : 9223372036854775807,");
         assertOneWarning(loadFile(json), "memoryBytes");
     }
 
     @Test
     void negativeBlockCache() throws Exception {
-        String json = Allocations.oneGiB().replaceFirst("\"blockCacheCapacityBytes\" : \\d+",
-                "\"blockCacheCapacityBytes\" : -1");
+        String json = Allocations.oneGiB()
+                .replaceFirst("\"blockCacheCapacityBytes\" : \\d+", "\"blockCacheCapacityBytes\" : -1");
         assertOneWarning(loadFile(json), "blockCacheCapacityBytes");
     }
 
     @Test
     void absurdHighPriorityRatio() throws Exception {
-        String json = Allocations.oneGiB().replaceFirst("\"highPriorityPoolRatio\" : [0-9.]+",
-                "\"highPriorityPoolRatio\" : 7.5");
+        String json = Allocations.oneGiB()
+                .replaceFirst("\"highPriorityPoolRatio\" : [0-9.]+", "\"highPriorityPoolRatio\" : 7.5");
         assertOneWarning(loadFile(json), "highPriorityPoolRatio");
     }
 
     @Test
     void absurdMemtableCount() throws Exception {
-        String json = Allocations.oneGiB().replaceFirst("\"maxWriteBufferNumber\" : \\d+",
-                "\"maxWriteBufferNumber\" : 100000");
+        String json = Allocations.oneGiB()
+                .replaceFirst("\"maxWriteBufferNumber\" : \\d+", "\"maxWriteBufferNumber\" : 100000");
         assertOneWarning(loadFile(json), "maxWriteBufferNumber");
     }
 

@@ -10,16 +10,20 @@ import java.io.IOException;
 
 /** Real allocation documents from the engine, as {@code plan --output json} prints them. */
 final class Allocations {
-    private Allocations() {
-    }
+    private Allocations() {}
 
     static String json(long memoryBytes, int threads, int partitions, int kv, int window) {
         return json(memoryBytes, threads, partitions, kv, window, "4.4");
     }
 
     static String json(long memoryBytes, int threads, int partitions, int kv, int window, String version) {
-        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(memoryBytes).streamThreads(threads)
-                .partitions(partitions).stores(new StoreCounts(kv, window, 0)).kafkaStreamsVersion(version).build();
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(memoryBytes)
+                .streamThreads(threads)
+                .partitions(partitions)
+                .stores(new StoreCounts(kv, window, 0))
+                .kafkaStreamsVersion(version)
+                .build();
         AllocationResult result = new AllocationEngine().allocate(facts);
         if (!result.ok()) {
             throw new IllegalStateException(result.message());

@@ -23,11 +23,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rocksdb.Options;
 
 class ConfigMergerTest {
-    private static final AgentAllocation ALLOCATION =
-            Allocations.agentAllocation(Allocations.oneGiB());
+    private static final AgentAllocation ALLOCATION = Allocations.agentAllocation(Allocations.oneGiB());
     private static final KafkaCatalog KAFKA = ReflectiveKafkaCatalog.of(StreamsConfig.class);
+
     @RegisterExtension
     final CapturedAgentLog log = new CapturedAgentLog();
+
     private final List<String> lines = log.lines();
 
     private static long alloc(String key) {
@@ -45,60 +46,71 @@ class ConfigMergerTest {
 
     @Test
     void defaultsAreBoundedToTheAllocation() {
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("application.id", "a"), ALLOCATION, KAFKA,
-                BoundedRocksDBConfigSetter.class);
+        ConfigMerger.Result result =
+                ConfigMerger.merge(Map.of("application.id", "a"), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
         Map<Object, Object> props = result.props();
         assertThat(props).containsEntry("application.id", "a");
         // Kafka's 10 MiB record cache is below a 1 GiB pod's allocation: Kafka's smaller value stays.
         assertThat(props).doesNotContainKeys("statestore.cache.max.bytes", "cache.max.bytes.buffering");
         assertThat(props).containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
-        assertThat(props).containsEntry("main.consumer.fetch.max.bytes",
-                Long.toString(alloc("main.consumer.fetch.max.bytes")));
-        assertThat(props).containsEntry("restore.consumer.fetch.max.bytes",
-                Long.toString(alloc("restore.consumer.fetch.max.bytes")));
+        assertThat(props)
+                .containsEntry("main.consumer.fetch.max.bytes", Long.toString(alloc("main.consumer.fetch.max.bytes")));
+        assertThat(props)
+                .containsEntry(
+                        "restore.consumer.fetch.max.bytes", Long.toString(alloc("restore.consumer.fetch.max.bytes")));
         // Equal to Kafka's defaults: nothing to change.
-        assertThat(props).doesNotContainKeys("producer.batch.size", "main.consumer.max.partition.fetch.bytes",
-                "buffered.records.per.partition");
+        assertThat(props)
+                .doesNotContainKeys(
+                        "producer.batch.size",
+                        "main.consumer.max.partition.fetch.bytes",
+                        "buffered.records.per.partition");
         assertThat(props).containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class);
         assertThat(result.changes()).extracting(ConfigMerger.Change::key).contains("rocksdb.config.setter");
     }
 
     /** An allocation for an application with transactional state stores (KIP-892). */
-    private static final AgentAllocation TRANSACTIONAL = Allocations.agentAllocation(
-            AllocationJson.write(new AllocationEngine().allocate(
-                    WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(2)
-                            .partitions(8).stores(new StoreCounts(2, 1, 0))
-                            .transactionalStateStores(true).build()).allocation()));
+    private static final AgentAllocation TRANSACTIONAL =
+            Allocations.agentAllocation(AllocationJson.write(new AllocationEngine()
+                    .allocate(WorkloadFacts.builder()
+                            .memoryBytes(1L << 30)
+                            .streamThreads(2)
+                            .partitions(8)
+                            .stores(new StoreCounts(2, 1, 0))
+                            .transactionalStateStores(true)
+                            .build())
+                    .allocation()));
 
     @Test
     void uncommittedBytesAreBoundedOnlyWhenTheApplicationEnablesTransactionalStores() {
         long planned = TRANSACTIONAL.streamsConfig().get("statestore.uncommitted.max.bytes");
         assertThat(planned).isPositive().isLessThan(64L << 20);
         // Enabled, Kafka's 64 MiB default: bounded.
-        ConfigMerger.Result on = ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), TRANSACTIONAL,
-                KAFKA, null);
+        ConfigMerger.Result on =
+                ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), TRANSACTIONAL, KAFKA, null);
         assertThat(on.props()).containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
-        assertThat(on.changes()).extracting(ConfigMerger.Change::describe)
+        assertThat(on.changes())
+                .extracting(ConfigMerger.Change::describe)
                 .contains("statestore.uncommitted.max.bytes: 67108864 (default) -> " + planned);
         // The application's smaller value stays; its 0 or -1 (no bound at all) does not.
-        Map<String, Object> smaller = Map.of("enable.transactional.statestores", true,
-                "statestore.uncommitted.max.bytes", 1L << 20);
+        Map<String, Object> smaller =
+                Map.of("enable.transactional.statestores", true, "statestore.uncommitted.max.bytes", 1L << 20);
         assertThat(ConfigMerger.merge(smaller, TRANSACTIONAL, KAFKA, null).props())
                 .containsEntry("statestore.uncommitted.max.bytes", 1L << 20);
         for (Object unbounded : new Object[] {0L, "-1"}) {
-            Map<String, Object> app = Map.of("enable.transactional.statestores", true,
-                    "statestore.uncommitted.max.bytes", unbounded);
+            Map<String, Object> app =
+                    Map.of("enable.transactional.statestores", true, "statestore.uncommitted.max.bytes", unbounded);
             assertThat(ConfigMerger.merge(app, TRANSACTIONAL, KAFKA, null).props())
                     .containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
         }
         // Not enabled: Kafka Streams buffers nothing uncommitted, the key is left alone and the skip says why.
         ConfigMerger.Result off = ConfigMerger.merge(Map.of("application.id", "a"), TRANSACTIONAL, KAFKA, null);
         assertThat(off.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
-        assertThat(off.skipped()).contains("statestore.uncommitted.max.bytes (the application does not set "
-                + "enable.transactional.statestores=true)");
+        assertThat(off.skipped())
+                .contains("statestore.uncommitted.max.bytes (the application does not set "
+                        + "enable.transactional.statestores=true)");
         // Enabled by the application but not planned: nothing changes, and the skipped keys say what the plan misses.
-        ConfigMerger.Result unplanned = ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"),
-                ALLOCATION, KAFKA, null);
+        ConfigMerger.Result unplanned =
+                ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), ALLOCATION, KAFKA, null);
         assertThat(unplanned.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
         assertThat(unplanned.skipped()).anyMatch(skip -> skip.contains("no part for its uncommitted writes"));
     }
@@ -111,7 +123,8 @@ class ConfigMergerTest {
         app.put("statestore.cache.max.bytes", 0L);
         app.put("main.consumer.fetch.max.bytes", 1024);
         ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
-        assertThat(result.props()).containsEntry("statestore.cache.max.bytes", 0L)
+        assertThat(result.props())
+                .containsEntry("statestore.cache.max.bytes", 0L)
                 .containsEntry("producer.batch.size", 8192)
                 .containsEntry("main.consumer.fetch.max.bytes", 1024)
                 .doesNotContainKey("rocksdb.config.setter");
@@ -119,106 +132,124 @@ class ConfigMergerTest {
 
     @Test
     void aLargerApplicationValueIsReducedAndLogged() {
-        Map<String, Object> app = Map.of("statestore.cache.max.bytes", "1073741824", "buffered.records.per.partition",
-                "100000");
+        Map<String, Object> app =
+                Map.of("statestore.cache.max.bytes", "1073741824", "buffered.records.per.partition", "100000");
         ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
-        assertThat(result.props()).containsEntry("statestore.cache.max.bytes",
-                Long.toString(alloc("statestore.cache.max.bytes")))
+        assertThat(result.props())
+                .containsEntry("statestore.cache.max.bytes", Long.toString(alloc("statestore.cache.max.bytes")))
                 .containsEntry("buffered.records.per.partition", "1000");
         assertThat(result.changes()).anySatisfy(change -> {
             assertThat(change.key()).isEqualTo("statestore.cache.max.bytes");
-            assertThat(change.describe()).isEqualTo("statestore.cache.max.bytes: 1073741824 -> "
-                    + alloc("statestore.cache.max.bytes"));
+            assertThat(change.describe())
+                    .isEqualTo("statestore.cache.max.bytes: 1073741824 -> " + alloc("statestore.cache.max.bytes"));
         });
     }
 
     @Test
     void prefixPrecedenceIsFollowed() {
         // consumer.* applies to main and restore consumers; unprefixed fetch.max.bytes too.
-        Map<String, Object> app = Map.of("consumer.fetch.max.bytes", "2048", "fetch.max.bytes", "999999999",
-                "buffer.memory", "1000", "producer.buffer.memory", "999999999");
+        Map<String, Object> app = Map.of(
+                "consumer.fetch.max.bytes",
+                "2048",
+                "fetch.max.bytes",
+                "999999999",
+                "buffer.memory",
+                "1000",
+                "producer.buffer.memory",
+                "999999999");
         ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
-        assertThat(result.props()).doesNotContainKeys("main.consumer.fetch.max.bytes",
-                "restore.consumer.fetch.max.bytes");
-        assertThat(result.props()).containsEntry("producer.buffer.memory",
-                Long.toString(alloc("producer.buffer.memory")));
+        assertThat(result.props())
+                .doesNotContainKeys("main.consumer.fetch.max.bytes", "restore.consumer.fetch.max.bytes");
+        assertThat(result.props())
+                .containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
         ConfigMerger.Change change = result.changes().stream()
-                .filter(c -> c.key().equals("producer.buffer.memory")).findFirst().orElseThrow();
+                .filter(c -> c.key().equals("producer.buffer.memory"))
+                .findFirst()
+                .orElseThrow();
         assertThat(change.before()).isEqualTo("999999999");
         // An unprefixed value is inherited by the main consumer and bounded there.
         result = ConfigMerger.merge(Map.of("fetch.max.bytes", "999999999"), ALLOCATION, KAFKA, null);
-        change = result.changes().stream().filter(c -> c.key().equals("main.consumer.fetch.max.bytes")).findFirst()
+        change = result.changes().stream()
+                .filter(c -> c.key().equals("main.consumer.fetch.max.bytes"))
+                .findFirst()
                 .orElseThrow();
         assertThat(change.before()).isEqualTo("999999999 (from fetch.max.bytes)");
     }
 
     @Test
     void theDeprecatedCacheKeyCountsAsTheApplicationsValue() {
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, KAFKA,
-                null);
+        ConfigMerger.Result result =
+                ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, KAFKA, null);
         assertThat(result.props()).doesNotContainKey("statestore.cache.max.bytes");
         result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "9999999999"), ALLOCATION, KAFKA, null);
-        assertThat(result.props()).containsEntry("statestore.cache.max.bytes",
-                Long.toString(alloc("statestore.cache.max.bytes")));
+        assertThat(result.props())
+                .containsEntry("statestore.cache.max.bytes", Long.toString(alloc("statestore.cache.max.bytes")));
     }
 
     @Test
     void olderKafkaStreamsGetsTheOldRecordCacheKey() {
-        KafkaCatalog old = new FakeCatalog("3.3.2", Set.of("cache.max.bytes.buffering", "buffered.records.per.partition"));
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "999999999"), ALLOCATION,
-                old, null);
-        assertThat(result.props()).containsEntry("cache.max.bytes.buffering",
-                Long.toString(alloc("statestore.cache.max.bytes"))).doesNotContainKey("statestore.cache.max.bytes");
+        KafkaCatalog old =
+                new FakeCatalog("3.3.2", Set.of("cache.max.bytes.buffering", "buffered.records.per.partition"));
+        ConfigMerger.Result result =
+                ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "999999999"), ALLOCATION, old, null);
+        assertThat(result.props())
+                .containsEntry("cache.max.bytes.buffering", Long.toString(alloc("statestore.cache.max.bytes")))
+                .doesNotContainKey("statestore.cache.max.bytes");
     }
 
     @Test
     void keysTheVersionDoesNotKnowAreSkipped() {
         KafkaCatalog tiny = new FakeCatalog("3.9.1", Set.of("statestore.cache.max.bytes"));
         ConfigMerger.Result result = ConfigMerger.merge(Map.of(), ALLOCATION, tiny, null);
-        assertThat(result.skipped()).anyMatch(s -> s.startsWith("producer.buffer.memory"))
+        assertThat(result.skipped())
+                .anyMatch(s -> s.startsWith("producer.buffer.memory"))
                 .anyMatch(s -> s.startsWith("buffered.records.per.partition"));
         assertThat(result.props()).isEmpty();
     }
 
     @Test
     void aValueThatIsNotANumberIsLeftAlone() {
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("producer.buffer.memory", "lots"), ALLOCATION, KAFKA,
-                null);
+        ConfigMerger.Result result =
+                ConfigMerger.merge(Map.of("producer.buffer.memory", "lots"), ALLOCATION, KAFKA, null);
         assertThat(result.props()).containsEntry("producer.buffer.memory", "lots");
         assertThat(result.skipped()).anyMatch(s -> s.startsWith("producer.buffer.memory"));
     }
 
     @Test
     void aNegativeSocketBufferMeansOsDefaultAndIsBounded() {
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("main.consumer.receive.buffer.bytes", "-1"),
-                ALLOCATION, KAFKA, null);
-        assertThat(result.props()).containsEntry("main.consumer.receive.buffer.bytes",
-                Long.toString(alloc("main.consumer.receive.buffer.bytes")));
+        ConfigMerger.Result result =
+                ConfigMerger.merge(Map.of("main.consumer.receive.buffer.bytes", "-1"), ALLOCATION, KAFKA, null);
+        assertThat(result.props())
+                .containsEntry(
+                        "main.consumer.receive.buffer.bytes",
+                        Long.toString(alloc("main.consumer.receive.buffer.bytes")));
     }
 
     public static class UserSetter implements RocksDBConfigSetter {
         @Override
-        public void setConfig(String storeName, Options options, Map<String, Object> configs) {
-        }
+        public void setConfig(String storeName, Options options, Map<String, Object> configs) {}
 
         @Override
-        public void close(String storeName, Options options) {
-        }
+        public void close(String storeName, Options options) {}
     }
 
     @Test
     void theApplicationsSetterIsChained() {
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of("rocksdb.config.setter", UserSetter.class), ALLOCATION,
-                KAFKA, BoundedRocksDBConfigSetter.class);
-        assertThat(result.props()).containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class)
+        ConfigMerger.Result result = ConfigMerger.merge(
+                Map.of("rocksdb.config.setter", UserSetter.class), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
+        assertThat(result.props())
+                .containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class)
                 .containsEntry(StreamsMemory.CHAINED_SETTER_CONFIG, UserSetter.class);
         // Merging a merged config again changes nothing (StreamsConfig is built more than once).
-        ConfigMerger.Result again = ConfigMerger.merge(result.props(), ALLOCATION, KAFKA,
-                BoundedRocksDBConfigSetter.class);
+        ConfigMerger.Result again =
+                ConfigMerger.merge(result.props(), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
         assertThat(again.changed()).isFalse();
         assertThat(again.props()).isEqualTo(result.props());
         // By name, too.
-        result = ConfigMerger.merge(Map.of("rocksdb.config.setter", UserSetter.class.getName()), ALLOCATION, KAFKA,
+        result = ConfigMerger.merge(
+                Map.of("rocksdb.config.setter", UserSetter.class.getName()),
+                ALLOCATION,
+                KAFKA,
                 BoundedRocksDBConfigSetter.class);
         assertThat(result.props()).containsEntry(StreamsMemory.CHAINED_SETTER_CONFIG, UserSetter.class.getName());
     }
@@ -241,9 +272,12 @@ class ConfigMergerTest {
         assertThat(consumer.get("fetch.max.bytes")).isEqualTo(Long.toString(alloc("main.consumer.fetch.max.bytes")));
         // Each change logged once, even when merged again.
         StreamsMemory.apply(props);
-        long cacheLines = lines.stream().filter(l -> l.contains("set statestore.cache.max.bytes")).count();
+        long cacheLines = lines.stream()
+                .filter(l -> l.contains("set statestore.cache.max.bytes"))
+                .count();
         assertThat(cacheLines).isEqualTo(1);
-        assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l))).isEmpty();
+        assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l)))
+                .isEmpty();
     }
 
     @Test
@@ -256,7 +290,8 @@ class ConfigMergerTest {
             KafkaCatalog catalog = new FakeCatalog(version, Set.of("statestore.cache.max.bytes"));
             assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
             assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
-            assertThat(lines.stream().filter(l -> l.contains("WARN")).toList()).hasSize(1)
+            assertThat(lines.stream().filter(l -> l.contains("WARN")).toList())
+                    .hasSize(1)
                     .allSatisfy(l -> assertThat(l).contains(version).contains("own memory settings"));
             assertThat(AgentState.status()).startsWith("inactive");
         }
@@ -283,7 +318,10 @@ class ConfigMergerTest {
         };
         assertThat(StreamsConfigHook.merge(weird, StreamsConfig.class) == weird).isTrue();
         assertThat(StreamsConfigHook.merge(null, StreamsConfig.class)).isNull();
-        assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l)).toList()).hasSize(1);
+        assertThat(lines.stream()
+                        .filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l))
+                        .toList())
+                .hasSize(1);
     }
 
     /** This test JVM does not run with the allocation's -Xmx, so the agent rightly says so once (see JvmLimitsTest). */
@@ -299,23 +337,26 @@ class ConfigMergerTest {
     @Test
     void onlyEngineKeysWithValuesTheApplicationsKafkaAcceptsAreApplied() throws Exception {
         ObjectMapper json = new ObjectMapper();
-        ObjectNode document =
-                (ObjectNode) json.readTree(Allocations.oneGiB());
+        ObjectNode document = (ObjectNode) json.readTree(Allocations.oneGiB());
         document.put("memoryBytes", 4L << 30);
-        ObjectNode config =
-                (ObjectNode) document.get("streamsConfig");
+        ObjectNode config = (ObjectNode) document.get("streamsConfig");
         config.put("main.consumer.max.poll.records", "0");
         config.put("main.consumer.fetch.max.bytes", "3000000000");
         config.put("producer.acks", "0");
         AgentAllocation tampered = AgentAllocation.of(document, "test");
-        Map<String, Object> app = Map.of("application.id", "a", "bootstrap.servers", "127.0.0.1:1",
-                "main.consumer.fetch.max.bytes", "1048576");
+        Map<String, Object> app = Map.of(
+                "application.id", "a", "bootstrap.servers", "127.0.0.1:1", "main.consumer.fetch.max.bytes", "1048576");
         ConfigMerger.Result result = ConfigMerger.merge(app, tampered, KAFKA, null);
-        assertThat(result.skipped()).anySatisfy(s -> assertThat(s).startsWith("main.consumer.max.poll.records (not a "
-                + "key the allocation engine emits")).anySatisfy(s -> assertThat(s).startsWith("producer.acks (not a "
-                + "key")).anySatisfy(s -> assertThat(s).startsWith("main.consumer.fetch.max.bytes (the allocation's "
-                + "3000000000 is rejected by Kafka 4.4.0").endsWith("the application keeps its own value)"));
-        assertThat(result.props()).doesNotContainKeys("main.consumer.max.poll.records", "producer.acks")
+        assertThat(result.skipped())
+                .anySatisfy(s -> assertThat(s)
+                        .startsWith("main.consumer.max.poll.records (not a " + "key the allocation engine emits"))
+                .anySatisfy(s -> assertThat(s).startsWith("producer.acks (not a " + "key"))
+                .anySatisfy(s -> assertThat(s)
+                        .startsWith("main.consumer.fetch.max.bytes (the allocation's "
+                                + "3000000000 is rejected by Kafka 4.4.0")
+                        .endsWith("the application keeps its own value)"));
+        assertThat(result.props())
+                .doesNotContainKeys("main.consumer.max.poll.records", "producer.acks")
                 .containsEntry("main.consumer.fetch.max.bytes", "1048576")
                 .containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
         StreamsConfig streamsConfig = new StreamsConfig(result.props());
@@ -323,8 +364,7 @@ class ConfigMergerTest {
         Map<String, Object> consumerProps = new HashMap<>(streamsConfig.getMainConsumerConfigs("g", "c", 0));
         consumerProps.put("key.deserializer", ByteArrayDeserializer.class);
         consumerProps.put("value.deserializer", ByteArrayDeserializer.class);
-        ConsumerConfig consumer =
-                new ConsumerConfig(consumerProps);
+        ConsumerConfig consumer = new ConsumerConfig(consumerProps);
         assertThat(consumer.getInt("max.poll.records")).isEqualTo(1000); // Kafka Streams' own default for it
         assertThat(consumer.getInt("fetch.max.bytes")).isEqualTo(1048576);
     }
@@ -333,8 +373,10 @@ class ConfigMergerTest {
     void theCatalogChecksValuesWithTheApplicationsConfigDef() {
         assertThat(KAFKA.rejects(Client.CONSUMER, "fetch.max.bytes", "1048576")).isNull();
         assertThat(KAFKA.rejects(Client.CONSUMER, "max.poll.records", "0")).contains("max.poll.records");
-        assertThat(KAFKA.rejects(Client.CONSUMER, "fetch.max.bytes", "3000000000")).isNotNull();
-        assertThat(KAFKA.rejects(Client.STREAMS, "statestore.cache.max.bytes", "-5")).isNotNull();
+        assertThat(KAFKA.rejects(Client.CONSUMER, "fetch.max.bytes", "3000000000"))
+                .isNotNull();
+        assertThat(KAFKA.rejects(Client.STREAMS, "statestore.cache.max.bytes", "-5"))
+                .isNotNull();
         assertThat(KAFKA.rejects(Client.PRODUCER, "no.such.key", "1")).contains("no definition");
     }
 

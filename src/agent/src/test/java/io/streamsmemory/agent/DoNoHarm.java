@@ -13,14 +13,13 @@ import java.nio.file.Path;
  * test's assertions, with values the test measured; the root build aggregates the files.
  */
 public final class DoNoHarm {
-    private DoNoHarm() {
-    }
+    private DoNoHarm() {}
 
     public static void record(int issueCase, Class<?> testClass, String method, boolean started, int settingsLost) {
         Path dir = Path.of(System.getProperty("streamsmemory.buildDir", "target"), "do-no-harm");
         String name = testClass.getSimpleName() + "." + method;
-        String line = "case" + issueCase + "\t" + name + "\tstarted=" + started + "\tsettings_lost=" + settingsLost
-                + "\n";
+        String line =
+                "case" + issueCase + "\t" + name + "\tstarted=" + started + "\tsettings_lost=" + settingsLost + "\n";
         try {
             Files.createDirectories(dir);
             Files.writeString(dir.resolve(name.replaceAll("[^A-Za-z0-9._-]", "_") + ".tsv"), line);

@@ -19,10 +19,15 @@ class MemoryReadersTest {
         Files.writeString(root.resolve("memory.current"), "734003200\n");
         Files.writeString(root.resolve("memory.max"), "max\n");
         Files.writeString(root.resolve("memory.peak"), "900001792\n");
-        Files.writeString(root.resolve("memory.events"), "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n");
+        Files.writeString(
+                root.resolve("memory.events"), "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n");
         Path self = writeSelf("0::/\n");
-        assertThat(CgroupMemory.read(root, self)).containsExactly(Map.entry("version", 2L),
-                Map.entry("currentBytes", 734003200L), Map.entry("peakBytes", 900001792L), Map.entry("oomKills", 1L));
+        assertThat(CgroupMemory.read(root, self))
+                .containsExactly(
+                        Map.entry("version", 2L),
+                        Map.entry("currentBytes", 734003200L),
+                        Map.entry("peakBytes", 900001792L),
+                        Map.entry("oomKills", 1L));
         Files.writeString(root.resolve("memory.max"), "1073741824\n");
         assertThat(CgroupMemory.read(root, self)).containsEntry("maxBytes", 1073741824L);
     }
@@ -35,8 +40,8 @@ class MemoryReadersTest {
         Files.writeString(own.resolve("memory.current"), "4096\n");
         Files.writeString(own.resolve("memory.max"), "8192\n");
         assertThat(CgroupMemory.read(root, writeSelf("0::/kubepods.slice/pod1/ctr\n")))
-                .containsExactly(Map.entry("version", 2L), Map.entry("currentBytes", 4096L),
-                        Map.entry("maxBytes", 8192L));
+                .containsExactly(
+                        Map.entry("version", 2L), Map.entry("currentBytes", 4096L), Map.entry("maxBytes", 8192L));
     }
 
     @Test
@@ -59,8 +64,12 @@ class MemoryReadersTest {
         Files.writeString(memory.resolve("memory.max_usage_in_bytes"), "62914560\n");
         Files.writeString(memory.resolve("memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
         Path self = writeSelf("12:pids:/\n5:cpu,cpuacct:/\n4:memory:/\n0::/\n");
-        assertThat(CgroupMemory.read(root, self)).containsExactly(Map.entry("version", 1L),
-                Map.entry("currentBytes", 52428800L), Map.entry("peakBytes", 62914560L), Map.entry("oomKills", 3L));
+        assertThat(CgroupMemory.read(root, self))
+                .containsExactly(
+                        Map.entry("version", 1L),
+                        Map.entry("currentBytes", 52428800L),
+                        Map.entry("peakBytes", 62914560L),
+                        Map.entry("oomKills", 3L));
         Files.writeString(memory.resolve("memory.limit_in_bytes"), "536870912\n");
         assertThat(CgroupMemory.read(root, self)).containsEntry("maxBytes", 536870912L);
         Files.delete(memory.resolve("memory.oom_control"));
@@ -69,15 +78,16 @@ class MemoryReadersTest {
 
     @Test
     void noCgroupAtAllIsAnEmptySection() {
-        assertThat(CgroupMemory.read(root.resolve("absent"), root.resolve("absent"))).isEmpty();
+        assertThat(CgroupMemory.read(root.resolve("absent"), root.resolve("absent")))
+                .isEmpty();
     }
 
     @Test
     void procStatusGivesRssAndPeakInBytes() throws Exception {
         String status = "Name:\tjava\nVmPeak:\t 5912340 kB\nVmSize:\t 5846804 kB\nVmHWM:\t  412220 kB\n"
                 + "VmRSS:\t  398124 kB\nRssAnon:\t  371000 kB\nThreads:\t42\n";
-        assertThat(ProcStatus.parse(status)).containsExactly(Map.entry("rssBytes", 398124L * 1024),
-                Map.entry("rssPeakBytes", 412220L * 1024));
+        assertThat(ProcStatus.parse(status))
+                .containsExactly(Map.entry("rssBytes", 398124L * 1024), Map.entry("rssPeakBytes", 412220L * 1024));
         assertThat(ProcStatus.parse("Name:\tjava\nVmRSS:\tgarbage kB\n")).isEmpty();
         assertThat(ProcStatus.read(root.resolve("absent"))).isEmpty();
         Path file = root.resolve("status");

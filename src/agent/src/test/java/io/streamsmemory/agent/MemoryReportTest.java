@@ -44,8 +44,16 @@ class MemoryReportTest {
         JsonNode json = new ObjectMapper().readTree(sample().toJson());
         List<String> top = new ArrayList<>();
         json.fieldNames().forEachRemaining(top::add);
-        assertThat(top).containsExactly("formatVersion", "allocationHash", "restartHash", "process", "cgroup", "jvm",
-                "rocksdb", "unexplainedBytes"); // the empty streams section is left out
+        assertThat(top)
+                .containsExactly(
+                        "formatVersion",
+                        "allocationHash",
+                        "restartHash",
+                        "process",
+                        "cgroup",
+                        "jvm",
+                        "rocksdb",
+                        "unexplainedBytes"); // the empty streams section is left out
         assertThat(json.get("formatVersion").asInt()).isEqualTo(1);
         assertThat(json.get("allocationHash").asText()).isEqualTo("abc\"def");
         assertThat(json.at("/cgroup/version").asLong()).isEqualTo(2);
@@ -61,15 +69,17 @@ class MemoryReportTest {
     void prometheusTextIsValidAndCarriesTheSameFigures() {
         String text = sample().toPrometheus();
         Map<String, String> samples = assertValidPrometheus(text);
-        assertThat(samples).containsEntry("streams_memory_agent_process_rss_bytes", "1000")
+        assertThat(samples)
+                .containsEntry("streams_memory_agent_process_rss_bytes", "1000")
                 .containsEntry("streams_memory_agent_cgroup_version", "2")
                 .containsEntry("streams_memory_agent_cgroup_current_bytes", "1200")
                 .containsEntry("streams_memory_agent_jvm_heap_committed_bytes", "20")
                 .containsEntry("streams_memory_agent_rocksdb_block_cache_capacity_bytes", "64")
                 .containsEntry("streams_memory_agent_unexplained_bytes", "7")
                 .containsEntry("streams_memory_agent_info", "1");
-        assertThat(text).contains("streams_memory_agent_info{format_version=\"1\",allocation_hash=\"abc\\\"def\","
-                + "restart_hash=\"rst\"} 1\n");
+        assertThat(text)
+                .contains("streams_memory_agent_info{format_version=\"1\",allocation_hash=\"abc\\\"def\","
+                        + "restart_hash=\"rst\"} 1\n");
     }
 
     /**
@@ -86,7 +96,9 @@ class MemoryReportTest {
                 assertThat(parts).hasSize(4);
                 assertThat(parts[2]).matches(NAME);
                 assertThat(parts[3]).isEqualTo("gauge");
-                assertThat(types.put(parts[2], parts[3])).as("one TYPE per metric: " + parts[2]).isNull();
+                assertThat(types.put(parts[2], parts[3]))
+                        .as("one TYPE per metric: " + parts[2])
+                        .isNull();
             } else if (line.startsWith("# HELP ")) {
                 assertThat(line.split(" ", 4)[2]).matches(NAME);
             } else {
@@ -102,10 +114,21 @@ class MemoryReportTest {
 
     @Test
     void unexplainedIsRssLessWhatTheJvmAndRocksDbAccountFor() {
-        Map<String, Long> jvm = Map.of("heapCommittedBytes", 100L, "metaspaceUsedBytes", 20L,
-                "codeCacheUsedBytes", 10L, "directUsedBytes", 5L, "liveThreads", 3L, "heapUsedBytes", 99L);
-        Map<String, Long> shared = Map.of("blockCacheCapacityBytes", 500L, "blockCacheUsageBytes", 40L,
-                "memtableBytes", 30L);
+        Map<String, Long> jvm = Map.of(
+                "heapCommittedBytes",
+                100L,
+                "metaspaceUsedBytes",
+                20L,
+                "codeCacheUsedBytes",
+                10L,
+                "directUsedBytes",
+                5L,
+                "liveThreads",
+                3L,
+                "heapUsedBytes",
+                99L);
+        Map<String, Long> shared =
+                Map.of("blockCacheCapacityBytes", 500L, "blockCacheUsageBytes", 40L, "memtableBytes", 30L);
         // Memtables are charged to the shared cache: counted once, inside its usage.
         assertThat(MemoryReport.unexplained(1000L, jvm, shared, 2)).isEqualTo(1000 - 100 - 20 - 10 - 5 - 6 - 40);
         // Without the agent's cache they count on their own.
@@ -117,16 +140,23 @@ class MemoryReportTest {
     @Test
     void theJvmSectionShowsTheClassCountAndCapsTheAllocationPlanned() throws Exception {
         WorkloadFacts facts = WorkloadFacts.builder()
-                .memoryBytes(2L << 30).streamThreads(2).partitions(8)
-                .stores(new StoreCounts(1, 0, 0)).loadedClasses(25_000)
-                .extraDirectMemoryBytes(64L << 20).build();
-        Allocation allocation = new AllocationEngine().allocate(facts)
-                .allocation();
-        Map<String, Long> planned = MemoryReport.planned(Allocations.agentAllocation(
-                AllocationJson.write(allocation)));
-        assertThat(planned).containsEntry("plannedLoadedClasses", 25_000L)
-                .containsEntry("plannedMetaspaceMaxBytes", allocation.part("jvm-metaspace").bytes())
-                .containsEntry("plannedDirectMaxBytes", allocation.part("jvm-direct-memory").bytes());
+                .memoryBytes(2L << 30)
+                .streamThreads(2)
+                .partitions(8)
+                .stores(new StoreCounts(1, 0, 0))
+                .loadedClasses(25_000)
+                .extraDirectMemoryBytes(64L << 20)
+                .build();
+        Allocation allocation = new AllocationEngine().allocate(facts).allocation();
+        Map<String, Long> planned = MemoryReport.planned(Allocations.agentAllocation(AllocationJson.write(allocation)));
+        assertThat(planned)
+                .containsEntry("plannedLoadedClasses", 25_000L)
+                .containsEntry(
+                        "plannedMetaspaceMaxBytes",
+                        allocation.part("jvm-metaspace").bytes())
+                .containsEntry(
+                        "plannedDirectMaxBytes",
+                        allocation.part("jvm-direct-memory").bytes());
         assertThat(MemoryReport.planned(null)).isEmpty();
         // In both renderings, next to the figures of the JVM itself.
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
@@ -136,8 +166,11 @@ class MemoryReportTest {
         MemoryReport report = new MemoryReport("h", "r", sections, null);
         JsonNode json = new ObjectMapper().readTree(report.toJson());
         assertThat(json.at("/jvm/plannedLoadedClasses").asLong()).isEqualTo(25_000L);
-        assertThat(report.toPrometheus()).contains("streams_memory_agent_jvm_planned_loaded_classes 25000\n",
-                "streams_memory_agent_jvm_planned_metaspace_max_bytes " + allocation.part("jvm-metaspace").bytes());
+        assertThat(report.toPrometheus())
+                .contains(
+                        "streams_memory_agent_jvm_planned_loaded_classes 25000\n",
+                        "streams_memory_agent_jvm_planned_metaspace_max_bytes "
+                                + allocation.part("jvm-metaspace").bytes());
         assertValidPrometheus(report.toPrometheus());
     }
 
@@ -158,10 +191,11 @@ class MemoryReportTest {
         assertThat(used).isPositive().isLessThanOrEqualTo(committed);
         assertThat(committed).isLessThanOrEqualTo(jvm.get("heapMaxBytes").asLong());
         // Runtime.maxMemory() leaves out one survivor space with Serial and Parallel; the pools' sum does not.
-        assertThat(jvm.get("heapMaxBytes").asLong()).isGreaterThanOrEqualTo(Runtime.getRuntime().maxMemory());
+        assertThat(jvm.get("heapMaxBytes").asLong())
+                .isGreaterThanOrEqualTo(Runtime.getRuntime().maxMemory());
         assertThat(jvm.get("loadedClasses").asLong()).isPositive();
-        assertThat(jvm.get("liveThreads").asLong()).isCloseTo((long) Thread.getAllStackTraces().size(),
-                Offset.offset(3L));
+        assertThat(jvm.get("liveThreads").asLong())
+                .isCloseTo((long) Thread.getAllStackTraces().size(), Offset.offset(3L));
         assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
         assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive();
         assertThat(jvm.has("directUsedBytes")).isTrue();

@@ -23,7 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReportEndpointTest {
     @RegisterExtension
     final CapturedAgentLog log = new CapturedAgentLog();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private ThreadPoolExecutor executor;
 
     @AfterEach
@@ -41,7 +43,8 @@ class ReportEndpointTest {
         assertThat(log.lines()).isEmpty();
         assertThat(ReportEndpoint.port("8080")).isEqualTo(8080);
         assertThat(ReportEndpoint.port(" 9404 ")).isEqualTo(9404);
-        assertThat(ReportEndpoint.start(Map.of(ReportEndpoint.PORT_ENV, "http"))).isNull();
+        assertThat(ReportEndpoint.start(Map.of(ReportEndpoint.PORT_ENV, "http")))
+                .isNull();
         assertThat(ReportEndpoint.port("70000")).isNull();
         assertThat(ReportEndpoint.port("0")).isNull();
         assertThat(log.lines()).hasSize(1);
@@ -67,12 +70,19 @@ class ReportEndpointTest {
                 .containsKey("streams_memory_agent_jvm_heap_used_bytes");
         assertThat(get(port, "/").statusCode()).isEqualTo(404);
         assertThat(get(port, "/report/x").statusCode()).isEqualTo(404);
-        assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
-                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString())
-                .statusCode()).isEqualTo(404);
+        assertThat(http.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
+                                        .POST(HttpRequest.BodyPublishers.ofString("x"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .isEqualTo(404);
         // Every thread the endpoint started is a daemon: it never keeps the JVM alive.
-        assertThat(Thread.getAllStackTraces().keySet()).filteredOn(t -> t.getName().equals("HTTP-Dispatcher")
-                || t.getName().equals(ReportEndpoint.THREAD_NAME)).isNotEmpty().allMatch(Thread::isDaemon);
+        assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(t ->
+                        t.getName().equals("HTTP-Dispatcher") || t.getName().equals(ReportEndpoint.THREAD_NAME))
+                .isNotEmpty()
+                .allMatch(Thread::isDaemon);
         assertThat(log.lines()).noneMatch(line -> line.contains("WARN"));
     }
 
@@ -84,14 +94,17 @@ class ReportEndpointTest {
             awaitLine("WARN");
             assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             assertThat(log.lines()).hasSize(1);
-            assertThat(log.lines().get(0)).contains("cannot listen on port " + taken.getLocalPort(),
-                    "the application runs as before");
+            assertThat(log.lines().get(0))
+                    .contains("cannot listen on port " + taken.getLocalPort(), "the application runs as before");
         }
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private void awaitLine(String text) throws InterruptedException {

@@ -17,14 +17,16 @@ class StreamsInstancesTest {
             AgentAllocation share = planned.forUnplannedInstance(k);
             for (Map.Entry<String, Long> entry : planned.streamsConfig().entrySet()) {
                 long expected = EngineKeys.instanceScoped(entry.getKey()) ? entry.getValue() / k : entry.getValue();
-                assertThat(share.streamsConfig().get(entry.getKey())).as(entry.getKey() + " for instance " + k)
+                assertThat(share.streamsConfig().get(entry.getKey()))
+                        .as(entry.getKey() + " for instance " + k)
                         .isEqualTo(expected);
             }
         }
         assertThat(EngineKeys.instanceScoped("statestore.cache.max.bytes")).isTrue();
         assertThat(EngineKeys.instanceScoped("main.consumer.fetch.max.bytes")).isTrue();
         assertThat(EngineKeys.instanceScoped("buffered.records.per.partition")).isFalse();
-        assertThat(EngineKeys.instanceScoped("main.consumer.receive.buffer.bytes")).isFalse();
+        assertThat(EngineKeys.instanceScoped("main.consumer.receive.buffer.bytes"))
+                .isFalse();
     }
 
     @Test
@@ -34,11 +36,14 @@ class StreamsInstancesTest {
             original = in.readAllBytes();
         }
         assertThat(KafkaStreamsTransformer.patchKafkaStreams(original)).isNotNull();
-        assertThat(KafkaStreamsTransformer.configSlot(
-                "(Lorg/apache/kafka/streams/processor/internals/TopologyMetadata;Lorg/apache/kafka/streams/StreamsConfig;"
-                        + "Lorg/apache/kafka/streams/KafkaClientSupplier;Lorg/apache/kafka/common/utils/Time;)V"))
+        assertThat(
+                        KafkaStreamsTransformer.configSlot(
+                                "(Lorg/apache/kafka/streams/processor/internals/TopologyMetadata;Lorg/apache/kafka/streams/StreamsConfig;"
+                                        + "Lorg/apache/kafka/streams/KafkaClientSupplier;Lorg/apache/kafka/common/utils/Time;)V"))
                 .isEqualTo(2);
-        assertThat(KafkaStreamsTransformer.configSlot("(JLorg/apache/kafka/streams/StreamsConfig;)V")).isEqualTo(3);
-        assertThat(KafkaStreamsTransformer.configSlot("(Ljava/util/Properties;)V")).isEqualTo(-1);
+        assertThat(KafkaStreamsTransformer.configSlot("(JLorg/apache/kafka/streams/StreamsConfig;)V"))
+                .isEqualTo(3);
+        assertThat(KafkaStreamsTransformer.configSlot("(Ljava/util/Properties;)V"))
+                .isEqualTo(-1);
     }
 }

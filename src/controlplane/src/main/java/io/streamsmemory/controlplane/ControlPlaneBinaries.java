@@ -17,102 +17,103 @@ import java.util.regex.Pattern;
  */
 public final class ControlPlaneBinaries {
 
-  public static final String HOW_TO_BUILD =
-      "run 'make control-plane-binaries' (or src/controlplane/bin/build.sh) to build them";
+    public static final String HOW_TO_BUILD =
+            "run 'make control-plane-binaries' (or src/controlplane/bin/build.sh) to build them";
 
-  private final Path dir;
-  private final String kubernetesVersion;
+    private final Path dir;
+    private final String kubernetesVersion;
 
-  private ControlPlaneBinaries(Path dir, String kubernetesVersion) {
-    this.dir = dir;
-    this.kubernetesVersion = kubernetesVersion;
-  }
-
-  /** The pinned Kubernetes version (env K8S_VERSION overrides the one in versions.env). */
-  public static String pinnedKubernetesVersion() {
-    return pinned("K8S_VERSION");
-  }
-
-  /** The environment variable {@code name}, else its default in versions.env (the one the scripts source). */
-  public static String pinned(String name) {
-    String env = System.getenv(name);
-    if (env != null && !env.isBlank()) {
-      return env.trim();
+    private ControlPlaneBinaries(Path dir, String kubernetesVersion) {
+        this.dir = dir;
+        this.kubernetesVersion = kubernetesVersion;
     }
-    return versionsEnvDefault(name);
-  }
 
-  /**
-   * Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or the default in versions.env
-   * (its {@code $HOME} read as the user's home).
-   */
-  public static Path cacheRoot() {
-    String env = System.getenv("STREAMS_MEMORY_CACHE");
-    if (env != null && !env.isBlank()) {
-      return Path.of(env);
+    /** The pinned Kubernetes version (env K8S_VERSION overrides the one in versions.env). */
+    public static String pinnedKubernetesVersion() {
+        return pinned("K8S_VERSION");
     }
-    String prop = System.getProperty("streams.memory.cache");
-    if (prop != null && !prop.isBlank()) {
-      return Path.of(prop);
+
+    /** The environment variable {@code name}, else its default in versions.env (the one the scripts source). */
+    public static String pinned(String name) {
+        String env = System.getenv(name);
+        if (env != null && !env.isBlank()) {
+            return env.trim();
+        }
+        return versionsEnvDefault(name);
     }
-    return Path.of(versionsEnvDefault("STREAMS_MEMORY_CACHE").replace("$HOME", System.getProperty("user.home")));
-  }
 
-  /** This host's platform as Go names it ({@code linux-amd64}), as common.sh names the cache folder. */
-  static String hostPlatform() {
-    String os = System.getProperty("os.name").toLowerCase(Locale.ROOT).replace("mac os x", "darwin");
-    String arch = switch (System.getProperty("os.arch")) {
-      case "amd64", "x86_64" -> "amd64";
-      case "aarch64", "arm64" -> "arm64";
-      default -> System.getProperty("os.arch");
-    };
-    return os + "-" + arch;
-  }
-
-  /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */
-  public static ControlPlaneBinaries locate() {
-    String version = pinnedKubernetesVersion();
-    String override = System.getenv("CP_BIN_DIR");
-    Path dir = override != null && !override.isBlank()
-        ? Path.of(override)
-        : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-" + hostPlatform());
-    if (!Files.isRegularFile(dir.resolve(".complete"))) {
-      throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
-          + " (no .complete marker); " + HOW_TO_BUILD);
+    /**
+     * Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or the default in versions.env
+     * (its {@code $HOME} read as the user's home).
+     */
+    public static Path cacheRoot() {
+        String env = System.getenv("STREAMS_MEMORY_CACHE");
+        if (env != null && !env.isBlank()) {
+            return Path.of(env);
+        }
+        String prop = System.getProperty("streams.memory.cache");
+        if (prop != null && !prop.isBlank()) {
+            return Path.of(prop);
+        }
+        return Path.of(versionsEnvDefault("STREAMS_MEMORY_CACHE").replace("$HOME", System.getProperty("user.home")));
     }
-    for (String b : new String[] {"etcd", "kube-apiserver", "kubectl"}) {
-      if (!Files.isExecutable(dir.resolve(b))) {
-        throw new IllegalStateException("missing " + dir.resolve(b) + "; " + HOW_TO_BUILD);
-      }
+
+    /** This host's platform as Go names it ({@code linux-amd64}), as common.sh names the cache folder. */
+    static String hostPlatform() {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT).replace("mac os x", "darwin");
+        String arch = switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> "amd64";
+            case "aarch64", "arm64" -> "arm64";
+            default -> System.getProperty("os.arch");
+        };
+        return os + "-" + arch;
     }
-    return new ControlPlaneBinaries(dir, version);
-  }
 
-  public Path dir() {
-    return dir;
-  }
-
-  public String kubernetesVersion() {
-    return kubernetesVersion;
-  }
-
-  public boolean has(String binary) {
-    return Files.isExecutable(dir.resolve(binary));
-  }
-
-  static String versionsEnvDefault(String name) {
-    try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream("versions.env")) {
-      if (in == null) {
-        throw new IllegalStateException("versions.env missing from the classpath");
-      }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      Matcher m = Pattern.compile(name + "=\"\\$\\{" + name + ":-([^}]+)}\"").matcher(text);
-      if (!m.find()) {
-        throw new IllegalStateException("no default for " + name + " in versions.env");
-      }
-      return m.group(1);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */
+    public static ControlPlaneBinaries locate() {
+        String version = pinnedKubernetesVersion();
+        String override = System.getenv("CP_BIN_DIR");
+        Path dir = override != null && !override.isBlank()
+                ? Path.of(override)
+                : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-" + hostPlatform());
+        if (!Files.isRegularFile(dir.resolve(".complete"))) {
+            throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
+                    + " (no .complete marker); " + HOW_TO_BUILD);
+        }
+        for (String b : new String[] {"etcd", "kube-apiserver", "kubectl"}) {
+            if (!Files.isExecutable(dir.resolve(b))) {
+                throw new IllegalStateException("missing " + dir.resolve(b) + "; " + HOW_TO_BUILD);
+            }
+        }
+        return new ControlPlaneBinaries(dir, version);
     }
-  }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public String kubernetesVersion() {
+        return kubernetesVersion;
+    }
+
+    public boolean has(String binary) {
+        return Files.isExecutable(dir.resolve(binary));
+    }
+
+    static String versionsEnvDefault(String name) {
+        try (InputStream in = ControlPlaneBinaries.class.getResourceAsStream("versions.env")) {
+            if (in == null) {
+                throw new IllegalStateException("versions.env missing from the classpath");
+            }
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            Matcher m =
+                    Pattern.compile(name + "=\"\\$\\{" + name + ":-([^}]+)}\"").matcher(text);
+            if (!m.find()) {
+                throw new IllegalStateException("no default for " + name + " in versions.env");
+            }
+            return m.group(1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

@@ -12,46 +12,45 @@ import java.time.Duration;
  * @param kwok kwok with one fake node "kwok-node-0", so scheduled Pods become Running
  * @param startTimeout how long to wait for the API server to become ready
  */
-public record ControlPlaneOptions(boolean controllerManager, boolean scheduler, boolean kwok,
-    Duration startTimeout) {
+public record ControlPlaneOptions(boolean controllerManager, boolean scheduler, boolean kwok, Duration startTimeout) {
 
-  /** etcd + kube-apiserver only: the fastest start. */
-  public static ControlPlaneOptions apiServerOnly() {
-    return new ControlPlaneOptions(false, false, false, Duration.ofSeconds(90));
-  }
-
-  /** Everything: controller-manager, scheduler and kwok (if kwok was built). */
-  public static ControlPlaneOptions full() {
-    return new ControlPlaneOptions(true, true, true, Duration.ofSeconds(90));
-  }
-
-  public ControlPlaneOptions withControllerManager(boolean on) {
-    return new ControlPlaneOptions(on, scheduler, kwok, startTimeout);
-  }
-
-  public ControlPlaneOptions withScheduler(boolean on) {
-    return new ControlPlaneOptions(controllerManager, on, kwok, startTimeout);
-  }
-
-  public ControlPlaneOptions withKwok(boolean on) {
-    return new ControlPlaneOptions(controllerManager, scheduler, on, startTimeout);
-  }
-
-  public ControlPlaneOptions withStartTimeout(Duration timeout) {
-    return new ControlPlaneOptions(controllerManager, scheduler, kwok, timeout);
-  }
-
-  String components() {
-    StringBuilder sb = new StringBuilder("etcd apiserver");
-    if (controllerManager) {
-      sb.append(" controller-manager");
+    /** etcd + kube-apiserver only: the fastest start. */
+    public static ControlPlaneOptions apiServerOnly() {
+        return new ControlPlaneOptions(false, false, false, Duration.ofSeconds(90));
     }
-    if (scheduler) {
-      sb.append(" scheduler");
+
+    /** Everything: controller-manager, scheduler and kwok (if kwok was built). */
+    public static ControlPlaneOptions full() {
+        return new ControlPlaneOptions(true, true, true, Duration.ofSeconds(90));
     }
-    if (kwok) {
-      sb.append(" kwok");
+
+    public ControlPlaneOptions withControllerManager(boolean on) {
+        return new ControlPlaneOptions(on, scheduler, kwok, startTimeout);
     }
-    return sb.toString();
-  }
+
+    public ControlPlaneOptions withScheduler(boolean on) {
+        return new ControlPlaneOptions(controllerManager, on, kwok, startTimeout);
+    }
+
+    public ControlPlaneOptions withKwok(boolean on) {
+        return new ControlPlaneOptions(controllerManager, scheduler, on, startTimeout);
+    }
+
+    public ControlPlaneOptions withStartTimeout(Duration timeout) {
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, timeout);
+    }
+
+    String components() {
+        StringBuilder sb = new StringBuilder("etcd apiserver");
+        if (controllerManager) {
+            sb.append(" controller-manager");
+        }
+        if (scheduler) {
+            sb.append(" scheduler");
+        }
+        if (kwok) {
+            sb.append(" kwok");
+        }
+        return sb.toString();
+    }
 }

@@ -20,15 +20,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LocalControlPlaneExtension.class)
 public @interface EnableLocalControlPlane {
 
-  /** Start kube-controller-manager (Deployments -> ReplicaSets -> Pods, default ServiceAccounts, GC). */
-  boolean controllerManager() default false;
+    /** Start kube-controller-manager (Deployments -> ReplicaSets -> Pods, default ServiceAccounts, GC). */
+    boolean controllerManager() default false;
 
-  /** Start kube-scheduler (Pods get bound to the kwok node). */
-  boolean scheduler() default false;
+    /** Start kube-scheduler (Pods get bound to the kwok node). */
+    boolean scheduler() default false;
 
-  /** Start kwok with a fake node so scheduled Pods become Running (needs scheduler). */
-  boolean kwok() default false;
+    /** Start kwok with a fake node so scheduled Pods become Running (needs scheduler). */
+    boolean kwok() default false;
 
-  /** Seconds to wait for the API server. */
-  int startTimeoutSeconds() default 90;
+    /** Seconds to wait for the API server. */
+    int startTimeoutSeconds() default 90;
 }

@@ -21,22 +21,22 @@ import javax.net.ssl.SSLContext;
  */
 public record IssuedCertificate(String certPem, String keyPem, Path certFile, Path keyFile, Path pkcs12File) {
 
-  public static final String PKCS12_PASSWORD = "changeit";
+    public static final String PKCS12_PASSWORD = "changeit";
 
-  /** A server-side SSLContext presenting this certificate (e.g. for a JDK HttpsServer webhook). */
-  public SSLContext serverSslContext() {
-    try (InputStream in = Files.newInputStream(pkcs12File)) {
-      KeyStore ks = KeyStore.getInstance("PKCS12");
-      ks.load(in, PKCS12_PASSWORD.toCharArray());
-      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      kmf.init(ks, PKCS12_PASSWORD.toCharArray());
-      SSLContext ctx = SSLContext.getInstance("TLS");
-      ctx.init(kmf.getKeyManagers(), null, null);
-      return ctx;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
+    /** A server-side SSLContext presenting this certificate (e.g. for a JDK HttpsServer webhook). */
+    public SSLContext serverSslContext() {
+        try (InputStream in = Files.newInputStream(pkcs12File)) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(in, PKCS12_PASSWORD.toCharArray());
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, PKCS12_PASSWORD.toCharArray());
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), null, null);
+            return ctx;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
-  }
 }

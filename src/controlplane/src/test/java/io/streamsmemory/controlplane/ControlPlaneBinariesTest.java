@@ -10,35 +10,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ControlPlaneBinariesTest {
 
-  @Test
-  void pinnedVersionComesFromVersionsEnv() {
-    assertThat(ControlPlaneBinaries.versionsEnvDefault("K8S_VERSION")).matches("v1\\.\\d+\\.\\d+");
-  }
-
-  @Test
-  void theCacheRootDefaultsToTheOneInVersionsEnv() {
-    assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getProperty("streams.memory.cache") == null);
-    assertThat(ControlPlaneBinaries.cacheRoot())
-        .isEqualTo(Path.of(System.getProperty("user.home"), ".cache", "streams-memory-operator"));
-  }
-
-  @Test
-  void missingBinariesSayHowToBuildThem(@TempDir Path empty) {
-    assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getenv("CP_BIN_DIR") == null);
-    String old = System.getProperty("streams.memory.cache");
-    System.setProperty("streams.memory.cache", empty.toString());
-    try {
-      assertThatThrownBy(ControlPlaneBinaries::locate)
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining(empty.toString())
-          .hasMessageContaining("make control-plane-binaries")
-          .hasMessageContaining("src/controlplane/bin/build.sh");
-    } finally {
-      if (old == null) {
-        System.clearProperty("streams.memory.cache");
-      } else {
-        System.setProperty("streams.memory.cache", old);
-      }
+    @Test
+    void pinnedVersionComesFromVersionsEnv() {
+        assertThat(ControlPlaneBinaries.versionsEnvDefault("K8S_VERSION")).matches("v1\\.\\d+\\.\\d+");
     }
-  }
+
+    @Test
+    void theCacheRootDefaultsToTheOneInVersionsEnv() {
+        assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getProperty("streams.memory.cache") == null);
+        assertThat(ControlPlaneBinaries.cacheRoot())
+                .isEqualTo(Path.of(System.getProperty("user.home"), ".cache", "streams-memory-operator"));
+    }
+
+    @Test
+    void missingBinariesSayHowToBuildThem(@TempDir Path empty) {
+        assumeTrue(System.getenv("STREAMS_MEMORY_CACHE") == null && System.getenv("CP_BIN_DIR") == null);
+        String old = System.getProperty("streams.memory.cache");
+        System.setProperty("streams.memory.cache", empty.toString());
+        try {
+            assertThatThrownBy(ControlPlaneBinaries::locate)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(empty.toString())
+                    .hasMessageContaining("make control-plane-binaries")
+                    .hasMessageContaining("src/controlplane/bin/build.sh");
+        } finally {
+            if (old == null) {
+                System.clearProperty("streams.memory.cache");
+            } else {
+                System.setProperty("streams.memory.cache", old);
+            }
+        }
+    }
 }

@@ -25,13 +25,24 @@ import java.util.Optional;
  *                      restart: a change of the Kafka Streams config alone leaves it as it was (rolls no pod), and
  *                      pods take that change the next time they start
  */
-public record Allocation(long memoryBytes, WorkloadFacts facts, Topology topology, Topology plannedTopology,
-                         List<Part> parts,
-                         List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb,
-                         DefaultsBaseline baseline, String hash, String restartHash) {
+public record Allocation(
+        long memoryBytes,
+        WorkloadFacts facts,
+        Topology topology,
+        Topology plannedTopology,
+        List<Part> parts,
+        List<String> jvmOptions,
+        Map<String, String> streamsConfig,
+        RocksDbSettings rocksDb,
+        DefaultsBaseline baseline,
+        String hash,
+        String restartHash) {
 
     public Part part(String name) {
-        return parts.stream().map(p -> p.find(name)).flatMap(Optional::stream).findFirst()
+        return parts.stream()
+                .map(p -> p.find(name))
+                .flatMap(Optional::stream)
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no part " + name));
     }
 }

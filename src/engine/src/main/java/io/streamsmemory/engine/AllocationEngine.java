@@ -50,10 +50,15 @@ public final class AllocationEngine {
             Long minimum = minimumMemory(facts);
             String remedy = minimum == null
                     ? failure.remedy + " (no pod size up to " + format(SEARCH_LIMIT_BYTES) + " fits these facts)"
-                    : failure.remedy + " or raise memory to at least " + format(minimum)
-                            + " (" + minimum / MiB + "Mi)";
-            return new AllocationResult(null, List.of(new AllocationError(failure.code,
-                    failure.detail() + "; " + remedy, failure.neededBytes, failure.availableBytes)), minimum);
+                    : failure.remedy + " or raise memory to at least " + format(minimum) + " (" + minimum / MiB + "Mi)";
+            return new AllocationResult(
+                    null,
+                    List.of(new AllocationError(
+                            failure.code,
+                            failure.detail() + "; " + remedy,
+                            failure.neededBytes,
+                            failure.availableBytes)),
+                    minimum);
         }
     }
 
@@ -95,8 +100,11 @@ public final class AllocationEngine {
     static String[] shown(long needed, long available) {
         String need = format(needed);
         String have = format(available);
-        return need.equals(have) ? new String[] {String.format(java.util.Locale.ROOT, "%,d B", needed),
-                String.format(java.util.Locale.ROOT, "%,d B", available)}
+        return need.equals(have)
+                ? new String[] {
+                    String.format(java.util.Locale.ROOT, "%,d B", needed),
+                    String.format(java.util.Locale.ROOT, "%,d B", available)
+                }
                 : new String[] {need, have};
     }
 

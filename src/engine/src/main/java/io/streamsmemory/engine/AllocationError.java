@@ -8,5 +8,4 @@ package io.streamsmemory.engine;
  * @param neededBytes    what the failed floor needs; always more than {@code availableBytes}
  * @param availableBytes what the workload's memory gives it (never negative)
  */
-public record AllocationError(String code, String message, long neededBytes, long availableBytes) {
-}
+public record AllocationError(String code, String message, long neededBytes, long availableBytes) {}

@@ -16,51 +16,79 @@ import java.util.Map;
  * parts are exactly the sized numbers. Methods follow the README's step table.
  */
 final class AllocationExplainer {
-    private AllocationExplainer() {
-    }
+    private AllocationExplainer() {}
 
     static Allocation explain(Sizing s) {
         WorkloadFacts facts = s.facts();
         // Insertion order is the published document's order: producer, consumers, record cache, input buffers,
         // uncommitted writes (heapPart adds them in that order).
         Map<String, String> streamsConfig = new LinkedHashMap<>();
-        List<Part> parts = new ArrayList<>(List.of(codeCachePart(s), metaspacePart(s), threadStacksPart(s),
-                directMemoryPart(s), headroomPart(s), heapPart(s, streamsConfig), rocksDbPart(s)));
+        List<Part> parts = new ArrayList<>(List.of(
+                codeCachePart(s),
+                metaspacePart(s),
+                threadStacksPart(s),
+                directMemoryPart(s),
+                headroomPart(s),
+                heapPart(s, streamsConfig),
+                rocksDbPart(s)));
         if (s.uncommitted().on()) {
             parts.add(s.uncommitted().nativePart());
         }
         List<String> jvmOptions = jvmOptions(s);
         // Kafka's defaults for the pod as it runs now: the baseline explains today's risk and is never applied.
-        DefaultsBaseline baseline = DefaultsBaseline.of(facts, s.topology(), s.jvm().metaspaceMiB() * MiB);
+        DefaultsBaseline baseline =
+                DefaultsBaseline.of(facts, s.topology(), s.jvm().metaspaceMiB() * MiB);
         String hash = AllocationHash.of(jvmOptions, streamsConfig, s.rocksDb());
         String restartHash = AllocationHash.of(jvmOptions, Map.of(), s.rocksDb());
-        return new Allocation(facts.memoryBytes(), facts, s.topology(), s.planned(), List.copyOf(parts), jvmOptions,
-                java.util.Collections.unmodifiableMap(streamsConfig), s.rocksDb(), baseline, hash, restartHash);
+        return new Allocation(
+                facts.memoryBytes(),
+                facts,
+                s.topology(),
+                s.planned(),
+                List.copyOf(parts),
+                jvmOptions,
+                java.util.Collections.unmodifiableMap(streamsConfig),
+                s.rocksDb(),
+                baseline,
+                hash,
+                restartHash);
     }
 
     private static List<String> jvmOptions(Sizing s) {
         String heap = jvmSize(s.split().heapBytes());
-        return List.of("-Xms" + heap, "-Xmx" + heap, "-XX:MaxMetaspaceSize=" + s.jvm().metaspaceMiB() + "m",
+        return List.of(
+                "-Xms" + heap,
+                "-Xmx" + heap,
+                "-XX:MaxMetaspaceSize=" + s.jvm().metaspaceMiB() + "m",
                 "-XX:ReservedCodeCacheSize=" + s.jvm().codeCacheMiB() + "m",
-                "-XX:MaxDirectMemorySize=" + jvmSize(s.directMemoryBytes()), "-Xss" + THREAD_STACK_MIB + "m",
+                "-XX:MaxDirectMemorySize=" + jvmSize(s.directMemoryBytes()),
+                "-Xss" + THREAD_STACK_MIB + "m",
                 "-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
     }
 
     /** 1. Code cache. */
     private static Part codeCachePart(Sizing s) {
         long codeCache = s.jvm().codeCacheMiB();
-        return Part.leaf("jvm-code-cache", codeCache * MiB, String.format(
-                "1/%d of the pod within [%d, %d] MiB: JIT-compiled code", CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB,
-                CODE_CACHE_MAX_MIB), Map.of("-XX:ReservedCodeCacheSize", codeCache + "m"));
+        return Part.leaf(
+                "jvm-code-cache",
+                codeCache * MiB,
+                String.format(
+                        "1/%d of the pod within [%d, %d] MiB: JIT-compiled code",
+                        CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB, CODE_CACHE_MAX_MIB),
+                Map.of("-XX:ReservedCodeCacheSize", codeCache + "m"));
     }
 
     /** 2. Headroom, which also holds the sub-MiB rest of the pod and what a fixed heap leaves unused (step 5). */
     private static Part headroomPart(Sizing s) {
         long spare = s.split().spareHeadroomMiB();
-        return Part.leaf("headroom", (s.jvm().headroomMiB() + spare) * MiB + s.facts().memoryBytes() % MiB,
-                String.format("%d%% of the pod after code cache, at least %d MiB, left unbounded for GC and JIT "
+        return Part.leaf(
+                "headroom",
+                (s.jvm().headroomMiB() + spare) * MiB + s.facts().memoryBytes() % MiB,
+                String.format(
+                        "%d%% of the pod after code cache, at least %d MiB, left unbounded for GC and JIT "
                                 + "structures, malloc fragmentation and blocks RocksDB pins while reading%s",
-                        HEADROOM_PERCENT, HEADROOM_MIN_MIB,
+                        HEADROOM_PERCENT,
+                        HEADROOM_MIN_MIB,
                         spare > 0 ? "; holds what the fixed heap leaves unused" : ""),
                 Map.of());
     }
@@ -68,18 +96,28 @@ final class AllocationExplainer {
     /** 3. Metaspace. */
     private static Part metaspacePart(Sizing s) {
         long metaspace = s.jvm().metaspaceMiB();
-        return Part.leaf("jvm-metaspace", metaspace * MiB, String.format(
-                "%,d loaded classes x %,d B + %s (Paketo memory calculator)", s.facts().loadedClasses(),
-                METASPACE_BYTES_PER_CLASS, format(METASPACE_FIXED_BYTES)),
+        return Part.leaf(
+                "jvm-metaspace",
+                metaspace * MiB,
+                String.format(
+                        "%,d loaded classes x %,d B + %s (Paketo memory calculator)",
+                        s.facts().loadedClasses(), METASPACE_BYTES_PER_CLASS, format(METASPACE_FIXED_BYTES)),
                 Map.of("-XX:MaxMetaspaceSize", metaspace + "m"));
     }
 
     /** 3. Thread stacks. */
     private static Part threadStacksPart(Sizing s) {
-        return Part.leaf("jvm-thread-stacks", s.jvm().stacksMiB() * MiB, String.format(
-                "%d JVM threads (%d base + %d per stream thread x %d%s) x %d MiB stack", s.topology().jvmThreads(),
-                BASE_JVM_THREADS, JVM_THREADS_PER_STREAM_THREAD, s.facts().streamThreadsPerPod(),
-                s.facts().globalStores() > 0 ? " + global threads" : "", THREAD_STACK_MIB),
+        return Part.leaf(
+                "jvm-thread-stacks",
+                s.jvm().stacksMiB() * MiB,
+                String.format(
+                        "%d JVM threads (%d base + %d per stream thread x %d%s) x %d MiB stack",
+                        s.topology().jvmThreads(),
+                        BASE_JVM_THREADS,
+                        JVM_THREADS_PER_STREAM_THREAD,
+                        s.facts().streamThreadsPerPod(),
+                        s.facts().globalStores() > 0 ? " + global threads" : "",
+                        THREAD_STACK_MIB),
                 Map.of("-Xss", THREAD_STACK_MIB + "m"));
     }
 
@@ -87,29 +125,48 @@ final class AllocationExplainer {
     private static Part directMemoryPart(Sizing s) {
         long extraDirect = s.jvm().extraDirectMiB();
         long directMemory = s.directMemoryBytes();
-        return Part.leaf("jvm-direct-memory", directMemory, String.format(
-                "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
-                        + "buffer; buffers over %s are not cached per thread%s", format(DIRECT_MEMORY_BASE),
-                s.topology().socketReaders(), format(s.clients().fetchMax()), format(MAX_CACHED_DIRECT_BUFFER),
-                extraDirect > 0 ? "; + " + format(extraDirect * MiB) + " the application's own libraries use" : ""),
-                Map.of("-XX:MaxDirectMemorySize", jvmSize(directMemory),
-                        "-Djdk.nio.maxCachedBufferSize", Long.toString(MAX_CACHED_DIRECT_BUFFER)));
+        return Part.leaf(
+                "jvm-direct-memory",
+                directMemory,
+                String.format(
+                        "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
+                                + "buffer; buffers over %s are not cached per thread%s",
+                        format(DIRECT_MEMORY_BASE),
+                        s.topology().socketReaders(),
+                        format(s.clients().fetchMax()),
+                        format(MAX_CACHED_DIRECT_BUFFER),
+                        extraDirect > 0
+                                ? "; + " + format(extraDirect * MiB) + " the application's own libraries use"
+                                : ""),
+                Map.of(
+                        "-XX:MaxDirectMemorySize",
+                        jvmSize(directMemory),
+                        "-Djdk.nio.maxCachedBufferSize",
+                        Long.toString(MAX_CACHED_DIRECT_BUFFER)));
     }
 
     /** 4. The clients' heap buffers; their settings go into {@code streamsConfig}. */
     private static Part clientBuffersPart(Sizing s, Map<String, String> streamsConfig) {
         long producerBuffer = s.clients().producerBuffer();
         long fetchMax = s.clients().fetchMax();
-        return Part.of("client-buffers", String.format(
-                "%d producers and %d consumers, %s (all clients of a pod share %d%% of the pool with "
-                        + "their direct read copies)", s.topology().producers(), s.topology().consumers(),
-                producerBuffer > CLIENT_BUFFER_MIN || fetchMax <= CLIENT_BUFFER_MIN
-                        ? String.format("each given %.0f%% of Kafka's default buffers",
-                                100.0 * fetchMax / FETCH_MAX_DEFAULT)
-                        : String.format("producer buffers at their %s floor, fetch buffers given "
-                                + "%.1f%% of Kafka's default", format(CLIENT_BUFFER_MIN),
-                                100.0 * fetchMax / FETCH_MAX_DEFAULT),
-                CLIENT_IO_PERCENT), Map.of(), clientParts(s, streamsConfig));
+        return Part.of(
+                "client-buffers",
+                String.format(
+                        "%d producers and %d consumers, %s (all clients of a pod share %d%% of the pool with "
+                                + "their direct read copies)",
+                        s.topology().producers(),
+                        s.topology().consumers(),
+                        producerBuffer > CLIENT_BUFFER_MIN || fetchMax <= CLIENT_BUFFER_MIN
+                                ? String.format(
+                                        "each given %.0f%% of Kafka's default buffers",
+                                        100.0 * fetchMax / FETCH_MAX_DEFAULT)
+                                : String.format(
+                                        "producer buffers at their %s floor, fetch buffers given "
+                                                + "%.1f%% of Kafka's default",
+                                        format(CLIENT_BUFFER_MIN), 100.0 * fetchMax / FETCH_MAX_DEFAULT),
+                        CLIENT_IO_PERCENT),
+                Map.of(),
+                clientParts(s, streamsConfig));
     }
 
     private static List<Part> clientParts(Sizing s, Map<String, String> streamsConfig) {
@@ -123,46 +180,68 @@ final class AllocationExplainer {
         producer.put(StreamsConfigKeys.PRODUCER_BATCH_SIZE, Long.toString(batch));
         streamsConfig.putAll(producer);
         List<Part> parts = new ArrayList<>();
-        parts.add(Part.leaf("producer-buffers", threads * producerBuffer, String.format(
-                "%d producers (one per stream thread) x %s buffer.memory", threads, format(producerBuffer)), producer));
-        String[][] consumers = {{"main", "consumer-fetch-buffers", "main consumers (one per stream thread)"},
-                {"restore", "restore-consumer-fetch-buffers", "restore consumers (one per stream thread)"},
-                {"global", "global-consumer-fetch-buffers", "global consumers (one per KafkaStreams instance)"}};
+        parts.add(Part.leaf(
+                "producer-buffers",
+                threads * producerBuffer,
+                String.format(
+                        "%d producers (one per stream thread) x %s buffer.memory", threads, format(producerBuffer)),
+                producer));
+        String[][] consumers = {
+            {"main", "consumer-fetch-buffers", "main consumers (one per stream thread)"},
+            {"restore", "restore-consumer-fetch-buffers", "restore consumers (one per stream thread)"},
+            {"global", "global-consumer-fetch-buffers", "global consumers (one per KafkaStreams instance)"}
+        };
         for (String[] consumer : consumers) {
             long count = consumer[0].equals("global") ? s.topology().consumers() - 2 * threads : threads;
             if (count == 0) {
                 continue;
             }
             Map<String, String> config = new LinkedHashMap<>();
-            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.FETCH_MAX_BYTES),
+            config.put(
+                    StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.FETCH_MAX_BYTES),
                     Long.toString(fetchMax));
-            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.MAX_PARTITION_FETCH_BYTES),
+            config.put(
+                    StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.MAX_PARTITION_FETCH_BYTES),
                     Long.toString(partitionFetch));
-            config.put(StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.RECEIVE_BUFFER_BYTES),
+            config.put(
+                    StreamsConfigKeys.consumer(consumer[0], StreamsConfigKeys.RECEIVE_BUFFER_BYTES),
                     Long.toString(RECEIVE_BUFFER_DEFAULT));
             streamsConfig.putAll(config);
-            parts.add(Part.leaf(consumer[1], count * fetchMax, String.format("%d %s x %s "
-                    + StreamsConfigKeys.FETCH_MAX_BYTES + " (one fetch response held in the heap)", count, consumer[2],
-                    format(fetchMax)), config));
+            parts.add(Part.leaf(
+                    consumer[1],
+                    count * fetchMax,
+                    String.format(
+                            "%d %s x %s " + StreamsConfigKeys.FETCH_MAX_BYTES
+                                    + " (one fetch response held in the heap)",
+                            count,
+                            consumer[2],
+                            format(fetchMax)),
+                    config));
         }
         return parts;
     }
 
     /** 5. The heap: client buffers (4), uncommitted writes (4b) and the data part (7). */
     private static Part heapPart(Sizing s, Map<String, String> streamsConfig) {
-        List<Part> heapParts = new ArrayList<>(List.of(clientBuffersPart(s, streamsConfig),
-                recordCachePart(s, streamsConfig), inputBuffersPart(s, streamsConfig), applicationPart(s)));
+        List<Part> heapParts = new ArrayList<>(List.of(
+                clientBuffersPart(s, streamsConfig),
+                recordCachePart(s, streamsConfig),
+                inputBuffersPart(s, streamsConfig),
+                applicationPart(s)));
         if (s.uncommitted().on()) {
             streamsConfig.putAll(s.uncommitted().config());
             heapParts.add(heapParts.size() - 1, s.uncommitted().heapPart(s.facts()));
         }
         String heap = jvmSize(s.split().heapBytes());
-        return Part.of("heap", String.format(
+        return Part.of(
+                "heap",
+                String.format(
                         "the JVM heap: client buffers, record cache, input buffers%s and the application; -Xms = -Xmx "
                                 + "so the heap never grows into memory the other parts own%s",
                         s.uncommitted().on() ? ", uncommitted writes" : "",
                         s.overrides().heapBytes() != null ? " (fixed by the heap override)" : ""),
-                Map.of("-Xmx", heap, "-Xms", heap), List.copyOf(heapParts));
+                Map.of("-Xmx", heap, "-Xms", heap),
+                List.copyOf(heapParts));
     }
 
     /** 6. RocksDB: the shared block cache and the native overhead outside it. */
@@ -171,11 +250,20 @@ final class AllocationExplainer {
             return Part.leaf("rocksdb", 0, "no persistent state stores: nothing for RocksDB", Map.of());
         }
         Topology planned = s.planned();
-        Part overhead = Part.leaf("rocksdb-native-overhead", s.nativeOverheadBytes(), String.format(
-                "%d instances x %s that no cache bound catches (table readers, memtable arena slack)",
-                planned.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)), Map.of());
-        return Part.of("rocksdb", String.format("RocksDB of %d instances (%s)", planned.rocksDbInstances(),
-                Sizing.instancesExplained(s.facts(), planned)), Map.of(), List.of(blockCachePart(s), overhead));
+        Part overhead = Part.leaf(
+                "rocksdb-native-overhead",
+                s.nativeOverheadBytes(),
+                String.format(
+                        "%d instances x %s that no cache bound catches (table readers, memtable arena slack)",
+                        planned.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)),
+                Map.of());
+        return Part.of(
+                "rocksdb",
+                String.format(
+                        "RocksDB of %d instances (%s)",
+                        planned.rocksDbInstances(), Sizing.instancesExplained(s.facts(), planned)),
+                Map.of(),
+                List.of(blockCachePart(s), overhead));
     }
 
     private static Part blockCachePart(Sizing s) {
@@ -192,22 +280,41 @@ final class AllocationExplainer {
         writeConfig.put("max_write_buffer_number", Integer.toString(r.maxWriteBufferNumber()));
         writeConfig.put("arena_block_size", Long.toString(r.arenaBlockSizeBytes()));
         long instances = s.planned().rocksDbInstances();
-        return Part.of("rocksdb-block-cache", String.format(
-                "one LRU cache shared by all %d RocksDB instances of the JVM; %s", instances, r.strictCapacityLimit()
-                        ? "strict limit: inserts fail rather than overshoot"
-                        : "not strict: a full shard overshoots briefly instead of failing reads (kept in headroom)"),
-                cacheConfig, List.of(
-                        Part.leaf("rocksdb-write-buffers", r.writeBufferManagerBytes(), String.format(
-                                "1/%d of the cache: one WriteBufferManager charged to it flushes the largest memtable "
-                                        + "when all memtables reach it; memtables of %s, %d per store, arena blocks "
-                                        + "of %s so all %d instances' memtables fit in half of it",
-                                WRITE_BUFFER_DIVISOR, format(r.writeBufferSizeBytes()), r.maxWriteBufferNumber(),
-                                format(r.arenaBlockSizeBytes()), instances), writeConfig),
-                        Part.leaf("rocksdb-index-filter-blocks", indexFilter, String.format(
-                                "%.0f%% high-priority pool: index and filter blocks cached, pinned at the top level, "
-                                        + "so data blocks cannot evict them", r.highPriorityPoolRatio() * 100),
+        return Part.of(
+                "rocksdb-block-cache",
+                String.format(
+                        "one LRU cache shared by all %d RocksDB instances of the JVM; %s",
+                        instances,
+                        r.strictCapacityLimit()
+                                ? "strict limit: inserts fail rather than overshoot"
+                                : "not strict: a full shard overshoots briefly instead of failing reads (kept in headroom)"),
+                cacheConfig,
+                List.of(
+                        Part.leaf(
+                                "rocksdb-write-buffers",
+                                r.writeBufferManagerBytes(),
+                                String.format(
+                                        "1/%d of the cache: one WriteBufferManager charged to it flushes the largest memtable "
+                                                + "when all memtables reach it; memtables of %s, %d per store, arena blocks "
+                                                + "of %s so all %d instances' memtables fit in half of it",
+                                        WRITE_BUFFER_DIVISOR,
+                                        format(r.writeBufferSizeBytes()),
+                                        r.maxWriteBufferNumber(),
+                                        format(r.arenaBlockSizeBytes()),
+                                        instances),
+                                writeConfig),
+                        Part.leaf(
+                                "rocksdb-index-filter-blocks",
+                                indexFilter,
+                                String.format(
+                                        "%.0f%% high-priority pool: index and filter blocks cached, pinned at the top level, "
+                                                + "so data blocks cannot evict them",
+                                        r.highPriorityPoolRatio() * 100),
                                 Map.of("block_cache.high_pri_pool_ratio", Double.toString(r.highPriorityPoolRatio()))),
-                        Part.leaf("rocksdb-data-blocks", dataBlocks, "the rest of the cache: data blocks of all stores",
+                        Part.leaf(
+                                "rocksdb-data-blocks",
+                                dataBlocks,
+                                "the rest of the cache: data blocks of all stores",
                                 Map.of())));
     }
 
@@ -219,33 +326,51 @@ final class AllocationExplainer {
         String key = KafkaStreamsVersion.parse(facts.kafkaStreamsVersion()).recordCacheKey();
         Map<String, String> config = Map.of(key, Long.toString(shares.recordCachePerInstance()));
         streamsConfig.putAll(config);
-        String reason = !Sizing.hasStores(facts) ? "no state stores: the record cache would hold nothing"
-                : instances == 1 ? String.format("%.0f%% of the heap after client buffers; Kafka Streams splits it "
-                        + "over the %d stream threads (%s each)", shares.cacheFraction() * 100, facts.streamThreads(),
-                        format(shares.recordCache() / facts.streamThreads()))
-                : String.format("%.0f%% of the heap after client buffers, divided among %d KafkaStreams instances "
-                        + "(%s each, which Kafka Streams splits over its %d stream threads)",
-                        shares.cacheFraction() * 100, instances, format(shares.recordCachePerInstance()),
-                        facts.streamThreads());
+        String reason = !Sizing.hasStores(facts)
+                ? "no state stores: the record cache would hold nothing"
+                : instances == 1
+                        ? String.format(
+                                "%.0f%% of the heap after client buffers; Kafka Streams splits it "
+                                        + "over the %d stream threads (%s each)",
+                                shares.cacheFraction() * 100,
+                                facts.streamThreads(),
+                                format(shares.recordCache() / facts.streamThreads()))
+                        : String.format(
+                                "%.0f%% of the heap after client buffers, divided among %d KafkaStreams instances "
+                                        + "(%s each, which Kafka Streams splits over its %d stream threads)",
+                                shares.cacheFraction() * 100,
+                                instances,
+                                format(shares.recordCachePerInstance()),
+                                facts.streamThreads());
         return Part.leaf("record-cache", shares.recordCache(), reason, config);
     }
 
     /** 7. Input buffers. */
     private static Part inputBuffersPart(Sizing s, Map<String, String> streamsConfig) {
         long bufferedRecords = s.heapShares().bufferedRecords();
-        Map<String, String> config = Map.of(StreamsConfigKeys.BUFFERED_RECORDS_PER_PARTITION,
-                Long.toString(bufferedRecords));
+        Map<String, String> config =
+                Map.of(StreamsConfigKeys.BUFFERED_RECORDS_PER_PARTITION, Long.toString(bufferedRecords));
         streamsConfig.putAll(config);
-        return Part.leaf("input-buffers", s.heapShares().inputBuffers(), String.format(
-                "1/%d of the heap left after the record cache, up to Kafka's default: %d records x %d partitions x %s "
-                        + "per record%s", INPUT_BUFFER_DIVISOR, bufferedRecords, s.topology().activeTasksPerPod(),
-                format(s.facts().recordBytes()),
-                bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : ""), config);
+        return Part.leaf(
+                "input-buffers",
+                s.heapShares().inputBuffers(),
+                String.format(
+                        "1/%d of the heap left after the record cache, up to Kafka's default: %d records x %d partitions x %s "
+                                + "per record%s",
+                        INPUT_BUFFER_DIVISOR,
+                        bufferedRecords,
+                        s.topology().activeTasksPerPod(),
+                        format(s.facts().recordBytes()),
+                        bufferedRecords == BUFFERED_RECORDS_DEFAULT ? " (Kafka's default count fits)" : ""),
+                config);
     }
 
     /** 7. Application: the rest of the heap. */
     private static Part applicationPart(Sizing s) {
-        return Part.leaf("application", s.heapShares().application(),
-                "the application's own objects: at least half of the heap", Map.of());
+        return Part.leaf(
+                "application",
+                s.heapShares().application(),
+                "the application's own objects: at least half of the heap",
+                Map.of());
     }
 }

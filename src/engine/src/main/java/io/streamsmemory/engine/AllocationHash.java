@@ -13,16 +13,17 @@ import java.util.TreeMap;
  * hash; its JVM options and RocksDB settings (no Kafka Streams config) for its restart hash.
  */
 final class AllocationHash {
-    private AllocationHash() {
-    }
+    private AllocationHash() {}
 
     static String of(List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb) {
         StringBuilder canonical = new StringBuilder();
         jvmOptions.forEach(option -> canonical.append(option).append('\n'));
-        new TreeMap<>(streamsConfig).forEach((k, v) -> canonical.append(k).append('=').append(v).append('\n'));
+        new TreeMap<>(streamsConfig)
+                .forEach((k, v) -> canonical.append(k).append('=').append(v).append('\n'));
         canonical.append(rocksDb == null ? "null" : rocksDb.canonical()); // null: no persistent store
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.toString().getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(canonical.toString().getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);
         } catch (NoSuchAlgorithmException impossible) {
             throw new IllegalStateException("every JVM has SHA-256", impossible);

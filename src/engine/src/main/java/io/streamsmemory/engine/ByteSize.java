@@ -17,8 +17,7 @@ public final class ByteSize {
     private static final Pattern QUANTITY =
             Pattern.compile("^([0-9]+(?:\\.[0-9]+)?)(?:(Ki|Mi|Gi|Ti|Pi|Ei|k|K|M|G|T|P|E)|[eE]([0-9]+))?$");
 
-    private ByteSize() {
-    }
+    private ByteSize() {}
 
     /**
      * Parses a Kubernetes memory quantity into bytes.
@@ -31,7 +30,8 @@ public final class ByteSize {
         }
         Matcher matcher = QUANTITY.matcher(quantity.trim());
         if (!matcher.matches()) {
-            throw new IllegalArgumentException("'" + quantity + "' is not a memory quantity (examples: 512Mi, 2Gi, 1G, 1500000000)");
+            throw new IllegalArgumentException(
+                    "'" + quantity + "' is not a memory quantity (examples: 512Mi, 2Gi, 1G, 1500000000)");
         }
         BigDecimal number = new BigDecimal(matcher.group(1));
         BigDecimal multiplier;

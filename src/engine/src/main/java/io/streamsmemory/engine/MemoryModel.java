@@ -8,8 +8,7 @@ import static io.streamsmemory.engine.ByteSize.MiB;
  * unit tests that pin the formula say what moved.
  */
 public final class MemoryModel {
-    private MemoryModel() {
-    }
+    private MemoryModel() {}
 
     // ---- JVM non-heap -------------------------------------------------------------------------
 
@@ -17,11 +16,13 @@ public final class MemoryModel {
      *  tiered compilation (and what the Paketo memory calculator assumes); 48 MiB holds C1+C2 code of a
      *  typical streams service, so small pods do not pay for the full reservation. */
     public static final long CODE_CACHE_DIVISOR = 16;
+
     public static final long CODE_CACHE_MIN_MIB = 48;
     public static final long CODE_CACHE_MAX_MIB = 240;
 
     /** Metaspace per loaded class and its fixed part (Paketo memory calculator: 5,800 B/class + 14,000,000 B). */
     public static final long METASPACE_BYTES_PER_CLASS = 5_800;
+
     public static final long METASPACE_FIXED_BYTES = 14_000_000;
     /** A Kafka Streams service with logging, metrics and a web endpoint loads about this many classes: only the default
      *  when the user does not say (a Spring Boot service loads 25,000 and more; {@code spec.jvm.loadedClasses}, the
@@ -30,6 +31,7 @@ public final class MemoryModel {
     /** The class counts a policy may state: a Kafka Streams application with nothing else loads a few thousand (the
      *  agent's README shows 6,339); 1,000,000 classes would be a 5.4 GiB metaspace, a typo rather than an application. */
     public static final int MIN_LOADED_CLASSES = 1_000;
+
     public static final int MAX_LOADED_CLASSES = 1_000_000;
 
     /** {@code -Xss}: the JVM default on x86-64 Linux; reserved in full per thread, as Paketo does. */
@@ -52,6 +54,7 @@ public final class MemoryModel {
      *  cache while reading. 10% of what the code cache leaves, at least 128 MiB (Paketo keeps 10%; the design note
      *  started from max(10%, 192 MiB), lowered so 512 MiB pods with few threads stay possible). */
     public static final long HEADROOM_PERCENT = 10;
+
     public static final long HEADROOM_MIN_MIB = 128;
 
     // ---- client buffers (Kafka defaults, the most they are ever given) ------------------------
@@ -80,6 +83,7 @@ public final class MemoryModel {
      * so beyond a few dozen the shares stop being useful (the agent refuses documents above it too).
      */
     public static final int MAX_INSTANCES_PER_POD = 64;
+
     public static final double RECORD_CACHE_FRACTION = 0.20;
     /** Input buffers get at most 1/6 of what record cache and clients leave, so the application keeps at least half. */
     public static final long INPUT_BUFFER_DIVISOR = 6;
@@ -133,6 +137,7 @@ public final class MemoryModel {
     public static final double HIGH_PRIORITY_POOL_RATIO = 0.10;
     /** {@code write_buffer_size}: a quarter of the write buffer budget, at most RocksDB's default 16 MiB. */
     public static final long MEMTABLES_PER_BUDGET = 4;
+
     public static final long WRITE_BUFFER_SIZE_MAX = 16 * MiB;
     public static final long WRITE_BUFFER_SIZE_MIN = 1 * MiB;
     /** {@code arena_block_size}: every memtable holds at least one arena block, so with many instances sharing a
@@ -141,6 +146,7 @@ public final class MemoryModel {
      *  SST files, 5x slower). The block is sized so every planned memtable fits in half the budget, in 4 KiB steps,
      *  within [64 KiB, RocksDB's default]. */
     public static final long ARENA_BLOCK_MIN = 64 * KiB;
+
     public static final long ARENA_BLOCK_MAX = 1 * MiB;
     public static final long ARENA_BLOCK_STEP = 4 * KiB;
     /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
@@ -184,6 +190,7 @@ public final class MemoryModel {
     public static final long ROCKSDB_BLOCK_CACHE_DEFAULT = 50 * MiB;
     /** Kafka Streams' RocksDBStore: 16 MiB write buffers, 3 of them. */
     public static final long ROCKSDB_WRITE_BUFFER_DEFAULT = 16 * MiB;
+
     public static final int ROCKSDB_MAX_WRITE_BUFFERS_DEFAULT = 3;
     /** JVM default heap in a container: {@code MaxRAMPercentage=25}. */
     public static final long JVM_DEFAULT_HEAP_PERCENT = 25;

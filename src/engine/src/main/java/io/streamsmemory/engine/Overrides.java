@@ -9,8 +9,12 @@ package io.streamsmemory.engine;
  * @param strictCacheLimit      fail RocksDB inserts instead of overshooting the shared block cache
  * @param highPriorityPoolRatio share of the block cache reserved for index and filter blocks
  */
-public record Overrides(Long heapBytes, Double rocksDbFraction, Double recordCacheFraction,
-                        Boolean strictCacheLimit, Double highPriorityPoolRatio) {
+public record Overrides(
+        Long heapBytes,
+        Double rocksDbFraction,
+        Double recordCacheFraction,
+        Boolean strictCacheLimit,
+        Double highPriorityPoolRatio) {
     public static final Overrides NONE = new Overrides(null, null, null, null, null);
 
     public Overrides withHeapBytes(Long value) {

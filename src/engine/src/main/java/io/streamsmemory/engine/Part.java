@@ -34,6 +34,9 @@ public record Part(String name, long bytes, String reason, Map<String, String> c
         if (name.equals(partName)) {
             return Optional.of(this);
         }
-        return parts.stream().map(p -> p.find(partName)).flatMap(Optional::stream).findFirst();
+        return parts.stream()
+                .map(p -> p.find(partName))
+                .flatMap(Optional::stream)
+                .findFirst();
     }
 }

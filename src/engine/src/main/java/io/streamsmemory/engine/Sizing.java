@@ -15,27 +15,41 @@ import static io.streamsmemory.engine.MemoryModel.*;
  * @param planned     the busiest pod of the replica range: sizes everything RocksDB
  * @param rocksDb     the shared cache's settings, null without persistent stores
  */
-record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topology planned, Jvm jvm,
-              ClientIo clients, UncommittedWrites uncommitted, Split split, RocksDbSettings rocksDb,
-              HeapShares heapShares) {
+record Sizing(
+        WorkloadFacts facts,
+        Overrides overrides,
+        Topology topology,
+        Topology planned,
+        Jvm jvm,
+        ClientIo clients,
+        UncommittedWrites uncommitted,
+        Split split,
+        RocksDbSettings rocksDb,
+        HeapShares heapShares) {
 
     /** Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data. */
-    record Jvm(long codeCacheMiB, long headroomMiB, long metaspaceMiB, long stacksMiB, long extraDirectMiB,
-               long poolMiB) {
-    }
+    record Jvm(
+            long codeCacheMiB,
+            long headroomMiB,
+            long metaspaceMiB,
+            long stacksMiB,
+            long extraDirectMiB,
+            long poolMiB) {}
 
     /** Step 4: the clients' heap buffers and the direct memory their socket reads are copied through. */
-    record ClientIo(long ioMiB, long producerBuffer, long fetchMax, long heapBytes, long directBytes) {
-    }
+    record ClientIo(long ioMiB, long producerBuffer, long fetchMax, long heapBytes, long directBytes) {}
 
     /** Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused. */
-    record Split(long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes) {
-    }
+    record Split(long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes) {}
 
     /** Step 7: the heap's data part, in bytes. */
-    record HeapShares(double cacheFraction, long recordCachePerInstance, long recordCache, long bufferedRecords,
-                      long inputBuffers, long application) {
-    }
+    record HeapShares(
+            double cacheFraction,
+            long recordCachePerInstance,
+            long recordCache,
+            long bufferedRecords,
+            long inputBuffers,
+            long application) {}
 
     /** @throws DoesNotFit at the first floor that does not hold, in step order */
     static Sizing of(WorkloadFacts facts) throws DoesNotFit {
@@ -85,18 +99,24 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
     /** 3. Metaspace, thread stacks and the application's own direct memory, which do not depend on the memory. */
     private static Jvm jvmOverhead(WorkloadFacts facts, Topology topology, long codeCache, long headroom)
             throws DoesNotFit {
-        long metaspace = ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
+        long metaspace =
+                ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
         long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
         long extraDirect = ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB);
         long pool = facts.memoryBytes() / MiB - codeCache - headroom - metaspace - stacks - extraDirect;
         // A pool of 0 is no overhead exceeding the pod: the client I/O step names what is then missing.
         if (pool < 0) {
-            throw new DoesNotFit("JvmOverheadExceedsMemory",
+            throw new DoesNotFit(
+                    "JvmOverheadExceedsMemory",
                     "the JVM alone needs %7$s (code cache %1$s + headroom %2$s + metaspace %3$s + %4$d thread stacks "
                             + "x %5$d MiB%6$s) but the pod has %8$s",
                     "lower the threads" + (extraDirect > 0 ? " or the extra direct memory" : ""),
-                    (codeCache + headroom + metaspace + stacks + extraDirect) * MiB, facts.memoryBytes(),
-                    format(codeCache * MiB), format(headroom * MiB), format(metaspace * MiB), topology.jvmThreads(),
+                    (codeCache + headroom + metaspace + stacks + extraDirect) * MiB,
+                    facts.memoryBytes(),
+                    format(codeCache * MiB),
+                    format(headroom * MiB),
+                    format(metaspace * MiB),
+                    topology.jvmThreads(),
                     THREAD_STACK_MIB,
                     extraDirect > 0 ? " + the application's direct memory " + format(extraDirect * MiB) : "");
         }
@@ -113,17 +133,26 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
         long bufferDemand = topology.producers() * PRODUCER_BUFFER_DEFAULT + fetchBuffers * FETCH_MAX_DEFAULT;
         // A fixed heap fixes the clients' share too, so more memory never squeezes the heap's other parts.
         long shareBase = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : poolMiB;
-        long io = Math.min(shareBase * CLIENT_IO_PERCENT / 100, ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
+        long io =
+                Math.min(shareBase * CLIENT_IO_PERCENT / 100, ByteSize.ceilDiv(bufferDemand + DIRECT_MEMORY_BASE, MiB));
         long neededIo = (topology.producers() + fetchBuffers) * CLIENT_BUFFER_MIN + DIRECT_MEMORY_BASE;
         if (io * MiB < neededIo) {
-            throw new DoesNotFit("ClientBuffersTooSmall",
+            throw new DoesNotFit(
+                    "ClientBuffersTooSmall",
                     "%d threads x (1 producer buffer + 2 consumer fetch buffers + 1 direct read copy)%s at the %s "
                             + "floor each + %s direct memory base: the client I/O (%d%% of %s) needs %s but has %s",
-                    "lower the threads", neededIo, Math.max(io, 0) * MiB, facts.streamThreadsPerPod(),
+                    "lower the threads",
+                    neededIo,
+                    Math.max(io, 0) * MiB,
+                    facts.streamThreadsPerPod(),
                     topology.consumers() > 2L * facts.streamThreadsPerPod() ? " + the global consumers" : "",
-                    format(CLIENT_BUFFER_MIN), format(DIRECT_MEMORY_BASE), CLIENT_IO_PERCENT,
-                    format(shareBase * MiB) + (overrides.heapBytes() != null ? ", the fixed heap"
-                            : " left after JVM overhead and headroom"));
+                    format(CLIENT_BUFFER_MIN),
+                    format(DIRECT_MEMORY_BASE),
+                    CLIENT_IO_PERCENT,
+                    format(shareBase * MiB)
+                            + (overrides.heapBytes() != null
+                                    ? ", the fixed heap"
+                                    : " left after JVM overhead and headroom"));
         }
         long[] buffers = clientBuffers(io * MiB - DIRECT_MEMORY_BASE, topology.producers(), fetchBuffers);
         long heap = topology.producers() * buffers[0] + topology.consumers() * buffers[1];
@@ -156,8 +185,12 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
             return 0;
         }
         // defaultValue <= 50 MiB (2^26) and budget < demand <= a few TiB, so the product stays below 2^63.
-        return java.math.BigInteger.valueOf(defaultValue).multiply(java.math.BigInteger.valueOf(budget))
-                .divide(java.math.BigInteger.valueOf(demand)).longValue() / KiB * KiB;
+        return java.math.BigInteger.valueOf(defaultValue)
+                        .multiply(java.math.BigInteger.valueOf(budget))
+                        .divide(java.math.BigInteger.valueOf(demand))
+                        .longValue()
+                / KiB
+                * KiB;
     }
 
     /**
@@ -169,16 +202,21 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
         long base = overrides.heapBytes() != null ? overrides.heapBytes() / MiB : afterClientsMiB;
         UncommittedWrites uncommitted = UncommittedWrites.of(facts, base);
         if (uncommitted.tooSmall()) {
-            throw new DoesNotFit("UncommittedWritesTooSmall", uncommitted.tooSmallDetail(facts, base,
-                    overrides.heapBytes() != null ? "the fixed heap" : "what client I/O leaves"), "lower the threads",
-                    uncommitted.threadsPerShare() * UNCOMMITTED_MIN_PER_THREAD, uncommitted.perInstance());
+            throw new DoesNotFit(
+                    "UncommittedWritesTooSmall",
+                    uncommitted.tooSmallDetail(
+                            facts, base, overrides.heapBytes() != null ? "the fixed heap" : "what client I/O leaves"),
+                    "lower the threads",
+                    uncommitted.threadsPerShare() * UNCOMMITTED_MIN_PER_THREAD,
+                    uncommitted.perInstance());
         }
         return uncommitted;
     }
 
     /** 5. RocksDB and the heap's data part share the rest: a fixed heap takes its size and RocksDB what it leaves. */
-    private static Split rocksDbAndHeap(Overrides overrides, Topology planned, ClientIo clients,
-                                        UncommittedWrites uncommitted, long restMiB) throws DoesNotFit {
+    private static Split rocksDbAndHeap(
+            Overrides overrides, Topology planned, ClientIo clients, UncommittedWrites uncommitted, long restMiB)
+            throws DoesNotFit {
         boolean persistent = planned.rocksDbInstances() > 0;
         long rocksDb;
         long dataHeap;
@@ -187,10 +225,13 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
             dataHeap = (overrides.heapBytes() - clients.heapBytes() - uncommitted.heapBytes()) / MiB;
             long left = restMiB - dataHeap;
             if (dataHeap < 0 || left < 0) {
-                throw new DoesNotFit("HeapOverrideTooLarge",
+                throw new DoesNotFit(
+                        "HeapOverrideTooLarge",
                         "the fixed heap does not fit: it needs %s but after JVM overhead, headroom and direct memory "
-                                + "the pod has %s for heap and RocksDB", "lower the heap override",
-                        overrides.heapBytes(), Math.max(0, (restMiB + clients.ioMiB()) * MiB - clients.directBytes()));
+                                + "the pod has %s for heap and RocksDB",
+                        "lower the heap override",
+                        overrides.heapBytes(),
+                        Math.max(0, (restMiB + clients.ioMiB()) * MiB - clients.directBytes()));
             }
             rocksDb = persistent ? left : 0;
             spareHeadroom = persistent ? 0 : left;
@@ -204,10 +245,11 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
         }
         long heap = clients.heapBytes() + dataHeap * MiB + uncommitted.heapBytes();
         if (heap < HEAP_MIN_MIB * MiB) {
-            String remedy = overrides.heapBytes() != null ? "raise the heap override"
+            String remedy = overrides.heapBytes() != null
+                    ? "raise the heap override"
                     : "lower the threads or the RocksDB share";
-            throw new DoesNotFit("HeapTooSmall", "the heap needs its %s floor but would be %s", remedy,
-                    HEAP_MIN_MIB * MiB, heap);
+            throw new DoesNotFit(
+                    "HeapTooSmall", "the heap needs its %s floor but would be %s", remedy, HEAP_MIN_MIB * MiB, heap);
         }
         return new Split(rocksDb, dataHeap, spareHeadroom, heap);
     }
@@ -226,71 +268,91 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
         long rocksBytes = rocksDbMiB * MiB;
         long capacity = rocksBytes - nativeOverhead;
         if (capacity < BLOCK_CACHE_MIN) {
-            throw new DoesNotFit("RocksDbBudgetTooSmall",
+            throw new DoesNotFit(
+                    "RocksDbBudgetTooSmall",
                     "%d RocksDB instances (%s) x %s of native overhead + a %s shared cache need %s, "
                             + "but the RocksDB share is %s",
-                    facts.replicaRange() == null ? "lower the stores or the tasks per pod (more replicas)"
+                    facts.replicaRange() == null
+                            ? "lower the stores or the tasks per pod (more replicas)"
                             : "lower the stores or the tasks per pod (more replicas, or a higher minimum of the "
-                                    + "replica range)", nativeOverhead + BLOCK_CACHE_MIN, rocksBytes,
-                    planned.rocksDbInstances(), instancesExplained(facts, planned),
-                    format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE), format(BLOCK_CACHE_MIN));
+                                    + "replica range)",
+                    nativeOverhead + BLOCK_CACHE_MIN,
+                    rocksBytes,
+                    planned.rocksDbInstances(),
+                    instancesExplained(facts, planned),
+                    format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE),
+                    format(BLOCK_CACHE_MIN));
         }
         return rocksDbSettings(capacity, overrides, planned.rocksDbInstances());
     }
 
     private static RocksDbSettings rocksDbSettings(long capacity, Overrides overrides, long instances) {
-        double ratio = overrides.highPriorityPoolRatio() != null ? overrides.highPriorityPoolRatio()
+        double ratio = overrides.highPriorityPoolRatio() != null
+                ? overrides.highPriorityPoolRatio()
                 : HIGH_PRIORITY_POOL_RATIO;
         boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
         long writeBuffers = capacity / WRITE_BUFFER_DIVISOR;
-        long writeBufferSize = ByteSize.clamp(writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN,
-                WRITE_BUFFER_SIZE_MAX);
+        long writeBufferSize = ByteSize.clamp(
+                writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN, WRITE_BUFFER_SIZE_MAX);
         long memtables = instances * MAX_WRITE_BUFFER_NUMBER;
-        long arenaBlock = ByteSize.clamp(writeBuffers / 2 / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
-                ARENA_BLOCK_MIN, Math.min(ARENA_BLOCK_MAX, writeBufferSize / 8));
-        return new RocksDbSettings(capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict,
-                arenaBlock);
+        long arenaBlock = ByteSize.clamp(
+                writeBuffers / 2 / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
+                ARENA_BLOCK_MIN,
+                Math.min(ARENA_BLOCK_MAX, writeBufferSize / 8));
+        return new RocksDbSettings(
+                capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict, arenaBlock);
     }
 
     /** 7. The heap's data part: record cache, input buffers, and the application's own objects. */
-    private static HeapShares heapShares(WorkloadFacts facts, Overrides overrides, Topology topology,
-                                         ClientIo clients, Split split) throws DoesNotFit {
+    private static HeapShares heapShares(
+            WorkloadFacts facts, Overrides overrides, Topology topology, ClientIo clients, Split split)
+            throws DoesNotFit {
         long dataHeapBytes = split.dataHeapMiB() * MiB;
-        double cacheFraction = overrides.recordCacheFraction() != null ? overrides.recordCacheFraction()
-                : RECORD_CACHE_FRACTION;
+        double cacheFraction =
+                overrides.recordCacheFraction() != null ? overrides.recordCacheFraction() : RECORD_CACHE_FRACTION;
         // Kafka Streams sizes the record cache per KafkaStreams instance: each instance's key gets an equal share,
         // and the part is the sum of the shares (what a share's rounding leaves stays with the application).
         long instances = facts.instancesPerPod();
-        long recordCachePerInstance = hasStores(facts) ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances
-                : 0;
+        long recordCachePerInstance =
+                hasStores(facts) ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances : 0;
         long recordCache = recordCachePerInstance * instances;
         long afterCache = dataHeapBytes - recordCache;
         long bytesPerBufferedRecordRound = topology.activeTasksPerPod() * facts.recordBytes();
-        long bufferedRecords = Math.min(BUFFERED_RECORDS_DEFAULT,
-                afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
+        long bufferedRecords =
+                Math.min(BUFFERED_RECORDS_DEFAULT, afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
         if (bufferedRecords < BUFFERED_RECORDS_MIN) {
-            throw new DoesNotFit("InputBuffersTooSmall",
+            throw new DoesNotFit(
+                    "InputBuffersTooSmall",
                     "%d input partitions per pod x %d records x %s need %s but the input share of the heap is %s",
-                    "lower the tasks per pod (more replicas)", BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound,
-                    afterCache / INPUT_BUFFER_DIVISOR, topology.activeTasksPerPod(), BUFFERED_RECORDS_MIN,
+                    "lower the tasks per pod (more replicas)",
+                    BUFFERED_RECORDS_MIN * bytesPerBufferedRecordRound,
+                    afterCache / INPUT_BUFFER_DIVISOR,
+                    topology.activeTasksPerPod(),
+                    BUFFERED_RECORDS_MIN,
                     format(facts.recordBytes()));
         }
         // The part is the input share itself (up to Kafka's default count), not the whole records it holds: a part
         // of whole records would jump by a round of records (partitions x record size) as memory grows and take it
         // from the application, which must never shrink. The rest of a round that does not fit stays as slack.
-        long inputBuffers = Math.min(afterCache / INPUT_BUFFER_DIVISOR,
-                BUFFERED_RECORDS_DEFAULT * bytesPerBufferedRecordRound);
+        long inputBuffers =
+                Math.min(afterCache / INPUT_BUFFER_DIVISOR, BUFFERED_RECORDS_DEFAULT * bytesPerBufferedRecordRound);
         long application = afterCache - inputBuffers;
         long heap = split.heapBytes();
         if (application * 2 < heap) {
-            throw new DoesNotFit("ApplicationHeapTooSmall",
+            throw new DoesNotFit(
+                    "ApplicationHeapTooSmall",
                     "client buffers %s, record cache %s and input buffers %s leave the application less than half "
                             + "of the %s heap: it needs %s but would keep %s",
-                    "lower the record cache or RocksDB share, or the threads", heap - heap / 2, application,
-                    format(clients.heapBytes()), format(recordCache), format(inputBuffers), format(heap));
+                    "lower the record cache or RocksDB share, or the threads",
+                    heap - heap / 2,
+                    application,
+                    format(clients.heapBytes()),
+                    format(recordCache),
+                    format(inputBuffers),
+                    format(heap));
         }
-        return new HeapShares(cacheFraction, recordCachePerInstance, recordCache, bufferedRecords, inputBuffers,
-                application);
+        return new HeapShares(
+                cacheFraction, recordCachePerInstance, recordCache, bufferedRecords, inputBuffers, application);
     }
 
     /** Whether the record cache has anything to hold. */
@@ -300,12 +362,18 @@ record Sizing(WorkloadFacts facts, Overrides overrides, Topology topology, Topol
 
     /** How the planned pod's instances add up, and which replica counts it is the busiest of. */
     static String instancesExplained(WorkloadFacts facts, Topology planned) {
-        String text = String.format("%d active + %d standby tasks x %d per task", planned.activeTasksPerPod(),
-                planned.standbyTasksPerPod(), facts.stores().rocksDbInstancesPerTask());
+        String text = String.format(
+                "%d active + %d standby tasks x %d per task",
+                planned.activeTasksPerPod(),
+                planned.standbyTasksPerPod(),
+                facts.stores().rocksDbInstancesPerTask());
         text = facts.globalStores() > 0 ? text + " + " + facts.globalStores() + " global" : text;
         ReplicaRange range = facts.replicaRange();
-        return range == null ? text : String.format("%s: the busiest pod at %d to %d replicas, the replica range "
-                + "[%d, %d] with one pod of the fewest restarting", text, Math.max(1, range.min() - 1), range.max(),
-                range.min(), range.max());
+        return range == null
+                ? text
+                : String.format(
+                        "%s: the busiest pod at %d to %d replicas, the replica range "
+                                + "[%d, %d] with one pod of the fewest restarting",
+                        text, Math.max(1, range.min() - 1), range.max(), range.min(), range.max());
     }
 }

@@ -17,16 +17,17 @@ public final class StreamsConfigKeys {
     public static final String STATESTORE_UNCOMMITTED_MAX_BYTES = "statestore.uncommitted.max.bytes";
     /** Whether the application's state stores are transactional (KIP-892); the application's own setting. */
     public static final String ENABLE_TRANSACTIONAL_STATESTORES = "enable.transactional.statestores";
+
     public static final String PRODUCER_BUFFER_MEMORY = "producer.buffer.memory";
     public static final String PRODUCER_BATCH_SIZE = "producer.batch.size";
     /** The consumers of a KafkaStreams instance, by the prefix their properties take. */
     public static final String[] CONSUMER_PREFIXES = {"main", "restore", "global"};
+
     public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
     public static final String MAX_PARTITION_FETCH_BYTES = "max.partition.fetch.bytes";
     public static final String RECEIVE_BUFFER_BYTES = "receive.buffer.bytes";
 
-    private StreamsConfigKeys() {
-    }
+    private StreamsConfigKeys() {}
 
     /** A consumer property as Kafka Streams takes it for one of its consumers: {@code main.consumer.fetch.max.bytes}. */
     public static String consumer(String prefix, String property) {

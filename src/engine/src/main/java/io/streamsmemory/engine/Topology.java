@@ -11,8 +11,14 @@ package io.streamsmemory.engine;
  * @param socketReaders      threads reading fetch responses, each needing a direct copy of the largest one
  * @param jvmThreads         JVM threads whose stacks are reserved
  */
-public record Topology(long activeTasksPerPod, long standbyTasksPerPod, long rocksDbInstances, long producers,
-                       long consumers, long socketReaders, long jvmThreads) {
+public record Topology(
+        long activeTasksPerPod,
+        long standbyTasksPerPod,
+        long rocksDbInstances,
+        long producers,
+        long consumers,
+        long socketReaders,
+        long jvmThreads) {
 
     /** The busiest pod at the workload's current {@code replicas}. */
     static Topology of(WorkloadFacts facts) {
@@ -48,7 +54,7 @@ public record Topology(long activeTasksPerPod, long standbyTasksPerPod, long roc
             Topology candidate = at(facts, r);
             if (candidate.rocksDbInstances() > worst.rocksDbInstances()
                     || candidate.rocksDbInstances() == worst.rocksDbInstances()
-                    && candidate.activeTasksPerPod() > worst.activeTasksPerPod()) {
+                            && candidate.activeTasksPerPod() > worst.activeTasksPerPod()) {
                 worst = candidate;
             }
         }
@@ -73,7 +79,12 @@ public record Topology(long activeTasksPerPod, long standbyTasksPerPod, long roc
         // Every KafkaStreams instance of the pod brings its own stream threads and, with global stores, global thread.
         long threads = facts.streamThreadsPerPod();
         long globalThread = global ? facts.instancesPerPod() : 0;
-        return new Topology(active, standby, instances, threads, 2 * threads + globalThread,
+        return new Topology(
+                active,
+                standby,
+                instances,
+                threads,
+                2 * threads + globalThread,
                 threads + globalThread,
                 MemoryModel.BASE_JVM_THREADS + MemoryModel.JVM_THREADS_PER_STREAM_THREAD * threads + globalThread);
     }

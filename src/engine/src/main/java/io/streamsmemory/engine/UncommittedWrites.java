@@ -44,7 +44,11 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
         long share = shareMiB * MiB;
         long perInstance = Math.min(UNCOMMITTED_MAX_BYTES_DEFAULT, (long) Math.floor(share / perByte / instances));
         long heap = Math.min(share, (long) Math.ceil(perInstance * instances * heapPerByte));
-        return new UncommittedWrites(shareMiB, perInstance, heap, share - heap,
+        return new UncommittedWrites(
+                shareMiB,
+                perInstance,
+                heap,
+                share - heap,
                 facts.streamThreads() + (facts.globalStores() > 0 ? 1L : 0L));
     }
 
@@ -55,7 +59,8 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
 
     /** Native per counted byte: the WriteBatch's copy with its per-write header, doubled for the buffer's growth. */
     private static double nativePerByte(WorkloadFacts facts) {
-        return UNCOMMITTED_NATIVE_FACTOR * (facts.recordBytes() + UNCOMMITTED_ENTRY_NATIVE_OVERHEAD)
+        return UNCOMMITTED_NATIVE_FACTOR
+                * (facts.recordBytes() + UNCOMMITTED_ENTRY_NATIVE_OVERHEAD)
                 / (double) facts.recordBytes();
     }
 
@@ -74,12 +79,19 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
      * has ({@link DoesNotFit} appends them).
      */
     String tooSmallDetail(WorkloadFacts facts, long baseMiB, String base) {
-        return String.format("transactional state stores: %d stream threads%s of each KafkaStreams instance need at "
-                        + "least %s of uncommitted writes each (" + KEY + "), and the %d%% share "
-                        + "of %s (%s) is %s: with its heap and RocksDB WriteBatch copies counted, each instance ",
-                facts.streamThreads(), threadsPerShare > facts.streamThreads() ? " + the global thread" : "",
-                format(UNCOMMITTED_MIN_PER_THREAD), UNCOMMITTED_PERCENT, base, format(baseMiB * MiB),
-                format(shareMiB * MiB)).replace("%", "%%") + "needs %1$s but has %2$s";
+        return String.format(
+                                "transactional state stores: %d stream threads%s of each KafkaStreams instance need at "
+                                        + "least %s of uncommitted writes each (" + KEY + "), and the %d%% share "
+                                        + "of %s (%s) is %s: with its heap and RocksDB WriteBatch copies counted, each instance ",
+                                facts.streamThreads(),
+                                threadsPerShare > facts.streamThreads() ? " + the global thread" : "",
+                                format(UNCOMMITTED_MIN_PER_THREAD),
+                                UNCOMMITTED_PERCENT,
+                                base,
+                                format(baseMiB * MiB),
+                                format(shareMiB * MiB))
+                        .replace("%", "%%")
+                + "needs %1$s but has %2$s";
     }
 
     Map<String, String> config() {
@@ -87,16 +99,28 @@ record UncommittedWrites(long shareMiB, long perInstance, long heapBytes, long n
     }
 
     Part heapPart(WorkloadFacts facts) {
-        return Part.leaf("uncommitted-writes", heapBytes, String.format(
-                "transactional state stores (KIP-892): %d KafkaStreams instance(s) x %s " + KEY + " "
-                        + "(split over %d threads), kept on the heap until each commit with %d B per write of %s",
-                facts.instancesPerPod(), format(perInstance), threadsPerShare, UNCOMMITTED_ENTRY_HEAP_OVERHEAD,
-                format(facts.recordBytes())), config());
+        return Part.leaf(
+                "uncommitted-writes",
+                heapBytes,
+                String.format(
+                        "transactional state stores (KIP-892): %d KafkaStreams instance(s) x %s " + KEY + " "
+                                + "(split over %d threads), kept on the heap until each commit with %d B per write of %s",
+                        facts.instancesPerPod(),
+                        format(perInstance),
+                        threadsPerShare,
+                        UNCOMMITTED_ENTRY_HEAP_OVERHEAD,
+                        format(facts.recordBytes())),
+                config());
     }
 
     Part nativePart() {
-        return Part.leaf("uncommitted-write-batches", nativeBytes, String.format(
-                "the RocksDB WriteBatch copies of the uncommitted writes: native, outside the block cache until the "
-                        + "commit, up to %dx their bytes as the batch grows", UNCOMMITTED_NATIVE_FACTOR), Map.of());
+        return Part.leaf(
+                "uncommitted-write-batches",
+                nativeBytes,
+                String.format(
+                        "the RocksDB WriteBatch copies of the uncommitted writes: native, outside the block cache until the "
+                                + "commit, up to %dx their bytes as the batch grows",
+                        UNCOMMITTED_NATIVE_FACTOR),
+                Map.of());
     }
 }

@@ -34,13 +34,26 @@ import java.util.List;
  *                            for exactly {@code replicas}, as before ranges (without the margin of one pod
  *                            restarting); {@code replicas} may lie outside it (the engine plans anyway)
  */
-public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPerPod, int replicas, Integer partitions,
-                            Integer tasksPerPod, int standbyReplicas, StoreCounts stores, int globalStores,
-                            int recordBytes, int loadedClasses, long extraDirectMemoryBytes,
-                            boolean transactionalStateStores, String kafkaStreamsVersion,
-                            Overrides overrides, ReplicaRange replicaRange) {
+public record WorkloadFacts(
+        long memoryBytes,
+        int streamThreads,
+        int instancesPerPod,
+        int replicas,
+        Integer partitions,
+        Integer tasksPerPod,
+        int standbyReplicas,
+        StoreCounts stores,
+        int globalStores,
+        int recordBytes,
+        int loadedClasses,
+        long extraDirectMemoryBytes,
+        boolean transactionalStateStores,
+        String kafkaStreamsVersion,
+        Overrides overrides,
+        ReplicaRange replicaRange) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
+
     public static final double MAX_RECORD_CACHE_FRACTION = 0.5;
     public static final double MAX_HIGH_PRIORITY_POOL_RATIO = 0.5;
 
@@ -131,8 +144,8 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         if (version == null) {
             problems.add("kafkaStreamsVersion must look like 4.4 or 3.9.1, got " + kafkaStreamsVersion);
         } else if (transactionalStateStores && !version.hasTransactionalStateStores()) {
-            problems.add("transactionalStateStores needs Kafka Streams 4.4 or later (KIP-892), got "
-                    + kafkaStreamsVersion);
+            problems.add(
+                    "transactionalStateStores needs Kafka Streams 4.4 or later (KIP-892), got " + kafkaStreamsVersion);
         }
         Overrides o = overrides == null ? Overrides.NONE : overrides;
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
@@ -259,9 +272,23 @@ public record WorkloadFacts(long memoryBytes, int streamThreads, int instancesPe
         }
 
         public WorkloadFacts build() {
-            return new WorkloadFacts(memoryBytes, streamThreads, instancesPerPod, replicas, partitions, tasksPerPod,
-                    standbyReplicas, stores, globalStores, recordBytes, loadedClasses, extraDirectMemoryBytes,
-                    transactionalStateStores, kafkaStreamsVersion, overrides, replicaRange);
+            return new WorkloadFacts(
+                    memoryBytes,
+                    streamThreads,
+                    instancesPerPod,
+                    replicas,
+                    partitions,
+                    tasksPerPod,
+                    standbyReplicas,
+                    stores,
+                    globalStores,
+                    recordBytes,
+                    loadedClasses,
+                    extraDirectMemoryBytes,
+                    transactionalStateStores,
+                    kafkaStreamsVersion,
+                    overrides,
+                    replicaRange);
         }
     }
 }

@@ -17,8 +17,13 @@ class AllocationEngineExamplesTest {
 
     /** 2 GiB, 4 threads, 24 partitions over 3 replicas, 2 key-value + 1 window store per task. */
     private static WorkloadFacts realisticPod() {
-        return WorkloadFacts.builder().memoryBytes(2 * GiB).streamThreads(4).replicas(3).partitions(24)
-                .stores(new StoreCounts(2, 1, 0)).build();
+        return WorkloadFacts.builder()
+                .memoryBytes(2 * GiB)
+                .streamThreads(4)
+                .replicas(3)
+                .partitions(24)
+                .stores(new StoreCounts(2, 1, 0))
+                .build();
     }
 
     @Test
@@ -34,7 +39,8 @@ class AllocationEngineExamplesTest {
         // pool = 1728 - 97 - 52 = 1579 MiB; client I/O = min(1579 * 20%, 744) = 315 MiB; buffers get 315 - 16 = 299 MiB
         // of the 4x32 + 12x50 = 728 MiB Kafka's defaults would want: producer 32 MiB * 299/728 -> 13458 KiB,
         // fetch 50 MiB * 299/728 -> 21028 KiB (rounded down to KiB)
-        assertThat(a.streamsConfig()).containsEntry("producer.buffer.memory", "13780992")
+        assertThat(a.streamsConfig())
+                .containsEntry("producer.buffer.memory", "13780992")
                 .containsEntry("main.consumer.fetch.max.bytes", "21532672")
                 .containsEntry("restore.consumer.fetch.max.bytes", "21532672")
                 .containsEntry("main.consumer.max.partition.fetch.bytes", "1048576")
@@ -47,8 +53,14 @@ class AllocationEngineExamplesTest {
         // RocksDB = floor((1579 - 315) * 0.4) = 505 MiB; heap = client heap + 759 MiB
         assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
         assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 759 * MiB);
-        assertThat(a.jvmOptions()).contains("-Xmx999272k", "-Xms999272k", "-XX:MaxMetaspaceSize=97m",
-                "-XX:ReservedCodeCacheSize=128m", "-XX:MaxDirectMemorySize=100504k", "-Xss1m");
+        assertThat(a.jvmOptions())
+                .contains(
+                        "-Xmx999272k",
+                        "-Xms999272k",
+                        "-XX:MaxMetaspaceSize=97m",
+                        "-XX:ReservedCodeCacheSize=128m",
+                        "-XX:MaxDirectMemorySize=100504k",
+                        "-Xss1m");
         // 8 active tasks x (2 kv + 3 segments x 1 window) = 40 instances x 320 KiB outside the cache
         assertThat(a.topology().rocksDbInstances()).isEqualTo(40);
         assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(40 * 320 * ByteSize.KiB);
@@ -61,7 +73,8 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
         // record cache = 20% of the 759 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
-        assertThat(a.streamsConfig()).containsEntry("statestore.cache.max.bytes", Long.toString((long) (759 * MiB * 0.2)))
+        assertThat(a.streamsConfig())
+                .containsEntry("statestore.cache.max.bytes", Long.toString((long) (759 * MiB * 0.2)))
                 .containsEntry("buffered.records.per.partition", "1000");
         assertThat(a.part("input-buffers").bytes()).isEqualTo(8_192_000L);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
@@ -80,8 +93,12 @@ class AllocationEngineExamplesTest {
 
     @Test
     void statelessWorkloadGivesRocksDbNothingAndSkipsTheRecordCache() {
-        Allocation a = engine.allocate(WorkloadFacts.builder().memoryBytes(GiB).streamThreads(2).tasksPerPod(4)
-                .build()).allocation();
+        Allocation a = engine.allocate(WorkloadFacts.builder()
+                        .memoryBytes(GiB)
+                        .streamThreads(2)
+                        .tasksPerPod(4)
+                        .build())
+                .allocation();
         assertThat(a.part("rocksdb").bytes()).isZero();
         assertThat(a.rocksDb()).isNull();
         assertThat(a.streamsConfig()).containsEntry("statestore.cache.max.bytes", "0");
@@ -90,8 +107,12 @@ class AllocationEngineExamplesTest {
 
     @Test
     void olderKafkaStreamsGetsTheOldRecordCacheKey() {
-        Allocation a = engine.allocate(realisticPod().toBuilder().kafkaStreamsVersion("3.3.2").build()).allocation();
-        assertThat(a.streamsConfig()).containsKey("cache.max.bytes.buffering").doesNotContainKey("statestore.cache.max.bytes");
+        Allocation a = engine.allocate(
+                        realisticPod().toBuilder().kafkaStreamsVersion("3.3.2").build())
+                .allocation();
+        assertThat(a.streamsConfig())
+                .containsKey("cache.max.bytes.buffering")
+                .doesNotContainKey("statestore.cache.max.bytes");
     }
 
     /**
@@ -101,11 +122,15 @@ class AllocationEngineExamplesTest {
     @Test
     void instancesInOneJvmShareTheRecordCacheAndHaveTheirOwnClients() {
         Allocation one = engine.allocate(realisticPod()).allocation();
-        Allocation two = engine.allocate(realisticPod().toBuilder().streamThreads(2).instancesPerPod(2).build())
+        Allocation two = engine.allocate(realisticPod().toBuilder()
+                        .streamThreads(2)
+                        .instancesPerPod(2)
+                        .build())
                 .allocation();
         assertThat(two.topology().producers()).isEqualTo(4);
         assertThat(two.topology().consumers()).isEqualTo(8);
-        assertThat(two.part("client-buffers").bytes()).isEqualTo(one.part("client-buffers").bytes());
+        assertThat(two.part("client-buffers").bytes())
+                .isEqualTo(one.part("client-buffers").bytes());
         assertThat(two.streamsConfig().get("producer.buffer.memory"))
                 .isEqualTo(one.streamsConfig().get("producer.buffer.memory"));
         long perInstance = Long.parseLong(two.streamsConfig().get("statestore.cache.max.bytes"));
@@ -114,20 +139,27 @@ class AllocationEngineExamplesTest {
         assertThat(two.part("record-cache").bytes()).isEqualTo(2 * perInstance);
         assertThat(two.facts().instancesPerPod()).isEqualTo(2);
         // Each instance with a global table has its own global consumer.
-        Allocation global = engine.allocate(realisticPod().toBuilder().streamThreads(2).instancesPerPod(2)
-                .globalStores(1).build()).allocation();
+        Allocation global = engine.allocate(realisticPod().toBuilder()
+                        .streamThreads(2)
+                        .instancesPerPod(2)
+                        .globalStores(1)
+                        .build())
+                .allocation();
         assertThat(global.topology().consumers()).isEqualTo(10);
     }
 
     @Test
     void instancesPerPodOutsideItsRangeIsRejected() {
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().instancesPerPod(0).build()))
+        assertThatThrownBy(() -> engine.allocate(
+                        realisticPod().toBuilder().instancesPerPod(0).build()))
                 .hasMessageContaining("instancesPerPod must be between 1 and 64, got 0");
     }
 
     @Test
     void globalTableAddsAGlobalConsumerAndItsStore() {
-        Allocation a = engine.allocate(realisticPod().toBuilder().globalStores(2).build()).allocation();
+        Allocation a = engine.allocate(
+                        realisticPod().toBuilder().globalStores(2).build())
+                .allocation();
         assertThat(a.topology().rocksDbInstances()).isEqualTo(42);
         assertThat(a.topology().consumers()).isEqualTo(9);
         assertThat(a.streamsConfig()).containsKey("global.consumer.fetch.max.bytes");
@@ -135,38 +167,60 @@ class AllocationEngineExamplesTest {
 
     @Test
     void standbysAddRocksDbInstancesButAreCappedByReplicas() {
-        Topology oneReplica = engine.allocate(realisticPod().toBuilder().replicas(1).standbyReplicas(2).build())
-                .allocation().topology();
+        Topology oneReplica = engine.allocate(realisticPod().toBuilder()
+                        .replicas(1)
+                        .standbyReplicas(2)
+                        .build())
+                .allocation()
+                .topology();
         assertThat(oneReplica.standbyTasksPerPod()).isZero(); // no other pod to hold a standby
-        Topology three = engine.allocate(realisticPod().toBuilder().standbyReplicas(1).memoryBytes(4 * GiB).build())
-                .allocation().topology();
+        Topology three = engine.allocate(realisticPod().toBuilder()
+                        .standbyReplicas(1)
+                        .memoryBytes(4 * GiB)
+                        .build())
+                .allocation()
+                .topology();
         assertThat(three.standbyTasksPerPod()).isEqualTo(8);
         assertThat(three.rocksDbInstances()).isEqualTo(80);
     }
 
     @Test
     void tinyPodForManyThreadsAndStoresIsAnErrorNamingTheCauseAndTheMinimum() {
-        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(256 * MiB).streamThreads(8).replicas(1)
-                .partitions(8).stores(new StoreCounts(40, 0, 0)).build();
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(256 * MiB)
+                .streamThreads(8)
+                .replicas(1)
+                .partitions(8)
+                .stores(new StoreCounts(40, 0, 0))
+                .build();
         AllocationResult result = engine.allocate(facts);
         assertThat(result.ok()).isFalse();
         assertThat(result.allocation()).isNull();
         assertThat(result.errors()).singleElement().satisfies(e -> {
             assertThat(e.code()).isEqualTo("JvmOverheadExceedsMemory");
-            assertThat(e.message()).contains("the JVM alone needs", "but the pod has 256 MiB", "raise memory to at least");
+            assertThat(e.message())
+                    .contains("the JVM alone needs", "but the pod has 256 MiB", "raise memory to at least");
         });
         long minimum = result.minimumMemoryBytes();
-        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build()).ok()).isTrue();
-        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build()).ok()).isFalse();
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build())
+                        .ok())
+                .isTrue();
+        assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build())
+                        .ok())
+                .isFalse();
     }
 
     @Test
     void manyThreadsInASmallPodFailOnClientBuffers() {
-        AllocationResult result = engine.allocate(WorkloadFacts.builder().memoryBytes(1 * GiB).streamThreads(48)
-                .tasksPerPod(48).build());
+        AllocationResult result = engine.allocate(WorkloadFacts.builder()
+                .memoryBytes(1 * GiB)
+                .streamThreads(48)
+                .tasksPerPod(48)
+                .build());
         assertThat(result.errors()).singleElement().satisfies(e -> {
             assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
-            assertThat(e.message()).startsWith("48 threads x (1 producer buffer + 2 consumer fetch buffers")
+            assertThat(e.message())
+                    .startsWith("48 threads x (1 producer buffer + 2 consumer fetch buffers")
                     .contains("lower the threads or raise memory to at least");
         });
     }
@@ -174,16 +228,23 @@ class AllocationEngineExamplesTest {
     /** Issue 14's pod at the edge: the producer buffers hold their floor and the fetch buffers share the rest. */
     @Test
     void atTheEdgeEachClientBufferKeepsItsOwnFloor() {
-        WorkloadFacts edge = WorkloadFacts.builder().memoryBytes(512 * MiB).streamThreads(4).partitions(16).replicas(1)
-                .stores(new StoreCounts(2, 1, 0)).build();
+        WorkloadFacts edge = WorkloadFacts.builder()
+                .memoryBytes(512 * MiB)
+                .streamThreads(4)
+                .partitions(16)
+                .replicas(1)
+                .stores(new StoreCounts(2, 1, 0))
+                .build();
         Allocation a = engine.allocate(edge).allocation();
-        assertThat(a.streamsConfig()).containsEntry("producer.buffer.memory", Long.toString(MiB))
+        assertThat(a.streamsConfig())
+                .containsEntry("producer.buffer.memory", Long.toString(MiB))
                 // (37 MiB client I/O - 16 MiB direct base - 4 producers x 1 MiB) / (8 consumers + 4 read copies)
                 .containsEntry("main.consumer.fetch.max.bytes", Long.toString(17 * MiB / 12 / 1024 * 1024));
-        assertThat(a.part("client-buffers").reason()).contains("producer buffers at their 1 MiB floor, fetch buffers "
-                + "given 2.8% of Kafka's default");
+        assertThat(a.part("client-buffers").reason())
+                .contains("producer buffers at their 1 MiB floor, fetch buffers " + "given 2.8% of Kafka's default");
 
-        AllocationResult refused = engine.allocate(edge.toBuilder().memoryBytes(470 * MiB).build());
+        AllocationResult refused =
+                engine.allocate(edge.toBuilder().memoryBytes(470 * MiB).build());
         assertThat(refused.minimumMemoryBytes()).isEqualTo(485 * MiB);
         assertThat(refused.errors()).singleElement().satisfies(e -> {
             assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
@@ -196,8 +257,10 @@ class AllocationEngineExamplesTest {
 
     @Test
     void heapOverrideFixesXmxAndGivesRocksDbTheRest() {
-        Allocation a = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE.withHeapBytes(768 * MiB))
-                .build()).allocation();
+        Allocation a = engine.allocate(realisticPod().toBuilder()
+                        .overrides(Overrides.NONE.withHeapBytes(768 * MiB))
+                        .build())
+                .allocation();
         assertThat(a.part("heap").bytes()).isLessThanOrEqualTo(768 * MiB).isGreaterThan(767 * MiB);
         assertThat(a.part("rocksdb").bytes()).isGreaterThan(505 * MiB);
     }
@@ -205,16 +268,23 @@ class AllocationEngineExamplesTest {
     @Test
     void heapOverrideLargerThanThePodIsAnError() {
         AllocationResult result = engine.allocate(realisticPod().toBuilder()
-                .overrides(Overrides.NONE.withHeapBytes(4 * GiB)).build());
-        assertThat(result.errors()).singleElement().extracting(AllocationError::code).isEqualTo("HeapOverrideTooLarge");
+                .overrides(Overrides.NONE.withHeapBytes(4 * GiB))
+                .build());
+        assertThat(result.errors())
+                .singleElement()
+                .extracting(AllocationError::code)
+                .isEqualTo("HeapOverrideTooLarge");
     }
 
     @Test
     void aServiceLoadingMoreClassesGetsALargerMetaspaceAndExtraDirectMemoryRaisesTheDirectCap() {
         Allocation standard = engine.allocate(realisticPod()).allocation();
         // A Spring Boot service loading 25,000 classes: ceil((25000 x 5800 + 14,000,000) / MiB) = ceil(151.6) = 152 MiB
-        Allocation spring = engine.allocate(realisticPod().toBuilder().loadedClasses(25_000)
-                .extraDirectMemoryBytes(64 * MiB + 1).build()).allocation();
+        Allocation spring = engine.allocate(realisticPod().toBuilder()
+                        .loadedClasses(25_000)
+                        .extraDirectMemoryBytes(64 * MiB + 1)
+                        .build())
+                .allocation();
         assertThat(spring.part("jvm-metaspace").bytes()).isEqualTo(152 * MiB);
         assertThat(spring.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
         // 55 MiB more metaspace and 65 MiB (64 MiB + 1 B, rounded up) of extra direct memory leave a pool of
@@ -223,14 +293,18 @@ class AllocationEngineExamplesTest {
         assertThat(spring.part("jvm-direct-memory").bytes()).isEqualTo(291 * MiB - clientHeap + 65 * MiB);
         assertThat(spring.part("jvm-direct-memory").reason()).contains("+ 65 MiB the application's own libraries use");
         assertThat(spring.part("heap").bytes()).isLessThan(standard.part("heap").bytes());
-        assertThat(spring.part("rocksdb").bytes()).isLessThan(standard.part("rocksdb").bytes());
+        assertThat(spring.part("rocksdb").bytes())
+                .isLessThan(standard.part("rocksdb").bytes());
         assertThat(spring.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
     }
 
     @Test
     void transactionalStateStoresGetTheirUncommittedWritesOnTheHeapAndInRocksDbWriteBatches() {
         Allocation plain = engine.allocate(realisticPod()).allocation();
-        Allocation a = engine.allocate(realisticPod().toBuilder().transactionalStateStores(true).build()).allocation();
+        Allocation a = engine.allocate(realisticPod().toBuilder()
+                        .transactionalStateStores(true)
+                        .build())
+                .allocation();
         // Per counted byte of 1 KiB writes: heap (1024 + 112) / 1024 = 1.109375, WriteBatch 2 x (1024 + 12) / 1024 =
         // 2.0234375, together 3.1328125. Kafka's 64 MiB would take ceil(200.5) = 201 MiB; the share is
         // min(10% of the 1264 MiB client I/O leaves, 201) = 126 MiB: statestore.uncommitted.max.bytes =
@@ -245,52 +319,83 @@ class AllocationEngineExamplesTest {
         assertThat(a.part("heap").bytes()).isLessThan(plain.part("heap").bytes());
         assertThat(plain.streamsConfig()).doesNotContainKey("statestore.uncommitted.max.bytes");
         // Before Kafka Streams 4.4 there is no such feature to plan for.
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().transactionalStateStores(true)
-                .kafkaStreamsVersion("4.3").build())).hasMessageContaining("needs Kafka Streams 4.4 or later");
+        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
+                        .transactionalStateStores(true)
+                        .kafkaStreamsVersion("4.3")
+                        .build()))
+                .hasMessageContaining("needs Kafka Streams 4.4 or later");
     }
 
     @Test
     void uncommittedWritesBelowAMebibytePerThreadAreAnErrorWithTheLeastMemoryThatFits() {
         // 650 MiB leave 251 MiB after client I/O: 10% = 25 MiB hold 7.98 MiB of uncommitted writes, under 8 x 1 MiB.
-        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(650 * MiB).streamThreads(8).tasksPerPod(8)
-                .stores(new StoreCounts(1, 0, 0)).transactionalStateStores(true).build();
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(650 * MiB)
+                .streamThreads(8)
+                .tasksPerPod(8)
+                .stores(new StoreCounts(1, 0, 0))
+                .transactionalStateStores(true)
+                .build();
         AllocationResult result = engine.allocate(facts);
         assertThat(result.ok()).isFalse();
         assertThat(result.errors()).singleElement().satisfies(error -> {
             assertThat(error.code()).isEqualTo("UncommittedWritesTooSmall");
-            assertThat(error.message()).contains("8 stream threads", "statestore.uncommitted.max.bytes",
-                    "of what client I/O leaves (251 MiB) is 25 MiB", "each instance needs 8 MiB but has 7.98 MiB",
-                    "raise memory to at least 661 MiB");
+            assertThat(error.message())
+                    .contains(
+                            "8 stream threads",
+                            "statestore.uncommitted.max.bytes",
+                            "of what client I/O leaves (251 MiB) is 25 MiB",
+                            "each instance needs 8 MiB but has 7.98 MiB",
+                            "raise memory to at least 661 MiB");
             assertThat(error.neededBytes()).isEqualTo(8 * MiB);
         });
-        assertThat(engine.allocate(facts.toBuilder().memoryBytes(result.minimumMemoryBytes()).build()).ok()).isTrue();
+        assertThat(engine.allocate(facts.toBuilder()
+                                .memoryBytes(result.minimumMemoryBytes())
+                                .build())
+                        .ok())
+                .isTrue();
     }
 
     @Test
     void invalidFactsAreRejectedNamingTheField() {
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().loadedClasses(10).build()))
+        assertThatThrownBy(() -> engine.allocate(
+                        realisticPod().toBuilder().loadedClasses(10).build()))
                 .hasMessageContaining("loadedClasses must be between 1000 and 1000000");
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().extraDirectMemoryBytes(-1).build()))
+        assertThatThrownBy(() -> engine.allocate(
+                        realisticPod().toBuilder().extraDirectMemoryBytes(-1).build()))
                 .hasMessageContaining("extraDirectMemory must not be negative");
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder().streamThreads(0).build()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads must be at least 1");
+        assertThatThrownBy(() -> engine.allocate(
+                        realisticPod().toBuilder().streamThreads(0).build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("threads must be at least 1");
         assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
-                .overrides(Overrides.NONE.withRocksDbFraction(1.5)).build()))
+                        .overrides(Overrides.NONE.withRocksDbFraction(1.5))
+                        .build()))
                 .hasMessageContaining("rocksDbFraction must be between");
     }
 
     @Test
     void strictLimitAndRatioOverridesReachTheSettings() {
-        RocksDbSettings s = engine.allocate(realisticPod().toBuilder().overrides(Overrides.NONE
-                .withStrictCacheLimit(true).withHighPriorityPoolRatio(0.3)).build()).allocation().rocksDb();
+        RocksDbSettings s = engine.allocate(realisticPod().toBuilder()
+                        .overrides(Overrides.NONE.withStrictCacheLimit(true).withHighPriorityPoolRatio(0.3))
+                        .build())
+                .allocation()
+                .rocksDb();
         assertThat(s.strictCapacityLimit()).isTrue();
         assertThat(s.highPriorityPoolRatio()).isEqualTo(0.3);
     }
 
     /** 2 GiB, 4 threads, 24 partitions, 2 key-value stores, 1 standby, running 4 of a replica range [2, 6]. */
     private static WorkloadFacts rangedPod(int replicas) {
-        return WorkloadFacts.builder().memoryBytes(2 * GiB).streamThreads(4).replicas(replicas).partitions(24)
-                .stores(new StoreCounts(2, 0, 0)).standbyReplicas(1).replicaRange(new ReplicaRange(2, 6)).build();
+        return WorkloadFacts.builder()
+                .memoryBytes(2 * GiB)
+                .streamThreads(4)
+                .replicas(replicas)
+                .partitions(24)
+                .stores(new StoreCounts(2, 0, 0))
+                .standbyReplicas(1)
+                .replicaRange(new ReplicaRange(2, 6))
+                .build();
     }
 
     @Test
@@ -312,8 +417,9 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(490 * MiB);
         // arena block = (490 MiB / 3) / 2 / (48 instances x 2 memtables) = 892017 B, down to a 4 KiB step: 868 KiB
         assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(868 * ByteSize.KiB);
-        assertThat(a.part("rocksdb").reason()).contains("48 instances (24 active + 0 standby tasks x 2 per task: "
-                + "the busiest pod at 1 to 6 replicas");
+        assertThat(a.part("rocksdb").reason())
+                .contains("48 instances (24 active + 0 standby tasks x 2 per task: "
+                        + "the busiest pod at 1 to 6 replicas");
         // Input buffers follow the current count: 1000 records x 6 partitions x 1 KiB.
         assertThat(a.part("input-buffers").bytes()).isEqualTo(6_144_000L);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
@@ -326,7 +432,9 @@ class AllocationEngineExamplesTest {
             assertThat(scaled.jvmOptions()).isEqualTo(a.jvmOptions());
         }
         // Without the range the same pod plans for its 24 instances only: 505 MiB - 24 x 320 KiB of cache.
-        Allocation unranged = engine.allocate(rangedPod(4).toBuilder().replicaRange(null).build()).allocation();
+        Allocation unranged = engine.allocate(
+                        rangedPod(4).toBuilder().replicaRange(null).build())
+                .allocation();
         assertThat(unranged.plannedTopology()).isEqualTo(unranged.topology());
         assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(505 * MiB - 24 * 320 * ByteSize.KiB);
         assertThat(unranged.restartHash()).isNotEqualTo(a.restartHash());
@@ -344,10 +452,16 @@ class AllocationEngineExamplesTest {
     void aReplicaRangeMustBeOrderedAndPositive() {
         for (ReplicaRange bad : new ReplicaRange[] {new ReplicaRange(0, 3), new ReplicaRange(4, 3)}) {
             assertThat(realisticPod().toBuilder().replicaRange(bad).build().validate())
-                    .singleElement().asString().startsWith("replicaRange must satisfy 1 <= min <= max");
+                    .singleElement()
+                    .asString()
+                    .startsWith("replicaRange must satisfy 1 <= min <= max");
         }
         // Running outside the range is the operator's to report: the engine plans anyway.
-        assertThat(realisticPod().toBuilder().replicaRange(new ReplicaRange(5, 8)).build().validate()).isEmpty();
+        assertThat(realisticPod().toBuilder()
+                        .replicaRange(new ReplicaRange(5, 8))
+                        .build()
+                        .validate())
+                .isEmpty();
     }
 
     /**
@@ -357,14 +471,21 @@ class AllocationEngineExamplesTest {
      */
     @Test
     void aLargeRoundOfInputRecordsNeverTakesFromTheApplication() {
-        WorkloadFacts facts = WorkloadFacts.builder().memoryBytes(11_195_645_952L).streamThreads(1).partitions(1004)
-                .stores(new StoreCounts(4, 0, 1)).build();
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(11_195_645_952L)
+                .streamThreads(1)
+                .partitions(1004)
+                .stores(new StoreCounts(4, 0, 1))
+                .build();
         Allocation previous = engine.allocate(facts).allocation();
         for (int mib = 1; mib <= 256; mib++) {
-            Allocation next = engine.allocate(facts.toBuilder().memoryBytes(facts.memoryBytes() + mib * MiB).build())
+            Allocation next = engine.allocate(facts.toBuilder()
+                            .memoryBytes(facts.memoryBytes() + mib * MiB)
+                            .build())
                     .allocation();
             for (String part : List.of("application", "input-buffers", "record-cache", "heap")) {
-                assertThat(next.part(part).bytes()).as("%s at +%d MiB", part, mib)
+                assertThat(next.part(part).bytes())
+                        .as("%s at +%d MiB", part, mib)
                         .isGreaterThanOrEqualTo(previous.part(part).bytes());
             }
             previous = next;

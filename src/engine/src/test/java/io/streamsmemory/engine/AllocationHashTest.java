@@ -11,10 +11,11 @@ import org.junit.jupiter.api.Test;
  * roll every workload the operator manages at its next upgrade.
  */
 class AllocationHashTest {
-    private static final RocksDbSettings ROCKSDB = new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2,
-            0.1, false, 1_048_576L);
+    private static final RocksDbSettings ROCKSDB =
+            new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L);
     /** The digest the toString()-based hashing gave for these settings (computed with the code before the change). */
     private static final String PINNED = "ba36eee5d28f0fd7";
+
     private static final String PINNED_STATELESS = "7e6bb9949ea07025";
 
     @Test
@@ -23,9 +24,10 @@ class AllocationHashTest {
         assertThat(AllocationHash.of(List.of("-Xms1g", "-Xmx1g"), Map.of("num.stream.threads", "4"), ROCKSDB))
                 .isEqualTo(AllocationHash.of(List.of("-Xms1g", "-Xmx1g"), Map.of("num.stream.threads", "4"), ROCKSDB))
                 .isEqualTo(PINNED);
-        assertThat(ROCKSDB.canonical()).isEqualTo("RocksDbSettings[blockCacheCapacityBytes=536870912, "
-                + "writeBufferManagerBytes=178956970, writeBufferSizeBytes=16777216, maxWriteBufferNumber=2, "
-                + "highPriorityPoolRatio=0.1, strictCapacityLimit=false, arenaBlockSizeBytes=1048576]");
+        assertThat(ROCKSDB.canonical())
+                .isEqualTo("RocksDbSettings[blockCacheCapacityBytes=536870912, "
+                        + "writeBufferManagerBytes=178956970, writeBufferSizeBytes=16777216, maxWriteBufferNumber=2, "
+                        + "highPriorityPoolRatio=0.1, strictCapacityLimit=false, arenaBlockSizeBytes=1048576]");
     }
 
     @Test
@@ -38,8 +40,12 @@ class AllocationHashTest {
     void everySettingChangesTheDigest() {
         String base = AllocationHash.of(List.of("-Xmx1g"), Map.of(), ROCKSDB);
         assertThat(AllocationHash.of(List.of("-Xmx2g"), Map.of(), ROCKSDB)).isNotEqualTo(base);
-        assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of("k", "v"), ROCKSDB)).isNotEqualTo(base);
-        assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of(), new RocksDbSettings(536_870_912L, 178_956_970L,
-                16_777_216L, 2, 0.1, false, 2_097_152L))).isNotEqualTo(base);
+        assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of("k", "v"), ROCKSDB))
+                .isNotEqualTo(base);
+        assertThat(AllocationHash.of(
+                        List.of("-Xmx1g"),
+                        Map.of(),
+                        new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 2_097_152L)))
+                .isNotEqualTo(base);
     }
 }

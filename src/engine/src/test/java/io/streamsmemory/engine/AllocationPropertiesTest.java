@@ -36,57 +36,87 @@ class AllocationPropertiesTest {
         Arbitrary<Integer> threads = Arbitraries.integers().between(1, 64);
         Arbitrary<Integer> replicas = Arbitraries.integers().between(1, 200);
         // Biased towards small counts, where real workloads are, while still reaching the extremes.
-        Arbitrary<Integer> tasks = Arbitraries.integers().between(1, 2000).withDistribution(RandomDistribution.biased());
+        Arbitrary<Integer> tasks =
+                Arbitraries.integers().between(1, 2000).withDistribution(RandomDistribution.biased());
         Arbitrary<Boolean> tasksArePartitions = Arbitraries.of(true, false);
-        Arbitrary<StoreCounts> stores = Arbitraries.integers().between(0, 100)
-                .withDistribution(RandomDistribution.biased()).flatMap(total ->
-                Arbitraries.integers().between(0, total).flatMap(kv ->
-                        Arbitraries.integers().between(0, total - kv).map(window ->
-                                new StoreCounts(kv, window, total - kv - window))));
+        Arbitrary<StoreCounts> stores = Arbitraries.integers()
+                .between(0, 100)
+                .withDistribution(RandomDistribution.biased())
+                .flatMap(total -> Arbitraries.integers()
+                        .between(0, total)
+                        .flatMap(kv -> Arbitraries.integers()
+                                .between(0, total - kv)
+                                .map(window -> new StoreCounts(kv, window, total - kv - window))));
         Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 3);
         Arbitrary<Integer> globals = Arbitraries.integers().between(0, 4);
         // Mostly one KafkaStreams instance per JVM, as almost every application runs.
-        Arbitrary<Integer> instances = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(4, Arbitraries.just(1)),
+        Arbitrary<Integer> instances = Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(4, Arbitraries.just(1)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(2, 8)));
         Arbitrary<Overrides> overrides = Arbitraries.frequencyOf(
                 net.jqwik.api.Tuple.of(6, Arbitraries.just(Overrides.NONE)),
-                net.jqwik.api.Tuple.of(1, Combinators.combine(
-                        Arbitraries.longs().between(64 * MiB, 32 * GiB).injectNull(0.6),
-                        Arbitraries.doubles().between(0.05, 0.9).injectNull(0.5),
-                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
-                        Arbitraries.of(true, false).injectNull(0.5),
-                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5)).as(Overrides::new)));
-        Arbitrary<ReplicaRange> ranges = Combinators.combine(Arbitraries.integers().between(1, 200),
+                net.jqwik.api.Tuple.of(
+                        1,
+                        Combinators.combine(
+                                        Arbitraries.longs()
+                                                .between(64 * MiB, 32 * GiB)
+                                                .injectNull(0.6),
+                                        Arbitraries.doubles().between(0.05, 0.9).injectNull(0.5),
+                                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
+                                        Arbitraries.of(true, false).injectNull(0.5),
+                                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5))
+                                .as(Overrides::new)));
+        Arbitrary<ReplicaRange> ranges = Combinators.combine(
+                        Arbitraries.integers().between(1, 200),
                         Arbitraries.integers().between(0, 100).withDistribution(RandomDistribution.biased()))
-                .as((min, span) -> new ReplicaRange(min, min + span)).injectNull(0.67);
+                .as((min, span) -> new ReplicaRange(min, min + span))
+                .injectNull(0.67);
         return Combinators.combine(memory, threads, replicas, tasks, tasksArePartitions, stores, standbys, globals)
                 .as((m, t, r, n, partitions, s, sb, g) -> {
-                    WorkloadFacts.Builder b = WorkloadFacts.builder().memoryBytes(m).streamThreads(t).replicas(r)
-                            .stores(s).standbyReplicas(sb).globalStores(g);
-                    return partitions ? b.partitions(n).build() : b.tasksPerPod(Math.max(1, n / 20)).build();
-                }).flatMap(f -> overrides.map(o -> f.toBuilder().overrides(o).build()))
+                    WorkloadFacts.Builder b = WorkloadFacts.builder()
+                            .memoryBytes(m)
+                            .streamThreads(t)
+                            .replicas(r)
+                            .stores(s)
+                            .standbyReplicas(sb)
+                            .globalStores(g);
+                    return partitions
+                            ? b.partitions(n).build()
+                            : b.tasksPerPod(Math.max(1, n / 20)).build();
+                })
+                .flatMap(f -> overrides.map(o -> f.toBuilder().overrides(o).build()))
                 // At most 64 stream threads per pod in all, the domain these properties cover (beyond it, with
                 // hundreds of threads, KiB rounding of the client buffers can shrink direct memory by a few KiB).
                 .flatMap(f -> instances.map(i -> f.toBuilder()
-                        .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads()))).build()))
+                        .instancesPerPod(Math.max(1, Math.min(i, 64 / f.streamThreads())))
+                        .build()))
                 // A third with a replica range, which need not hold the current count.
-                .flatMap(f -> ranges.map(range -> f.toBuilder().replicaRange(range).build()))
+                .flatMap(f ->
+                        ranges.map(range -> f.toBuilder().replicaRange(range).build()))
                 // Some with the class count and the extra direct memory a policy states.
-                .flatMap(f -> jvmNeeds().map(needs -> f.toBuilder().loadedClasses(needs.get1())
-                        .extraDirectMemoryBytes(needs.get2()).build()))
+                .flatMap(f -> jvmNeeds()
+                        .map(needs -> f.toBuilder()
+                                .loadedClasses(needs.get1())
+                                .extraDirectMemoryBytes(needs.get2())
+                                .build()))
                 // A quarter with transactional state stores (KIP-892).
-                .flatMap(f -> Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(3, Arbitraries.just(false)),
-                        net.jqwik.api.Tuple.of(1, Arbitraries.just(true)))
+                .flatMap(f -> Arbitraries.frequencyOf(
+                                net.jqwik.api.Tuple.of(3, Arbitraries.just(false)),
+                                net.jqwik.api.Tuple.of(1, Arbitraries.just(true)))
                         .map(on -> f.toBuilder().transactionalStateStores(on).build()));
     }
 
     /** Loaded classes and extra direct memory: mostly the defaults, else up to 60,000 classes and 512 MiB. */
     private static Arbitrary<net.jqwik.api.Tuple.Tuple2<Integer, Long>> jvmNeeds() {
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, Arbitraries.just(net.jqwik.api.Tuple.of(MemoryModel.DEFAULT_LOADED_CLASSES, 0L))),
-                net.jqwik.api.Tuple.of(1, Combinators.combine(
-                        Arbitraries.integers().between(MemoryModel.MIN_LOADED_CLASSES, 60_000),
-                        Arbitraries.longs().between(0, 512 * MiB)).as(net.jqwik.api.Tuple::of)));
+                net.jqwik.api.Tuple.of(
+                        3, Arbitraries.just(net.jqwik.api.Tuple.of(MemoryModel.DEFAULT_LOADED_CLASSES, 0L))),
+                net.jqwik.api.Tuple.of(
+                        1,
+                        Combinators.combine(
+                                        Arbitraries.integers().between(MemoryModel.MIN_LOADED_CLASSES, 60_000),
+                                        Arbitraries.longs().between(0, 512 * MiB))
+                                .as(net.jqwik.api.Tuple::of)));
     }
 
     /** Workloads lifted to at least the memory they need (when some pod up to 64 GiB fits them). */
@@ -95,8 +125,11 @@ class AllocationPropertiesTest {
         return workloads().map(facts -> {
             AllocationResult result = engine.allocate(facts);
             Long minimum = result.minimumMemoryBytes();
-            return result.ok() || minimum == null || minimum > 64 * GiB ? facts
-                    : facts.toBuilder().memoryBytes(minimum + (facts.memoryBytes() % (minimum / 4 + 1))).build();
+            return result.ok() || minimum == null || minimum > 64 * GiB
+                    ? facts
+                    : facts.toBuilder()
+                            .memoryBytes(minimum + (facts.memoryBytes() % (minimum / 4 + 1)))
+                            .build();
         });
     }
 
@@ -111,7 +144,9 @@ class AllocationPropertiesTest {
 
     private static void assertNestedPartsSum(Part part) {
         if (!part.parts().isEmpty()) {
-            assertThat(part.parts().stream().mapToLong(Part::bytes).sum()).as(part.name()).isEqualTo(part.bytes());
+            assertThat(part.parts().stream().mapToLong(Part::bytes).sum())
+                    .as(part.name())
+                    .isEqualTo(part.bytes());
             part.parts().forEach(AllocationPropertiesTest::assertNestedPartsSum);
         }
     }
@@ -122,11 +157,13 @@ class AllocationPropertiesTest {
         Assume.that(result.ok());
         Allocation a = result.allocation();
         a.parts().forEach(AllocationPropertiesTest::assertNotNegative);
-        assertThat(a.part("jvm-code-cache").bytes()).isBetween(MemoryModel.CODE_CACHE_MIN_MIB * MiB,
-                MemoryModel.CODE_CACHE_MAX_MIB * MiB);
+        assertThat(a.part("jvm-code-cache").bytes())
+                .isBetween(MemoryModel.CODE_CACHE_MIN_MIB * MiB, MemoryModel.CODE_CACHE_MAX_MIB * MiB);
         assertThat(a.part("headroom").bytes()).isGreaterThanOrEqualTo(MemoryModel.HEADROOM_MIN_MIB * MiB);
-        assertThat(a.part("jvm-direct-memory").bytes()).isGreaterThanOrEqualTo(MemoryModel.DIRECT_MEMORY_BASE
-                + a.topology().socketReaders() * Long.parseLong(a.streamsConfig().get("main.consumer.fetch.max.bytes")));
+        assertThat(a.part("jvm-direct-memory").bytes())
+                .isGreaterThanOrEqualTo(MemoryModel.DIRECT_MEMORY_BASE
+                        + a.topology().socketReaders()
+                                * Long.parseLong(a.streamsConfig().get("main.consumer.fetch.max.bytes")));
         long heap = a.part("heap").bytes();
         assertThat(heap).isGreaterThanOrEqualTo(MemoryModel.HEAP_MIN_MIB * MiB).isLessThan(facts.memoryBytes());
         assertThat(a.part("application").bytes() * 2).isGreaterThanOrEqualTo(heap);
@@ -138,29 +175,39 @@ class AllocationPropertiesTest {
                 .isBetween(MemoryModel.BUFFERED_RECORDS_MIN, MemoryModel.BUFFERED_RECORDS_DEFAULT);
         if (a.topology().rocksDbInstances() > 0) {
             assertThat(a.rocksDb().blockCacheCapacityBytes()).isGreaterThanOrEqualTo(MemoryModel.BLOCK_CACHE_MIN);
-            assertThat(a.rocksDb().writeBufferSizeBytes()).isBetween(MemoryModel.WRITE_BUFFER_SIZE_MIN,
-                    MemoryModel.WRITE_BUFFER_SIZE_MAX);
-            assertThat(a.rocksDb().arenaBlockSizeBytes()).isBetween(MemoryModel.ARENA_BLOCK_MIN,
-                    Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
+            assertThat(a.rocksDb().writeBufferSizeBytes())
+                    .isBetween(MemoryModel.WRITE_BUFFER_SIZE_MIN, MemoryModel.WRITE_BUFFER_SIZE_MAX);
+            assertThat(a.rocksDb().arenaBlockSizeBytes())
+                    .isBetween(
+                            MemoryModel.ARENA_BLOCK_MIN,
+                            Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
         } else {
             assertThat(a.part("rocksdb").bytes()).isZero();
         }
         // Transactional state stores: a bound between 1 MiB per thread and Kafka's default, in both copies' parts.
         String uncommitted = a.streamsConfig().get("statestore.uncommitted.max.bytes");
-        assertThat(uncommitted != null).isEqualTo(facts.transactionalStateStores()
-                && facts.stores().total() + facts.globalStores() > 0);
+        assertThat(uncommitted != null)
+                .isEqualTo(facts.transactionalStateStores() && facts.stores().total() + facts.globalStores() > 0);
         if (uncommitted != null) {
-            assertThat(Long.parseLong(uncommitted)).isBetween(
-                    (facts.streamThreads() + (facts.globalStores() > 0 ? 1L : 0L)) * MemoryModel.UNCOMMITTED_MIN_PER_THREAD,
-                    MemoryModel.UNCOMMITTED_MAX_BYTES_DEFAULT);
-            assertThat(a.part("uncommitted-writes").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
-                    * facts.instancesPerPod());
-            assertThat(a.part("uncommitted-write-batches").bytes()).isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
-                    * facts.instancesPerPod() * MemoryModel.UNCOMMITTED_NATIVE_FACTOR);
+            assertThat(Long.parseLong(uncommitted))
+                    .isBetween(
+                            (facts.streamThreads() + (facts.globalStores() > 0 ? 1L : 0L))
+                                    * MemoryModel.UNCOMMITTED_MIN_PER_THREAD,
+                            MemoryModel.UNCOMMITTED_MAX_BYTES_DEFAULT);
+            assertThat(a.part("uncommitted-writes").bytes())
+                    .isGreaterThanOrEqualTo(Long.parseLong(uncommitted) * facts.instancesPerPod());
+            assertThat(a.part("uncommitted-write-batches").bytes())
+                    .isGreaterThanOrEqualTo(Long.parseLong(uncommitted)
+                            * facts.instancesPerPod()
+                            * MemoryModel.UNCOMMITTED_NATIVE_FACTOR);
         }
         // The flags say exactly what the parts hold, and never more heap than the pod.
-        assertThat(a.jvmOptions()).contains("-Xmx" + AllocationEngine.jvmSize(heap),
-                "-XX:MaxDirectMemorySize=" + AllocationEngine.jvmSize(a.part("jvm-direct-memory").bytes()));
+        assertThat(a.jvmOptions())
+                .contains(
+                        "-Xmx" + AllocationEngine.jvmSize(heap),
+                        "-XX:MaxDirectMemorySize="
+                                + AllocationEngine.jvmSize(
+                                        a.part("jvm-direct-memory").bytes()));
     }
 
     private static void assertNotNegative(Part part) {
@@ -179,11 +226,12 @@ class AllocationPropertiesTest {
     }
 
     @Property(tries = TRIES)
-    void moreMemoryNeverShrinksAnyPart(@ForAll("fittingWorkloads") WorkloadFacts facts,
-                                       @ForAll @LongRange(min = 1, max = 8 * GiB) long extra) {
+    void moreMemoryNeverShrinksAnyPart(
+            @ForAll("fittingWorkloads") WorkloadFacts facts, @ForAll @LongRange(min = 1, max = 8 * GiB) long extra) {
         AllocationResult smaller = engine.allocate(facts);
         Assume.that(smaller.ok());
-        AllocationResult larger = engine.allocate(facts.toBuilder().memoryBytes(facts.memoryBytes() + extra).build());
+        AllocationResult larger = engine.allocate(
+                facts.toBuilder().memoryBytes(facts.memoryBytes() + extra).build());
         assertThat(larger.ok()).as("more memory still fits").isTrue();
         Map<String, Long> before = flatten(smaller.allocation().parts());
         Map<String, Long> after = flatten(larger.allocation().parts());
@@ -202,29 +250,37 @@ class AllocationPropertiesTest {
      * every generated count).
      */
     @Property(tries = TRIES)
-    void moreClassesOrDirectMemoryGrowTheirCapsAndNoOtherPart(@ForAll("fittingWorkloads") WorkloadFacts facts,
-                                                               @ForAll @IntRange(min = 0, max = 40_000) int moreClasses,
-                                                               @ForAll @LongRange(min = 0, max = 256 * MiB) long moreDirect) {
+    void moreClassesOrDirectMemoryGrowTheirCapsAndNoOtherPart(
+            @ForAll("fittingWorkloads") WorkloadFacts facts,
+            @ForAll @IntRange(min = 0, max = 40_000) int moreClasses,
+            @ForAll @LongRange(min = 0, max = 256 * MiB) long moreDirect) {
         AllocationResult before = engine.allocate(facts);
         Assume.that(before.ok());
-        AllocationResult after = engine.allocate(facts.toBuilder().loadedClasses(facts.loadedClasses() + moreClasses)
-                .extraDirectMemoryBytes(facts.extraDirectMemoryBytes() + moreDirect).build());
+        AllocationResult after = engine.allocate(facts.toBuilder()
+                .loadedClasses(facts.loadedClasses() + moreClasses)
+                .extraDirectMemoryBytes(facts.extraDirectMemoryBytes() + moreDirect)
+                .build());
         Assume.that(after.ok());
         Map<String, Long> was = flatten(before.allocation().parts());
         Map<String, Long> is = flatten(after.allocation().parts());
         long metaspaceGrowth = is.get("jvm-metaspace") - was.get("jvm-metaspace");
-        assertThat(metaspaceGrowth).isBetween(moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS - MiB,
-                moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS + MiB);
+        assertThat(metaspaceGrowth)
+                .isBetween(
+                        moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS - MiB,
+                        moreClasses * MemoryModel.METASPACE_BYTES_PER_CLASS + MiB);
         if (moreClasses > 0) {
-            assertThat(after.allocation().jvmOptions()).contains("-XX:MaxMetaspaceSize=" + is.get("jvm-metaspace") / MiB + "m");
+            assertThat(after.allocation().jvmOptions())
+                    .contains("-XX:MaxMetaspaceSize=" + is.get("jvm-metaspace") / MiB + "m");
         }
         // The direct cap gains the extra (rounded up to MiB) and may lose a little of the clients' shrinking share.
         long extraGrowth = ByteSize.ceilDiv(facts.extraDirectMemoryBytes() + moreDirect, MiB) * MiB
                 - ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB) * MiB;
-        long clientDirectWas = was.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB) * MiB;
-        long clientDirectIs = is.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes() + moreDirect, MiB) * MiB;
-        assertThat(is.get("jvm-direct-memory") - was.get("jvm-direct-memory")).isEqualTo(extraGrowth
-                + clientDirectIs - clientDirectWas);
+        long clientDirectWas =
+                was.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB) * MiB;
+        long clientDirectIs =
+                is.get("jvm-direct-memory") - ByteSize.ceilDiv(facts.extraDirectMemoryBytes() + moreDirect, MiB) * MiB;
+        assertThat(is.get("jvm-direct-memory") - was.get("jvm-direct-memory"))
+                .isEqualTo(extraGrowth + clientDirectIs - clientDirectWas);
         assertThat(clientDirectIs).isLessThanOrEqualTo(clientDirectWas);
         was.forEach((name, bytes) -> {
             if (!name.equals("jvm-metaspace") && !name.equals("jvm-direct-memory")) {
@@ -234,17 +290,20 @@ class AllocationPropertiesTest {
     }
 
     @Property(tries = TRIES)
-    void moreThreadsNeverRaiseAPerThreadClientBuffer(@ForAll("fittingWorkloads") WorkloadFacts facts,
-                                                     @ForAll @IntRange(min = 1, max = 32) int moreThreads) {
+    void moreThreadsNeverRaiseAPerThreadClientBuffer(
+            @ForAll("fittingWorkloads") WorkloadFacts facts, @ForAll @IntRange(min = 1, max = 32) int moreThreads) {
         AllocationResult fewer = engine.allocate(facts);
         Assume.that(fewer.ok());
         AllocationResult more = engine.allocate(facts.toBuilder()
-                .streamThreads(facts.streamThreads() + moreThreads).build());
+                .streamThreads(facts.streamThreads() + moreThreads)
+                .build());
         Assume.that(more.ok());
-        for (String key : List.of("producer.buffer.memory", "main.consumer.fetch.max.bytes",
-                "restore.consumer.fetch.max.bytes")) {
-            assertThat(Long.parseLong(more.allocation().streamsConfig().get(key))).as(key)
-                    .isLessThanOrEqualTo(Long.parseLong(fewer.allocation().streamsConfig().get(key)));
+        for (String key : List.of(
+                "producer.buffer.memory", "main.consumer.fetch.max.bytes", "restore.consumer.fetch.max.bytes")) {
+            assertThat(Long.parseLong(more.allocation().streamsConfig().get(key)))
+                    .as(key)
+                    .isLessThanOrEqualTo(
+                            Long.parseLong(fewer.allocation().streamsConfig().get(key)));
         }
     }
 
@@ -264,13 +323,19 @@ class AllocationPropertiesTest {
         if (result.minimumMemoryBytes() != null) {
             long minimum = result.minimumMemoryBytes();
             assertThat(minimum).isGreaterThan(facts.memoryBytes() - MiB);
-            assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build()).ok()).isTrue();
-            assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum - MiB).build()).ok()).isFalse();
+            assertThat(engine.allocate(facts.toBuilder().memoryBytes(minimum).build())
+                            .ok())
+                    .isTrue();
+            assertThat(engine.allocate(
+                                    facts.toBuilder().memoryBytes(minimum - MiB).build())
+                            .ok())
+                    .isFalse();
         }
     }
 
     /** A size as {@link ByteSize#format} or {@link AllocationEngine#shown} prints it. */
     private static final String SIZE = "([\\d,]+(?:\\.\\d+)?) (B|KiB|MiB|GiB|TiB)\\b";
+
     private static final Pattern NEED = Pattern.compile("\\bneeds? (?:its )?" + SIZE);
     private static final Pattern LAST_SIZE = Pattern.compile(".*(?<![\\d.,])" + SIZE + ".*", Pattern.DOTALL);
 

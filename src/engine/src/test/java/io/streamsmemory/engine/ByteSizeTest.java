@@ -9,8 +9,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ByteSizeTest {
     @ParameterizedTest
-    @CsvSource({"512Mi,536870912", "2Gi,2147483648", "1G,1000000000", "1500000000,1500000000", "1.5Gi,1610612736",
-            "64Ki,65536", "1e9,1000000000", "1k,1000", "1Ti,1099511627776"})
+    @CsvSource({
+        "512Mi,536870912",
+        "2Gi,2147483648",
+        "1G,1000000000",
+        "1500000000,1500000000",
+        "1.5Gi,1610612736",
+        "64Ki,65536",
+        "1e9,1000000000",
+        "1k,1000",
+        "1Ti,1099511627776"
+    })
     void parsesKubernetesQuantities(String text, long bytes) {
         assertThat(ByteSize.parse(text)).isEqualTo(bytes);
     }
@@ -18,7 +27,8 @@ class ByteSizeTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "2GB", "-1Gi", "1.5.3Gi", "Gi", "100m", "abc", "99999999999Ei"})
     void rejectsWhatIsNotAMemoryQuantity(String text) {
-        assertThatThrownBy(() -> ByteSize.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ByteSize.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(text.isEmpty() ? "is not a memory quantity" : text);
     }
 

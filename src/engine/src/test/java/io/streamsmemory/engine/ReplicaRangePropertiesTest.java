@@ -27,25 +27,32 @@ class ReplicaRangePropertiesTest {
         Arbitrary<Integer> min = Arbitraries.integers().between(1, 60).withDistribution(RandomDistribution.biased());
         Arbitrary<Integer> span = Arbitraries.integers().between(0, 59).withDistribution(RandomDistribution.biased());
         // Up to 70 standbys, past the partitions of small workloads, so both bounds of the worst-case search are hit.
-        Arbitrary<Integer> standbys = Arbitraries.integers().between(0, 70)
-                .withDistribution(RandomDistribution.biased());
+        Arbitrary<Integer> standbys =
+                Arbitraries.integers().between(0, 70).withDistribution(RandomDistribution.biased());
         return Combinators.combine(new AllocationPropertiesTest().workloads(), min, span, standbys)
-                .as((facts, lo, extra, sb) -> facts.toBuilder().standbyReplicas(sb)
-                        .replicaRange(new ReplicaRange(lo, Math.min(60, lo + extra))).build());
+                .as((facts, lo, extra, sb) -> facts.toBuilder()
+                        .standbyReplicas(sb)
+                        .replicaRange(new ReplicaRange(lo, Math.min(60, lo + extra)))
+                        .build());
     }
 
     @Property(tries = 300)
-    void scalingInsideTheRangeKeepsTheRestartHash(@ForAll("rangedWorkloads") WorkloadFacts facts,
-                                                  @ForAll @IntRange(min = 0, max = 59) int first,
-                                                  @ForAll @IntRange(min = 0, max = 59) int second) {
+    void scalingInsideTheRangeKeepsTheRestartHash(
+            @ForAll("rangedWorkloads") WorkloadFacts facts,
+            @ForAll @IntRange(min = 0, max = 59) int first,
+            @ForAll @IntRange(min = 0, max = 59) int second) {
         ReplicaRange range = facts.replicaRange();
         int span = range.max() - range.min() + 1;
-        WorkloadFacts atFirst = facts.toBuilder().replicas(range.min() + first % span).build();
-        WorkloadFacts atSecond = facts.toBuilder().replicas(range.min() + second % span).build();
+        WorkloadFacts atFirst =
+                facts.toBuilder().replicas(range.min() + first % span).build();
+        WorkloadFacts atSecond =
+                facts.toBuilder().replicas(range.min() + second % span).build();
         // The least memory at which the workload fits at both counts (more memory never stops a fit).
         long memory = Math.max(leastFitting(atFirst), leastFitting(atSecond));
-        AllocationResult one = engine.allocate(atFirst.toBuilder().memoryBytes(memory).build());
-        AllocationResult other = engine.allocate(atSecond.toBuilder().memoryBytes(memory).build());
+        AllocationResult one =
+                engine.allocate(atFirst.toBuilder().memoryBytes(memory).build());
+        AllocationResult other =
+                engine.allocate(atSecond.toBuilder().memoryBytes(memory).build());
         Assume.that(one.ok() && other.ok());
         Allocation a = one.allocation();
         Allocation b = other.allocation();
@@ -62,7 +69,8 @@ class ReplicaRangePropertiesTest {
 
     private long leastFitting(WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);
-        return result.ok() || result.minimumMemoryBytes() == null ? facts.memoryBytes()
+        return result.ok() || result.minimumMemoryBytes() == null
+                ? facts.memoryBytes()
                 : Math.max(facts.memoryBytes(), result.minimumMemoryBytes());
     }
 
@@ -75,11 +83,14 @@ class ReplicaRangePropertiesTest {
             Topology at = Topology.of(facts.toBuilder().replicas(r).build());
             assertThat(worst.rocksDbInstances()).as("replicas %d", r).isGreaterThanOrEqualTo(at.rocksDbInstances());
             if (at.rocksDbInstances() == worst.rocksDbInstances()) {
-                assertThat(worst.activeTasksPerPod()).as("tie at replicas %d", r)
+                assertThat(worst.activeTasksPerPod())
+                        .as("tie at replicas %d", r)
                         .isGreaterThanOrEqualTo(at.activeTasksPerPod());
             }
             reached |= at.equals(worst);
         }
-        assertThat(reached).as("the worst case is the topology of some count of the range").isTrue();
+        assertThat(reached)
+                .as("the worst case is the topology of some count of the range")
+                .isTrue();
     }
 }

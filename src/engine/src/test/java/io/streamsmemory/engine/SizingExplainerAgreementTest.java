@@ -33,8 +33,8 @@ class SizingExplainerAgreementTest {
         assertThat(a.part("jvm-metaspace").bytes()).isEqualTo(s.jvm().metaspaceMiB() * MiB);
         assertThat(a.part("jvm-thread-stacks").bytes()).isEqualTo(s.jvm().stacksMiB() * MiB);
         assertThat(a.part("jvm-direct-memory").bytes()).isEqualTo(s.directMemoryBytes());
-        assertThat(a.part("headroom").bytes()).isEqualTo((s.jvm().headroomMiB() + s.split().spareHeadroomMiB()) * MiB
-                + facts.memoryBytes() % MiB);
+        assertThat(a.part("headroom").bytes())
+                .isEqualTo((s.jvm().headroomMiB() + s.split().spareHeadroomMiB()) * MiB + facts.memoryBytes() % MiB);
         assertThat(a.part("heap").bytes()).isEqualTo(s.split().heapBytes());
         assertThat(a.part("client-buffers").bytes()).isEqualTo(s.clients().heapBytes());
         assertThat(a.part("record-cache").bytes()).isEqualTo(s.heapShares().recordCache());
@@ -42,12 +42,15 @@ class SizingExplainerAgreementTest {
         assertThat(a.part("application").bytes()).isEqualTo(s.heapShares().application());
         assertThat(a.part("rocksdb").bytes()).isEqualTo(s.split().rocksDbMiB() * MiB);
         if (s.persistent()) {
-            assertThat(a.part("rocksdb-block-cache").bytes()).isEqualTo(s.rocksDb().blockCacheCapacityBytes());
+            assertThat(a.part("rocksdb-block-cache").bytes())
+                    .isEqualTo(s.rocksDb().blockCacheCapacityBytes());
             assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(s.nativeOverheadBytes());
         }
         if (s.uncommitted().on()) {
-            assertThat(a.part("uncommitted-writes").bytes()).isEqualTo(s.uncommitted().heapBytes());
-            assertThat(a.part("uncommitted-write-batches").bytes()).isEqualTo(s.uncommitted().nativeBytes());
+            assertThat(a.part("uncommitted-writes").bytes())
+                    .isEqualTo(s.uncommitted().heapBytes());
+            assertThat(a.part("uncommitted-write-batches").bytes())
+                    .isEqualTo(s.uncommitted().nativeBytes());
         }
     }
 }

@@ -13,8 +13,7 @@ public final class ApiServerRequests {
     private static final Pattern REQUESTS = Pattern.compile("(?m)^apiserver_request_total\\{([^}]*)} (\\S+)$");
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
-    private ApiServerRequests() {
-    }
+    private ApiServerRequests() {}
 
     /** The requests summed over the label sets {@code which} accepts (labels: verb, resource, subresource, ...). */
     public static double sum(KubernetesClient client, Predicate<Map<String, String>> which) {
@@ -34,8 +33,10 @@ public final class ApiServerRequests {
         Matcher line = REQUESTS.matcher(client.raw("/metrics"));
         while (line.find()) {
             Map<String, String> labels = labels(line.group(1));
-            counts.merge(labels.getOrDefault("verb", "") + " " + labels.getOrDefault("resource", ""),
-                    Double.parseDouble(line.group(2)), Double::sum);
+            counts.merge(
+                    labels.getOrDefault("verb", "") + " " + labels.getOrDefault("resource", ""),
+                    Double.parseDouble(line.group(2)),
+                    Double::sum);
         }
         return counts;
     }

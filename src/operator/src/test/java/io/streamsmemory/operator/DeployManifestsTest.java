@@ -38,11 +38,14 @@ class DeployManifestsTest {
     @Test
     void kustomizationPassesAServerSideDryRun() {
         Fixtures.namespace(client, OPERATOR_NAMESPACE);
-        String output = controlPlane.kubectl("apply", "-k", Path.of("../../deploy").toAbsolutePath().toString(),
-                "--dry-run=server");
-        assertThat(output).contains("customresourcedefinition.apiextensions.k8s.io/streamsmemorypolicies.streamsmemory.io",
-                "clusterrole.rbac.authorization.k8s.io/streams-memory-operator",
-                "deployment.apps/streams-memory-operator", "service/streams-memory-operator");
+        String output = controlPlane.kubectl(
+                "apply", "-k", Path.of("../../deploy").toAbsolutePath().toString(), "--dry-run=server");
+        assertThat(output)
+                .contains(
+                        "customresourcedefinition.apiextensions.k8s.io/streamsmemorypolicies.streamsmemory.io",
+                        "clusterrole.rbac.authorization.k8s.io/streams-memory-operator",
+                        "deployment.apps/streams-memory-operator",
+                        "service/streams-memory-operator");
     }
 
     @Test
@@ -59,44 +62,87 @@ class DeployManifestsTest {
         // Least privilege: no secrets, no pod deletion, no CRD writes, no cluster-wide leases.
         assertThat(allowed(asOperator, "", "secrets", "get", "shop")).isFalse();
         assertThat(allowed(asOperator, "", "pods", "delete", "shop")).isFalse();
-        assertThat(allowed(asOperator, "apiextensions.k8s.io", "customresourcedefinitions", "create", null)).isFalse();
-        assertThat(allowed(asOperator, "coordination.k8s.io", "leases", "update", "shop")).isFalse();
+        assertThat(allowed(asOperator, "apiextensions.k8s.io", "customresourcedefinitions", "create", null))
+                .isFalse();
+        assertThat(allowed(asOperator, "coordination.k8s.io", "leases", "update", "shop"))
+                .isFalse();
         assertThat(allowed(asOperator, "apps", "deployments", "update", "shop")).isFalse();
         // No finalizer of its own, so policies are only patched (to take off one an earlier version added).
-        assertThat(allowed(asOperator, "streamsmemory.io", "streamsmemorypolicies", "update", "shop")).isFalse();
-        ClusterRole role = client.rbac().clusterRoles().withName("streams-memory-operator").get();
-        assertThat(role.getRules()).noneMatch(rule -> rule.getVerbs().contains("*") || rule.getResources().contains("*"));
+        assertThat(allowed(asOperator, "streamsmemory.io", "streamsmemorypolicies", "update", "shop"))
+                .isFalse();
+        ClusterRole role =
+                client.rbac().clusterRoles().withName("streams-memory-operator").get();
+        assertThat(role.getRules())
+                .noneMatch(rule ->
+                        rule.getVerbs().contains("*") || rule.getResources().contains("*"));
 
         String ns = "shop";
         Fixtures.namespace(client, ns);
-        try (RunningOperator operator = RunningOperator.startWithLeaderElection(asOperator, OPERATOR_NAMESPACE, "op-a")) {
+        try (RunningOperator operator =
+                RunningOperator.startWithLeaderElection(asOperator, OPERATOR_NAMESPACE, "op-a")) {
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-            await().atMost(WAIT).until(() -> templateRestartHash(client.apps().deployments().inNamespace(ns)
-                    .withName("orders-app").get()) != null);
+            await().atMost(WAIT)
+                    .until(() -> templateRestartHash(client.apps()
+                                    .deployments()
+                                    .inNamespace(ns)
+                                    .withName("orders-app")
+                                    .get())
+                            != null);
             await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
-                return p.getStatus() != null && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
+                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
+                        .inNamespace(ns)
+                        .withName("orders")
+                        .get();
+                return p.getStatus() != null
+                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
             });
-            await().atMost(WAIT).until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
-                    .anyMatch(e -> e.getReason().equals("Allocated")));
+            await().atMost(WAIT)
+                    .until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
+                            .anyMatch(e -> e.getReason().equals("Allocated")));
             // Opt-out: the operator deletes the ConfigMap itself.
-            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
-                    d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
+            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"), d -> {
+                d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY);
+                return d;
+            });
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
             // Deleting the policy waits for nothing of the operator's (it adds no finalizer).
-            client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
-            await().atMost(WAIT).until(() -> client.resources(StreamsMemoryPolicy.class).inNamespace(ns)
-                    .withName("orders").get() == null);
+            client.resources(StreamsMemoryPolicy.class)
+                    .inNamespace(ns)
+                    .withName("orders")
+                    .delete();
+            await().atMost(WAIT)
+                    .until(() -> client.resources(StreamsMemoryPolicy.class)
+                                    .inNamespace(ns)
+                                    .withName("orders")
+                                    .get()
+                            == null);
         }
-        assertThat(client.leases().inNamespace(OPERATOR_NAMESPACE).withName("streams-memory-operator").get()
-                .getSpec().getHolderIdentity()).isEqualTo("op-a");
+        assertThat(client.leases()
+                        .inNamespace(OPERATOR_NAMESPACE)
+                        .withName("streams-memory-operator")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isEqualTo("op-a");
     }
 
     private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace) {
-        return as.authorization().v1().selfSubjectAccessReview().create(new SelfSubjectAccessReviewBuilder()
-                .withNewSpec().withNewResourceAttributes().withGroup(group).withResource(resource).withVerb(verb)
-                .withNamespace(namespace).endResourceAttributes().endSpec().build()).getStatus().getAllowed();
+        return as.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withNewResourceAttributes()
+                        .withGroup(group)
+                        .withResource(resource)
+                        .withVerb(verb)
+                        .withNamespace(namespace)
+                        .endResourceAttributes()
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getAllowed();
     }
 }

@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -17,10 +17,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
-import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
@@ -38,19 +38,36 @@ import java.util.function.UnaryOperator;
 public final class Fixtures {
     /** The committed CRD; CrdIsUpToDateTest keeps it equal to the one generated from the model. */
     static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");
+
     static final Duration WAIT = Duration.ofSeconds(30);
     static final Path DEPLOY = Path.of("../../deploy");
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     public static void installCrd(KubernetesClient client) throws IOException {
         try (InputStream in = Files.newInputStream(CRD)) {
-            CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).serverSideApply();
-            await().atMost(WAIT).until(() -> client.apiextensions().v1().customResourceDefinitions()
-                    .withName(crd.getMetadata().getName()).get().getStatus().getConditions().stream()
-                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+            CustomResourceDefinition crd = client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .load(in)
+                    .item();
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .resource(crd)
+                    .serverSideApply();
+            await().atMost(WAIT)
+                    .until(() -> client
+                            .apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .withName(crd.getMetadata().getName())
+                            .get()
+                            .getStatus()
+                            .getConditions()
+                            .stream()
+                            .anyMatch(c -> c.getType().equals("Established")
+                                    && c.getStatus().equals("True")));
         }
     }
 
@@ -66,17 +83,25 @@ public final class Fixtures {
     /** deploy/webhook.yaml's configuration, pointed at an operator on this machine instead of the Service. */
     public static MutatingWebhookConfiguration installWebhookConfiguration(KubernetesClient client, int port) {
         MutatingWebhookConfiguration configuration = deployFile(client, "webhook.yaml").stream()
-                .filter(MutatingWebhookConfiguration.class::isInstance).map(MutatingWebhookConfiguration.class::cast)
-                .findFirst().orElseThrow();
+                .filter(MutatingWebhookConfiguration.class::isInstance)
+                .map(MutatingWebhookConfiguration.class::cast)
+                .findFirst()
+                .orElseThrow();
         for (MutatingWebhook webhook : configuration.getWebhooks()) {
             webhook.setClientConfig(new WebhookClientConfigBuilder()
-                    .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH).build());
+                    .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH)
+                    .build());
         }
         return client.resource(configuration).serverSideApply();
     }
 
     public static void namespace(KubernetesClient client, String name) {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .build())
                 .serverSideApply();
     }
 
@@ -99,18 +124,29 @@ public final class Fixtures {
         return policy;
     }
 
-    public static Deployment deployment(String namespace, String name, String policy, int replicas,
-                                       String memoryLimit) {
+    public static Deployment deployment(
+            String namespace, String name, String policy, int replicas, String memoryLimit) {
         DeploymentBuilder builder = new DeploymentBuilder()
-                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
                 .withNewSpec()
                 .withReplicas(replicas)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
                 .withNewTemplate()
-                .withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
                 .withNewSpec()
-                .addNewContainer().withName("streams").withImage("example/streams-app:1")
-                .withNewResources().addToLimits("memory", new Quantity(memoryLimit)).endResources()
+                .addNewContainer()
+                .withName("streams")
+                .withImage("example/streams-app:1")
+                .withNewResources()
+                .addToLimits("memory", new Quantity(memoryLimit))
+                .endResources()
                 .endContainer()
                 .endSpec()
                 .endTemplate()
@@ -124,10 +160,15 @@ public final class Fixtures {
     /** A StatefulSet shaped as {@link #deployment} is. */
     static StatefulSet statefulSet(String namespace, String name, String policy, int replicas, String memoryLimit) {
         Deployment template = deployment(namespace, name, policy, replicas, memoryLimit);
-        return new StatefulSetBuilder().withMetadata(template.getMetadata())
-                .withNewSpec().withServiceName(name).withReplicas(replicas)
-                .withSelector(template.getSpec().getSelector()).withTemplate(template.getSpec().getTemplate())
-                .endSpec().build();
+        return new StatefulSetBuilder()
+                .withMetadata(template.getMetadata())
+                .withNewSpec()
+                .withServiceName(name)
+                .withReplicas(replicas)
+                .withSelector(template.getSpec().getSelector())
+                .withTemplate(template.getSpec().getTemplate())
+                .endSpec()
+                .build();
     }
 
     /**
@@ -135,11 +176,12 @@ public final class Fixtures {
      * users do (the operator writes status, finalizers and annotations of the same objects).
      */
     public static <T extends HasMetadata> void edit(Resource<T> resource, UnaryOperator<T> change) {
-        await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof KubernetesClientException k
-                && k.getCode() == 409).until(() -> {
-            resource.edit(change);
-            return true;
-        });
+        await().atMost(WAIT)
+                .ignoreExceptionsMatching(e -> e instanceof KubernetesClientException k && k.getCode() == 409)
+                .until(() -> {
+                    resource.edit(change);
+                    return true;
+                });
     }
 
     /** The allocation ConfigMap of Deployment {@code workload}. */
@@ -148,12 +190,15 @@ public final class Fixtures {
     }
 
     static ConfigMap configMap(KubernetesClient client, String namespace, String kind, String workload) {
-        return client.configMaps().inNamespace(namespace).withName(AllocationConfigMap.configMapName(kind, workload))
+        return client.configMaps()
+                .inNamespace(namespace)
+                .withName(AllocationConfigMap.configMapName(kind, workload))
                 .get();
     }
 
     public static String templateRestartHash(Deployment deployment) {
-        Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        Map<String, String> annotations =
+                deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(MetadataKeys.RESTART_HASH);
     }
 }

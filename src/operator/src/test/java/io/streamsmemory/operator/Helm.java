@@ -43,7 +43,10 @@ public final class Helm {
     /** The cached helm, or an error naming the command that builds it (a missing helm never skips the tests). */
     public static Helm locate(Path home, Path kubeconfig) {
         String version = pinnedVersion();
-        Path binary = ControlPlaneBinaries.cacheRoot().resolve("helm").resolve(version).resolve("helm");
+        Path binary = ControlPlaneBinaries.cacheRoot()
+                .resolve("helm")
+                .resolve(version)
+                .resolve("helm");
         if (!Files.isExecutable(binary) || !Files.isRegularFile(binary.resolveSibling(".complete"))) {
             throw new IllegalStateException("helm " + version + " not found at " + binary + ": " + HOW_TO_BUILD);
         }

@@ -53,80 +53,137 @@ class HelmChartTest {
 
     @Test
     void lintPasses() {
-        assertThat(helm.run("lint", "--strict", Helm.CHART.toString()).orFail("helm lint").output())
+        assertThat(helm.run("lint", "--strict", Helm.CHART.toString())
+                        .orFail("helm lint")
+                        .output())
                 .contains("1 chart(s) linted, 0 chart(s) failed");
     }
 
     @Test
     void deployIsTheChartRenderedWithItsDefaults() throws Exception {
         Path rendered = OUT.resolve("manifests");
-        helm.script(Path.of("../scripts/manifests.sh"), rendered.toAbsolutePath().toString()).orFail("manifests.sh");
-        for (String file : List.of("serviceaccount.yaml", "rbac.yaml", "operator.yaml", "service.yaml", "webhook.yaml")) {
+        helm.script(
+                        Path.of("../scripts/manifests.sh"),
+                        rendered.toAbsolutePath().toString())
+                .orFail("manifests.sh");
+        for (String file :
+                List.of("serviceaccount.yaml", "rbac.yaml", "operator.yaml", "service.yaml", "webhook.yaml")) {
             assertThat(Files.readString(Fixtures.DEPLOY.resolve(file)))
                     .as("deploy/%s differs from the chart rendered with its defaults: run make manifests", file)
                     .isEqualTo(Files.readString(rendered.resolve(file)));
         }
         assertThat(Files.readString(Helm.CHART.resolve("crds").resolve(Fixtures.CRD.getFileName())))
-                .as("the chart's crds/ is stale: run make manifests").isEqualTo(Files.readString(Fixtures.CRD));
+                .as("the chart's crds/ is stale: run make manifests")
+                .isEqualTo(Files.readString(Fixtures.CRD));
     }
 
     @Test
     void defaultsRenderTheOperatorsOwnCertificatesAndFailOpen() {
         List<HasMetadata> objects = template();
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getFailurePolicy).containsOnly("Ignore");
-        assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getTimeoutSeconds).containsOnly(2);
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getFailurePolicy)
+                .containsOnly("Ignore");
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getTimeoutSeconds)
+                .containsOnly(2);
         assertThat(webhooks.getMetadata().getAnnotations()).isNullOrEmpty();
-        assertThat(objects).anyMatch(o -> o.getKind().equals("Secret")
-                && o.getMetadata().getName().equals(NAME + "-webhook-tls"));
-        assertThat(objects).noneMatch(o -> o.getKind().equals("Certificate") || o.getKind().equals("ServiceMonitor"));
+        assertThat(objects)
+                .anyMatch(o -> o.getKind().equals("Secret")
+                        && o.getMetadata().getName().equals(NAME + "-webhook-tls"));
+        assertThat(objects)
+                .noneMatch(o -> o.getKind().equals("Certificate") || o.getKind().equals("ServiceMonitor"));
         Map<String, String> env = env(one(objects, Deployment.class));
-        assertThat(env).containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true")
+        assertThat(env)
+                .containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true")
                 .containsEntry("MALLOC_ARENA_MAX", "2")
                 .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", WebhookSettings.DEFAULT_AGENT_IMAGE)
-                .doesNotContainKeys("QUARKUS_OPERATOR_SDK_CONTROLLERS_STREAMSMEMORYPOLICY_NAMESPACES",
-                        "STREAMSMEMORY_WEBHOOK_CERT_FILE", "STREAMSMEMORY_WEBHOOK_AGENT_IMAGE_PULL_SECRETS");
+                .doesNotContainKeys(
+                        "QUARKUS_OPERATOR_SDK_CONTROLLERS_STREAMSMEMORYPOLICY_NAMESPACES",
+                        "STREAMSMEMORY_WEBHOOK_CERT_FILE",
+                        "STREAMSMEMORY_WEBHOOK_AGENT_IMAGE_PULL_SECRETS");
     }
 
     @Test
     void certManagerReplacesTheOperatorsOwnCertificates() {
-        List<HasMetadata> objects = template("--set", "certManager.enabled=true",
-                "--set", "metrics.serviceMonitor.enabled=true");
+        List<HasMetadata> objects =
+                template("--set", "certManager.enabled=true", "--set", "metrics.serviceMonitor.enabled=true");
         GenericKubernetesResource certificate = (GenericKubernetesResource) objects.stream()
-                .filter(o -> o.getKind().equals("Certificate")).findFirst().orElseThrow();
+                .filter(o -> o.getKind().equals("Certificate"))
+                .findFirst()
+                .orElseThrow();
         assertThat(certificate.get("spec", "secretName").toString()).isEqualTo(NAME + "-webhook-cert");
-        assertThat(certificate.<List<String>>get("spec", "dnsNames"))
-                .contains(NAME + "-webhook." + NAMESPACE + ".svc");
+        assertThat(certificate.<List<String>>get("spec", "dnsNames")).contains(NAME + "-webhook." + NAMESPACE + ".svc");
         assertThat(objects).anyMatch(o -> o.getKind().equals("Issuer"));
         assertThat(objects).anyMatch(o -> o.getKind().equals("ServiceMonitor"));
         // The operator's own TLS Secret and the Role that writes it are gone: nothing writes Secrets.
         assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals(NAME + "-webhook-tls"));
-        assertThat(one(objects, MutatingWebhookConfiguration.class).getMetadata().getAnnotations())
+        assertThat(one(objects, MutatingWebhookConfiguration.class)
+                        .getMetadata()
+                        .getAnnotations())
                 .containsEntry("cert-manager.io/inject-ca-from", NAMESPACE + "/" + NAME + "-webhook");
         Deployment operator = one(objects, Deployment.class);
-        assertThat(env(operator)).containsEntry("STREAMSMEMORY_WEBHOOK_CERT_FILE", "/etc/webhook/tls/tls.crt")
+        assertThat(env(operator))
+                .containsEntry("STREAMSMEMORY_WEBHOOK_CERT_FILE", "/etc/webhook/tls/tls.crt")
                 .containsEntry("STREAMSMEMORY_WEBHOOK_KEY_FILE", "/etc/webhook/tls/tls.key");
         assertThat(operator.getSpec().getTemplate().getSpec().getVolumes())
-                .anyMatch(v -> v.getSecret() != null && v.getSecret().getSecretName().equals(NAME + "-webhook-cert"));
+                .anyMatch(v ->
+                        v.getSecret() != null && v.getSecret().getSecretName().equals(NAME + "-webhook-cert"));
         // With an issuer of the user's, the chart makes none.
-        assertThat(template("--set", "certManager.enabled=true", "--set", "certManager.issuerRef.name=corp-ca",
-                "--set", "certManager.issuerRef.kind=ClusterIssuer")).noneMatch(o -> o.getKind().equals("Issuer"));
+        assertThat(template(
+                        "--set",
+                        "certManager.enabled=true",
+                        "--set",
+                        "certManager.issuerRef.name=corp-ca",
+                        "--set",
+                        "certManager.issuerRef.kind=ClusterIssuer"))
+                .noneMatch(o -> o.getKind().equals("Issuer"));
     }
 
     @Test
     void customImagesOneWatchedNamespaceAndWebhookSettings() {
-        List<HasMetadata> objects = template("--set", "operator.image.repository=registry.example/smo/operator",
-                "--set", "operator.image.tag=1.2.3", "--set", "webhook.agent.image.repository=registry.example/smo/agent",
-                "--set", "webhook.agent.image.tag=1.2.4", "--set", "watchNamespaces={shop}",
-                "--set", "webhook.agent.runAsUser=-1", "--set", "webhook.agent.imagePullSecrets={agent-registry}",
-                "--set", "webhook.agent.resources.limits.cpu=none", "--set", "logFormat=text",
-                "--set", "webhook.failurePolicy=Fail", "--set", "webhook.timeoutSeconds=5", "--set", "webhook.port=9443");
+        List<HasMetadata> objects = template(
+                "--set",
+                "operator.image.repository=registry.example/smo/operator",
+                "--set",
+                "operator.image.tag=1.2.3",
+                "--set",
+                "webhook.agent.image.repository=registry.example/smo/agent",
+                "--set",
+                "webhook.agent.image.tag=1.2.4",
+                "--set",
+                "watchNamespaces={shop}",
+                "--set",
+                "webhook.agent.runAsUser=-1",
+                "--set",
+                "webhook.agent.imagePullSecrets={agent-registry}",
+                "--set",
+                "webhook.agent.resources.limits.cpu=none",
+                "--set",
+                "logFormat=text",
+                "--set",
+                "webhook.failurePolicy=Fail",
+                "--set",
+                "webhook.timeoutSeconds=5",
+                "--set",
+                "webhook.port=9443");
         Deployment operator = one(objects, Deployment.class);
-        assertThat(operator.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        assertThat(operator.getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getImage())
                 .isEqualTo("registry.example/smo/operator:1.2.3");
-        assertThat(operator.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
+        assertThat(operator.getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getPorts())
                 .anyMatch(p -> p.getName().equals("webhook") && p.getContainerPort() == 9443);
-        assertThat(env(operator)).containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", "registry.example/smo/agent:1.2.4")
+        assertThat(env(operator))
+                .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE", "registry.example/smo/agent:1.2.4")
                 .containsEntry("QUARKUS_OPERATOR_SDK_CONTROLLERS_STREAMSMEMORYPOLICY_NAMESPACES", "shop")
                 .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_RUN_AS_USER", "-1")
                 .containsEntry("STREAMSMEMORY_WEBHOOK_AGENT_IMAGE_PULL_SECRETS", "agent-registry")
@@ -134,29 +191,47 @@ class HelmChartTest {
                 .containsEntry("STREAMSMEMORY_WEBHOOK_PORT", "9443")
                 .containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getFailurePolicy).containsOnly("Fail");
-        assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getTimeoutSeconds).containsOnly(5);
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getFailurePolicy)
+                .containsOnly("Fail");
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getTimeoutSeconds)
+                .containsOnly(5);
     }
 
     @Test
     void aTypoInAValueFailsBeforeAnythingIsInstalled() {
-        for (String typo : List.of("webhook.failurPolicy=Fail", "webhook.failurePolicy=Sometimes", "logFormat=xml",
-                "operator.replica=3", "webhook.agent.resources.limits.cpu=lots", "certManager.issuerRef.kind=ClusterIssuer")) {
+        for (String typo : List.of(
+                "webhook.failurPolicy=Fail",
+                "webhook.failurePolicy=Sometimes",
+                "logFormat=xml",
+                "operator.replica=3",
+                "webhook.agent.resources.limits.cpu=lots",
+                "certManager.issuerRef.kind=ClusterIssuer")) {
             Helm.Result result = helm.run("template", RELEASE, Helm.CHART.toString(), "--set", typo);
             assertThat(result.exitCode()).as("helm template --set %s", typo).isNotZero();
-            assertThat(result.output()).as("helm template --set %s", typo).contains("values don't meet the specifications of the schema");
+            assertThat(result.output())
+                    .as("helm template --set %s", typo)
+                    .contains("values don't meet the specifications of the schema");
         }
     }
 
     @Test
     void installRunUpgradeUninstallOnTheApiServer() throws Exception {
-        Helm.Result install = helm.run("install", RELEASE, Helm.CHART.toString(), "--namespace", NAMESPACE,
-                "--create-namespace").orFail("helm install");
-        Files.writeString(OUT.resolve("install.txt"), "$ helm install " + RELEASE + " deploy/helm/streams-memory-operator"
-                + " --namespace " + NAMESPACE + " --create-namespace\n" + install.output());
+        Helm.Result install = helm.run(
+                        "install", RELEASE, Helm.CHART.toString(), "--namespace", NAMESPACE, "--create-namespace")
+                .orFail("helm install");
+        Files.writeString(
+                OUT.resolve("install.txt"),
+                "$ helm install " + RELEASE + " deploy/helm/streams-memory-operator" + " --namespace " + NAMESPACE
+                        + " --create-namespace\n" + install.output());
         assertThat(install.output()).contains("STATUS: deployed");
-        assertThat(client.apiextensions().v1().customResourceDefinitions()
-                .withName("streamsmemorypolicies.streamsmemory.io").get()).isNotNull();
+        assertThat(client.apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName("streamsmemorypolicies.streamsmemory.io")
+                        .get())
+                .isNotNull();
 
         // The operator under the chart's ServiceAccount and RBAC (no kubelet here: the chart's pods never run).
         KubernetesClient asOperator = controlPlane.clientAs(NAMESPACE, NAME);
@@ -167,22 +242,56 @@ class HelmChartTest {
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
             await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
-                return p.getStatus() != null && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
+                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
+                        .inNamespace(ns)
+                        .withName("orders")
+                        .get();
+                return p.getStatus() != null
+                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
             });
-            Files.writeString(OUT.resolve("get-smp.txt"), "$ kubectl get smp -A\n" + controlPlane.kubectl("get", "smp", "-A"));
+            Files.writeString(
+                    OUT.resolve("get-smp.txt"), "$ kubectl get smp -A\n" + controlPlane.kubectl("get", "smp", "-A"));
 
-            Helm.Result upgrade = helm.run("upgrade", RELEASE, Helm.CHART.toString(), "--namespace", NAMESPACE,
-                    "--set", "operator.replicas=1", "--set", "webhook.failurePolicy=Fail", "--set", "webhook.timeoutSeconds=5",
-                    "--set", "operator.image.tag=0.1.1").orFail("helm upgrade");
+            Helm.Result upgrade = helm.run(
+                            "upgrade",
+                            RELEASE,
+                            Helm.CHART.toString(),
+                            "--namespace",
+                            NAMESPACE,
+                            "--set",
+                            "operator.replicas=1",
+                            "--set",
+                            "webhook.failurePolicy=Fail",
+                            "--set",
+                            "webhook.timeoutSeconds=5",
+                            "--set",
+                            "operator.image.tag=0.1.1")
+                    .orFail("helm upgrade");
             Files.writeString(OUT.resolve("upgrade.txt"), upgrade.output());
-            Deployment deployed = client.apps().deployments().inNamespace(NAMESPACE).withName(NAME).get();
+            Deployment deployed = client.apps()
+                    .deployments()
+                    .inNamespace(NAMESPACE)
+                    .withName(NAME)
+                    .get();
             assertThat(deployed.getSpec().getReplicas()).isEqualTo(1);
-            assertThat(deployed.getSpec().getTemplate().getSpec().getContainers().get(0).getImage()).endsWith(":0.1.1");
-            MutatingWebhookConfiguration webhooks = client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                    .withName(NAME).get();
-            assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getFailurePolicy).containsOnly("Fail");
-            assertThat(webhooks.getWebhooks()).extracting(MutatingWebhook::getTimeoutSeconds).containsOnly(5);
+            assertThat(deployed.getSpec()
+                            .getTemplate()
+                            .getSpec()
+                            .getContainers()
+                            .get(0)
+                            .getImage())
+                    .endsWith(":0.1.1");
+            MutatingWebhookConfiguration webhooks = client.admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName(NAME)
+                    .get();
+            assertThat(webhooks.getWebhooks())
+                    .extracting(MutatingWebhook::getFailurePolicy)
+                    .containsOnly("Fail");
+            assertThat(webhooks.getWebhooks())
+                    .extracting(MutatingWebhook::getTimeoutSeconds)
+                    .containsOnly(5);
             // The operator keeps reconciling after the upgrade.
             client.resource(deployment(ns, "payments-app", "orders", 2, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "payments-app") != null);
@@ -191,15 +300,33 @@ class HelmChartTest {
         helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");
         assertThat(client.rbac().clusterRoles().withName(NAME).get()).isNull();
         assertThat(client.rbac().clusterRoleBindings().withName(NAME).get()).isNull();
-        assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(NAME).get()).isNull();
-        assertThat(leftIn(NAMESPACE)).as("objects left in %s after helm uninstall", NAMESPACE).isEmpty();
+        assertThat(client.admissionRegistration()
+                        .v1()
+                        .mutatingWebhookConfigurations()
+                        .withName(NAME)
+                        .get())
+                .isNull();
+        assertThat(leftIn(NAMESPACE))
+                .as("objects left in %s after helm uninstall", NAMESPACE)
+                .isEmpty();
         // A policy is deleted at once without the operator: it carries no finalizer to wait for.
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
-        await().atMost(WAIT).until(() -> client.resources(StreamsMemoryPolicy.class).inNamespace(ns)
-                .withName("orders").get() == null);
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
+        await().atMost(WAIT)
+                .until(() -> client.resources(StreamsMemoryPolicy.class)
+                                .inNamespace(ns)
+                                .withName("orders")
+                                .get()
+                        == null);
         // Helm keeps the CRDs of crds/ on uninstall (the chart README says how to remove it).
-        assertThat(client.apiextensions().v1().customResourceDefinitions()
-                .withName("streamsmemorypolicies.streamsmemory.io").get()).isNotNull();
+        assertThat(client.apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName("streamsmemorypolicies.streamsmemory.io")
+                        .get())
+                .isNotNull();
     }
 
     /** The objects of the chart's kinds left in a namespace (the Lease is the operator's, made at run time). */
@@ -208,29 +335,41 @@ class HelmChartTest {
         left.addAll(client.apps().deployments().inNamespace(namespace).list().getItems());
         left.addAll(client.services().inNamespace(namespace).list().getItems());
         left.addAll(client.secrets().inNamespace(namespace).list().getItems());
-        left.addAll(client.serviceAccounts().inNamespace(namespace).withName(NAME).get() == null
-                ? List.of() : List.of(client.serviceAccounts().inNamespace(namespace).withName(NAME).get()));
+        left.addAll(
+                client.serviceAccounts().inNamespace(namespace).withName(NAME).get() == null
+                        ? List.of()
+                        : List.of(client.serviceAccounts()
+                                .inNamespace(namespace)
+                                .withName(NAME)
+                                .get()));
         left.addAll(client.rbac().roles().inNamespace(namespace).list().getItems());
         left.addAll(client.rbac().roleBindings().inNamespace(namespace).list().getItems());
-        return left.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList();
+        return left.stream()
+                .map(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .toList();
     }
 
     private List<HasMetadata> template(String... args) {
-        List<String> command = new ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(),
-                "--namespace", NAMESPACE));
+        List<String> command =
+                new ArrayList<>(List.of("template", RELEASE, Helm.CHART.toString(), "--namespace", NAMESPACE));
         command.addAll(List.of(args));
-        String yaml = helm.run(command.toArray(String[]::new)).orFail("helm template " + String.join(" ", args)).output();
-        return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+        String yaml = helm.run(command.toArray(String[]::new))
+                .orFail("helm template " + String.join(" ", args))
+                .output();
+        return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+                .items();
     }
 
     private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type) {
-        List<T> found = objects.stream().filter(type::isInstance).map(type::cast).toList();
+        List<T> found =
+                objects.stream().filter(type::isInstance).map(type::cast).toList();
         assertThat(found).as("objects of %s", type.getSimpleName()).hasSize(1);
         return found.get(0);
     }
 
     private static Map<String, String> env(Deployment deployment) {
         return deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
-                .filter(e -> e.getValue() != null).collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+                .filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
     }
 }

@@ -33,11 +33,16 @@ class ImagesIT {
 
     @Test
     void makeImagesTagsTheChartsDefaultImages() throws Exception {
-        List<String> tagged = run(List.of("make", "-s", "-C", REPO.toString(), "image-names")).lines().toList();
+        List<String> tagged = run(List.of("make", "-s", "-C", REPO.toString(), "image-names"))
+                .lines()
+                .toList();
         Helm helm = Helm.locate(HelmChartTest.OUT.resolve("helm-home"), null);
-        String rendered = helm.run("template", "x", Helm.CHART.toString()).orFail("helm template").output();
+        String rendered = helm.run("template", "x", Helm.CHART.toString())
+                .orFail("helm template")
+                .output();
         assertThat(tagged).hasSize(2);
-        assertThat(rendered).contains("image: " + tagged.get(0))
+        assertThat(rendered)
+                .contains("image: " + tagged.get(0))
                 .contains("name: STREAMSMEMORY_WEBHOOK_AGENT_IMAGE\n              value: \"" + tagged.get(1) + "\"");
     }
 
@@ -49,8 +54,9 @@ class ImagesIT {
         }
         assertThat(sources).as("COPY sources of %s", dockerfile).isNotEmpty();
         for (String source : sources) {
-            assertThat(context.resolve(source)).as("%s copies %s from the build context %s (build it first)",
-                    dockerfile, source, context).exists();
+            assertThat(context.resolve(source))
+                    .as("%s copies %s from the build context %s (build it first)", dockerfile, source, context)
+                    .exists();
         }
     }
 

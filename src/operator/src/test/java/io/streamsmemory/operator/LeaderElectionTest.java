@@ -44,33 +44,47 @@ class LeaderElectionTest {
         RunningOperator first = RunningOperator.startWithLeaderElection(client, firstElection);
         await().atMost(WAIT).until(() -> holder(lockNamespace) != null);
         WriteLog followerWrites = new WriteLog();
-        try (KubernetesClient followerClient = new KubernetesClientBuilder().withConfig(client.getConfiguration())
-                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("write-log", followerWrites)).build()) {
-            RunningOperator second = RunningOperator.startWithLeaderElection(followerClient,
-                    new InProcessLeaseLeaderElection(lockNamespace, "second"));
+        try (KubernetesClient followerClient = new KubernetesClientBuilder()
+                .withConfig(client.getConfiguration())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("write-log", followerWrites))
+                .build()) {
+            RunningOperator second = RunningOperator.startWithLeaderElection(
+                    followerClient, new InProcessLeaseLeaderElection(lockNamespace, "second"));
             try {
                 assertThat(holder(lockNamespace)).isEqualTo("first");
                 client.resource(policy(ns, "orders", "2Gi")).create();
                 client.resource(deployment(ns, "one", "orders", 3, "2Gi")).create();
                 await().atMost(WAIT).until(() -> configMap(client, ns, "one") != null);
                 await().atMost(WAIT).until(() -> {
-                    var status = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get()
+                    var status = client.resources(StreamsMemoryPolicy.class)
+                            .inNamespace(ns)
+                            .withName("orders")
+                            .get()
                             .getStatus();
-                    return status != null && status.getWorkloads() != null && !status.getWorkloads().isEmpty();
+                    return status != null
+                            && status.getWorkloads() != null
+                            && !status.getWorkloads().isEmpty();
                 });
 
                 // The follower stays idle for as long as the leader holds the Lease.
-                await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-                    assertThat(second.reconciles()).as("the follower's reconciles").isZero();
-                    assertThat(followerWrites.writes()).as("the follower's writes other than the Lease").isEmpty();
-                });
+                await().during(Duration.ofSeconds(3))
+                        .atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> {
+                            assertThat(second.reconciles())
+                                    .as("the follower's reconciles")
+                                    .isZero();
+                            assertThat(followerWrites.writes())
+                                    .as("the follower's writes other than the Lease")
+                                    .isEmpty();
+                        });
                 assertThat(first.reconciles()).isPositive();
 
                 // Stopped, the leader does not release the Lease: the follower takes it once it expires.
                 first.close();
                 await().atMost(WAIT).until(() -> firstElection.stoppedLeading.get() == 1);
                 await().atMost(LeaseLeaderElection.LEASE_DURATION_DEFAULT_VALUE.plus(WAIT))
-                        .pollInterval(Duration.ofMillis(200)).until(() -> "second".equals(holder(lockNamespace)));
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> "second".equals(holder(lockNamespace)));
                 client.resource(deployment(ns, "two", "orders", 3, "2Gi")).create();
                 await().atMost(WAIT).until(() -> configMap(client, ns, "two") != null);
                 assertThat(second.reconciles()).isPositive();
@@ -82,7 +96,10 @@ class LeaderElectionTest {
     }
 
     private String holder(String namespace) {
-        var lease = client.leases().inNamespace(namespace).withName(LeaseLeaderElection.LEASE_NAME).get();
+        var lease = client.leases()
+                .inNamespace(namespace)
+                .withName(LeaseLeaderElection.LEASE_NAME)
+                .get();
         return lease == null ? null : lease.getSpec().getHolderIdentity();
     }
 
@@ -113,7 +130,7 @@ class LeaderElectionTest {
 
         @Override
         public Optional<LeaderCallbacks> getLeaderCallbacks() {
-            return Optional.of(new LeaderCallbacks(() -> { }, stoppedLeading::incrementAndGet, leader -> { }));
+            return Optional.of(new LeaderCallbacks(() -> {}, stoppedLeading::incrementAndGet, leader -> {}));
         }
     }
 
@@ -127,7 +144,8 @@ class LeaderElectionTest {
         @Override
         public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
             String path = request.uri().getPath();
-            if (!"GET".equals(request.method()) && !path.contains("/leases")
+            if (!"GET".equals(request.method())
+                    && !path.contains("/leases")
                     && !path.endsWith("/selfsubjectrulesreviews")) {
                 writes.add(request.method() + " " + path);
             }

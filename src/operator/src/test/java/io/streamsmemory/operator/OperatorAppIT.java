@@ -29,24 +29,34 @@ class OperatorAppIT {
         Fixtures.installCrd(client);
         String ns = "app";
         Fixtures.namespace(client, ns);
-        PackagedOperator operator = PackagedOperator.start(controlPlane.kubeconfigPath(), ns, "operator-it",
+        PackagedOperator operator = PackagedOperator.start(
+                controlPlane.kubeconfigPath(),
+                ns,
+                "operator-it",
                 Files.createTempFile("operator", ".log"),
                 "-Dstreamsmemory.webhook.port=" + PackagedOperator.freePort());
         try {
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
                     .until(() -> operator.get("/q/health/ready").statusCode() == 200);
             assertThat(operator.get("/q/health/live").statusCode()).isEqualTo(200);
 
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-            assertThat(client.leases().inNamespace(ns).withName("streams-memory-operator").get().getSpec()
-                    .getHolderIdentity()).isEqualTo("operator-it");
+            assertThat(client.leases()
+                            .inNamespace(ns)
+                            .withName("streams-memory-operator")
+                            .get()
+                            .getSpec()
+                            .getHolderIdentity())
+                    .isEqualTo("operator-it");
 
-            await().atMost(WAIT).untilAsserted(() -> assertThat(operator.get("/q/metrics").body())
-                    .contains("streamsmemory_allocation_bytes{", "part=\"heap\"", "workload=\"orders-app\"")
-                    .contains("streamsmemory_workloads_managed{")
-                    .containsPattern("operator_sdk_reconciliations\\w*\\{"));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(operator.get("/q/metrics").body())
+                            .contains("streamsmemory_allocation_bytes{", "part=\"heap\"", "workload=\"orders-app\"")
+                            .contains("streamsmemory_workloads_managed{")
+                            .containsPattern("operator_sdk_reconciliations\\w*\\{"));
         } finally {
             boolean exited = operator.stop();
             System.out.println(operator.logLines("operator errors:", "ERROR"));

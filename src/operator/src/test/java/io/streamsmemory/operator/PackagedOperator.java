@@ -33,14 +33,15 @@ public final class PackagedOperator implements AutoCloseable {
     }
 
     /** Starts the jar with {@code jvmArgs} (-D settings, heap flags); its output is appended to {@code log}. */
-    public static PackagedOperator start(Path kubeconfig, String namespace, String identity, Path log,
-                                         String... jvmArgs) throws IOException {
+    public static PackagedOperator start(
+            Path kubeconfig, String namespace, String identity, Path log, String... jvmArgs) throws IOException {
         return start(kubeconfig, namespace, identity, log, Map.of(), jvmArgs);
     }
 
     /** As {@link #start(Path, String, String, Path, String...)}, with {@code env} added to the process environment. */
-    public static PackagedOperator start(Path kubeconfig, String namespace, String identity, Path log,
-                                         Map<String, String> env, String... jvmArgs) throws IOException {
+    public static PackagedOperator start(
+            Path kubeconfig, String namespace, String identity, Path log, Map<String, String> env, String... jvmArgs)
+            throws IOException {
         if (!Files.exists(JAR)) {
             throw new IllegalStateException(JAR + " is built by the package phase: run `mvn verify`");
         }
@@ -48,7 +49,8 @@ public final class PackagedOperator implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("java", "-Dquarkus.http.port=" + httpPort));
         command.addAll(List.of(jvmArgs));
         command.addAll(List.of("-jar", JAR.toString()));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
         builder.environment().put("POD_NAMESPACE", namespace);
@@ -67,13 +69,17 @@ public final class PackagedOperator implements AutoCloseable {
 
     /** GET on the operator's HTTP port (health, metrics). */
     public HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** The log lines that contain any of {@code words}, under a heading, for a test's output. */
     public String logLines(String heading, String... words) throws IOException {
-        return Files.readString(log).lines().filter(line -> List.of(words).stream().anyMatch(line::contains))
+        return Files.readString(log)
+                .lines()
+                .filter(line -> List.of(words).stream().anyMatch(line::contains))
                 .reduce(heading, (a, b) -> a + "\n" + b);
     }
 

@@ -51,25 +51,32 @@ class PodListsPerReconcileTest {
         StreamsMemoryPolicy policy = Fixtures.policy(NS, "orders", "2Gi");
         policy.getSpec().setRollout(Rollout.Manual);
         client.resource(policy).create();
-        IntStream.range(0, WORKLOADS).parallel().forEach(i -> client.resource(
-                Fixtures.deployment(NS, String.format("app-%02d", i), "orders", 0, "2Gi")).create());
+        IntStream.range(0, WORKLOADS)
+                .parallel()
+                .forEach(i -> client.resource(Fixtures.deployment(NS, String.format("app-%02d", i), "orders", 0, "2Gi"))
+                        .create());
         await().atMost(WAIT).until(() -> allRowsHaveThreads(4));
         settle();
 
         double listsBefore = requests(PodListsPerReconcileTest::podList);
         double reconcilesBefore = requests(PodListsPerReconcileTest::policyStatusWrite);
-        client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders")
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NS)
+                .withName("orders")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":2}}}");
         await().atMost(WAIT).until(() -> allRowsHaveThreads(2));
         settle();
         double podLists = requests(PodListsPerReconcileTest::podList) - listsBefore;
         double reconciles = requests(PodListsPerReconcileTest::policyStatusWrite) - reconcilesBefore;
 
-        System.out.printf("re-split of %d workloads: %.0f pod LIST(s) in %.0f policy reconcile(s)%n", WORKLOADS,
-                podLists, reconciles);
+        System.out.printf(
+                "re-split of %d workloads: %.0f pod LIST(s) in %.0f policy reconcile(s)%n",
+                WORKLOADS, podLists, reconciles);
         assertThat(reconciles).as("policy reconciles (status writes)").isPositive();
         assertThat(podLists).as("pod LISTs: drift is counted, from one list").isPositive();
-        assertThat(podLists).as("pod LISTs, at most one per policy reconcile").isLessThanOrEqualTo(reconciles)
+        assertThat(podLists)
+                .as("pod LISTs, at most one per policy reconcile")
+                .isLessThanOrEqualTo(reconciles)
                 .isLessThan(WORKLOADS);
     }
 
@@ -79,10 +86,14 @@ class PodListsPerReconcileTest {
     }
 
     private boolean allRowsHaveThreads(int threads) {
-        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders")
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NS)
+                .withName("orders")
                 .get();
         StreamsMemoryPolicyStatus status = policy == null ? null : policy.getStatus();
-        return status != null && status.getWorkloads() != null && status.getWorkloads().size() == WORKLOADS
+        return status != null
+                && status.getWorkloads() != null
+                && status.getWorkloads().size() == WORKLOADS
                 && status.getWorkloads().stream().allMatch(row -> Objects.equals(row.getThreads(), threads));
     }
 
@@ -91,7 +102,8 @@ class PodListsPerReconcileTest {
     }
 
     private static boolean policyStatusWrite(Map<String, String> labels) {
-        return "streamsmemorypolicies".equals(labels.get("resource")) && "status".equals(labels.get("subresource"))
+        return "streamsmemorypolicies".equals(labels.get("resource"))
+                && "status".equals(labels.get("subresource"))
                 && !Set.of("GET", "LIST", "WATCH").contains(labels.get("verb"));
     }
 

@@ -33,12 +33,16 @@ class PolicyDeletionTest {
     }
 
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
-        return client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(name).get();
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     private boolean told(String namespace, String workload, String reason) {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .anyMatch(e -> e.getInvolvedObject().getName().equals(workload) && e.getReason().equals(reason));
+                .anyMatch(e -> e.getInvolvedObject().getName().equals(workload)
+                        && e.getReason().equals(reason));
     }
 
     @Test
@@ -50,7 +54,10 @@ class PolicyDeletionTest {
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         }
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
         await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
 
         try (RunningOperator operator = RunningOperator.start(client)) {
@@ -67,10 +74,17 @@ class PolicyDeletionTest {
         previous.getMetadata().setFinalizers(List.of(PREVIOUS_FINALIZER));
         client.resource(previous).create();
         try (RunningOperator operator = RunningOperator.start(client)) {
-            await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
-                    && policyIn(ns, "orders").getMetadata().getFinalizers().isEmpty());
+            await().atMost(WAIT)
+                    .until(() -> policyIn(ns, "orders").getStatus() != null
+                            && policyIn(ns, "orders")
+                                    .getMetadata()
+                                    .getFinalizers()
+                                    .isEmpty());
         }
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
         await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
     }
 }

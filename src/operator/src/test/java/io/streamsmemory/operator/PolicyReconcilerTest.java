@@ -20,9 +20,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
-import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.admission.WorkloadIndex;
 import io.streamsmemory.operator.api.JvmSpec;
+import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
@@ -69,14 +69,19 @@ class PolicyReconcilerTest {
     }
 
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
-        return client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(name).get();
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     private static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
         if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
             return Optional.empty();
         }
-        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst();
+        return policy.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst();
     }
 
     private static boolean isReady(StreamsMemoryPolicy policy, String status) {
@@ -85,7 +90,8 @@ class PolicyReconcilerTest {
 
     private List<Event> events(String namespace, String objectName, String reason) {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName) && e.getReason().equals(reason))
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
+                        && e.getReason().equals(reason))
                 .toList();
     }
 
@@ -97,13 +103,18 @@ class PolicyReconcilerTest {
 
         await().atMost(WAIT).until(() -> isReady(policyIn(ns, "orders"), "True"));
         StreamsMemoryPolicy policy = policyIn(ns, "orders");
-        assertThat(policy.getStatus().getObservedGeneration()).isEqualTo(policy.getMetadata().getGeneration());
+        assertThat(policy.getStatus().getObservedGeneration())
+                .isEqualTo(policy.getMetadata().getGeneration());
         assertThat(policy.getStatus().getHeap()).endsWith("MiB");
         assertThat(policy.getStatus().getRocksDb()).endsWith("MiB");
         assertThat(policy.getStatus().getRecordCache()).endsWith("MiB");
         assertThat(policy.getStatus().getWorkloadCount()).isZero();
-        assertThat(condition(policy, "InvalidSpec")).get().extracting(Condition::getStatus).isEqualTo("False");
-        assertThat(condition(policy, "Ready").get().getObservedGeneration()).isEqualTo(policy.getMetadata().getGeneration());
+        assertThat(condition(policy, "InvalidSpec"))
+                .get()
+                .extracting(Condition::getStatus)
+                .isEqualTo("False");
+        assertThat(condition(policy, "Ready").get().getObservedGeneration())
+                .isEqualTo(policy.getMetadata().getGeneration());
     }
 
     @Test
@@ -112,7 +123,9 @@ class PolicyReconcilerTest {
         Fixtures.namespace(client, ns);
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-memory", "two gigs");
         assertThatThrownBy(() -> client.resource(badQuantity).create())
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(422))
                 .hasMessageContaining("spec.memory");
         StreamsMemoryPolicy both = policy(ns, "both", "2Gi");
         both.getSpec().getStreams().setTasksPerPod(4);
@@ -131,10 +144,16 @@ class PolicyReconcilerTest {
         assertThat(document.memoryBytes()).isEqualTo(2L << 30);
         assertThat(document.inputs().replicas()).isEqualTo(3);
         assertThat(document.topology().activeTasksPerPod()).isEqualTo(8);
-        assertThat(published.getMetadata().getOwnerReferences()).singleElement()
+        assertThat(published.getMetadata().getOwnerReferences())
+                .singleElement()
                 .satisfies(owner -> assertThat(owner.getName()).isEqualTo("orders-app"));
-        await().atMost(WAIT).until(() -> document.restartHash().equals(templateRestartHash(
-                client.apps().deployments().inNamespace(ns).withName("orders-app").get())));
+        await().atMost(WAIT)
+                .until(() -> document.restartHash()
+                        .equals(templateRestartHash(client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName("orders-app")
+                                .get())));
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 1);
         var row = policyIn(ns, "orders").getStatus().getWorkloads().get(0);
         assertThat(row.getKind()).isEqualTo("Deployment");
@@ -143,18 +162,31 @@ class PolicyReconcilerTest {
         assertThat(row.getRestartPending()).isFalse();
         await().atMost(WAIT).until(() -> !events(ns, "orders-app", "Allocated").isEmpty());
         // Prometheus gauges carry each part of the allocation.
-        assertThat(operator.registry.find("streamsmemory.allocation.bytes").tags("namespace", ns,
-                "workload", "orders-app", "part", "heap").gauge().value())
-                .isEqualTo((double) document.parts().stream().filter(p -> p.name().equals("heap")).findFirst()
-                        .orElseThrow().bytes());
+        assertThat(operator.registry
+                        .find("streamsmemory.allocation.bytes")
+                        .tags("namespace", ns, "workload", "orders-app", "part", "heap")
+                        .gauge()
+                        .value())
+                .isEqualTo((double) document.parts().stream()
+                        .filter(p -> p.name().equals("heap"))
+                        .findFirst()
+                        .orElseThrow()
+                        .bytes());
 
         // The user's own field survives the operator's apply: the operator owns only its annotation.
-        Deployment live = client.apps().deployments().inNamespace(ns).withName("orders-app").get();
-        assertThat(live.getSpec().getTemplate().getSpec().getContainers()).singleElement()
+        Deployment live = client.apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName("orders-app")
+                .get();
+        assertThat(live.getSpec().getTemplate().getSpec().getContainers())
+                .singleElement()
                 .satisfies(c -> assertThat(c.getImage()).isEqualTo("example/streams-app:1"));
 
-        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"),
-                d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
+        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("orders-app"), d -> {
+            d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY);
+            return d;
+        });
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
     }
@@ -164,8 +196,8 @@ class PolicyReconcilerTest {
         String ns = "two-instances";
         StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
         policy.getSpec().getStreams().setInstancesPerPod(2);
-        AllocationDocument document = AllocationJson.read(
-                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        AllocationDocument document =
+                AllocationJson.read(publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
         // The agent divides the instance-scoped bounds by this number (see src/agent/README.md).
         assertThat(document.inputs().instancesPerPod()).isEqualTo(2);
     }
@@ -178,20 +210,26 @@ class PolicyReconcilerTest {
         jvm.setLoadedClasses(25_000);
         jvm.setExtraDirectMemory("64Mi");
         policy.getSpec().setJvm(jvm);
-        AllocationDocument document = AllocationJson.read(
-                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        AllocationDocument document =
+                AllocationJson.read(publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.inputs().loadedClasses()).isEqualTo(25_000);
         assertThat(document.inputs().extraDirectMemoryBytes()).isEqualTo(64L << 20);
         // ceil((25,000 x 5,800 B + 14,000,000 B) / MiB) = 152 MiB, where the default 15,000 classes give 97 MiB.
         assertThat(document.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
-        assertThat(document.parts().stream().filter(p -> p.name().equals("jvm-direct-memory")).findFirst()
-                .orElseThrow().reason()).contains("64 MiB the application's own libraries use");
+        assertThat(document.parts().stream()
+                        .filter(p -> p.name().equals("jvm-direct-memory"))
+                        .findFirst()
+                        .orElseThrow()
+                        .reason())
+                .contains("64 MiB the application's own libraries use");
 
         StreamsMemoryPolicy tooFew = policy(ns, "too-few-classes", "2Gi");
         tooFew.getSpec().setJvm(new JvmSpec());
         tooFew.getSpec().getJvm().setLoadedClasses(10);
         assertThatThrownBy(() -> client.resource(tooFew).create())
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(422))
                 .hasMessageContaining("spec.jvm.loadedClasses");
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-direct", "2Gi");
         badQuantity.getSpec().setJvm(new JvmSpec());
@@ -205,10 +243,11 @@ class PolicyReconcilerTest {
         String ns = "transactional";
         StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
         policy.getSpec().getStreams().setTransactionalStateStores(true);
-        AllocationDocument document = AllocationJson.read(
-                publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
+        AllocationDocument document =
+                AllocationJson.read(publishedWorkload(ns, policy).getData().get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.inputs().transactionalStateStores()).isTrue();
-        assertThat(Long.parseLong(document.streamsConfig().get("statestore.uncommitted.max.bytes"))).isPositive();
+        assertThat(Long.parseLong(document.streamsConfig().get("statestore.uncommitted.max.bytes")))
+                .isPositive();
         assertThat(document.parts()).extracting(p -> p.name()).contains("uncommitted-write-batches");
     }
 
@@ -217,19 +256,34 @@ class PolicyReconcilerTest {
         String ns = "statefulsets";
         Fixtures.namespace(client, ns);
         client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(Fixtures.statefulSet(ns, "orders-sts", "orders", 4, "2Gi")).create();
+        client.resource(Fixtures.statefulSet(ns, "orders-sts", "orders", 4, "2Gi"))
+                .create();
 
         await().atMost(WAIT).until(() -> configMap(client, ns, "StatefulSet", "orders-sts") != null);
-        AllocationDocument document = AllocationJson.read(configMap(client, ns, "StatefulSet", "orders-sts").getData()
-                .get(MetadataKeys.ALLOCATION_KEY));
+        AllocationDocument document = AllocationJson.read(
+                configMap(client, ns, "StatefulSet", "orders-sts").getData().get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.topology().activeTasksPerPod()).isEqualTo(6); // 24 partitions over 4 pods
-        assertThat(configMap(client, ns, "StatefulSet", "orders-sts").getMetadata().getOwnerReferences()).singleElement()
+        assertThat(configMap(client, ns, "StatefulSet", "orders-sts")
+                        .getMetadata()
+                        .getOwnerReferences())
+                .singleElement()
                 .satisfies(owner -> assertThat(owner.getKind()).isEqualTo("StatefulSet"));
-        await().atMost(WAIT).until(() -> document.restartHash().equals(client.apps().statefulSets().inNamespace(ns)
-                .withName("orders-sts").get().getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(MetadataKeys.RESTART_HASH)));
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloads().stream()
-                .anyMatch(w -> w.getKind().equals("StatefulSet") && w.getName().equals("orders-sts")));
+        await().atMost(WAIT)
+                .until(() -> document.restartHash()
+                        .equals(client.apps()
+                                .statefulSets()
+                                .inNamespace(ns)
+                                .withName("orders-sts")
+                                .get()
+                                .getSpec()
+                                .getTemplate()
+                                .getMetadata()
+                                .getAnnotations()
+                                .get(MetadataKeys.RESTART_HASH)));
+        await().atMost(WAIT)
+                .until(() -> policyIn(ns, "orders").getStatus().getWorkloads().stream()
+                        .anyMatch(w ->
+                                w.getKind().equals("StatefulSet") && w.getName().equals("orders-sts")));
     }
 
     @Test
@@ -242,8 +296,8 @@ class PolicyReconcilerTest {
         client.resource(policy(ns, "automatic", "2Gi")).create();
         client.resource(deployment(ns, "auto-app", "automatic", 3, "2Gi")).create();
         client.resource(deployment(ns, "manual-app", "manual", 3, "2Gi")).create();
-        await().atMost(WAIT).until(() -> configMap(client, ns, "auto-app") != null
-                && configMap(client, ns, "manual-app") != null);
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "auto-app") != null && configMap(client, ns, "manual-app") != null);
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "auto-app")) != null);
         String autoBefore = templateRestartHash(deploymentIn(ns, "auto-app"));
         assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
@@ -253,28 +307,44 @@ class PolicyReconcilerTest {
 
         // 24 partitions over 6 pods: 4 tasks per pod, re-published for both.
         for (String app : List.of("auto-app", "manual-app")) {
-            await().atMost(WAIT).until(() -> AllocationJson.read(configMap(client, ns, app).getData()
-                    .get(MetadataKeys.ALLOCATION_KEY)).topology().activeTasksPerPod() == 4);
+            await().atMost(WAIT)
+                    .until(() -> AllocationJson.read(
+                                            configMap(client, ns, app).getData().get(MetadataKeys.ALLOCATION_KEY))
+                                    .topology()
+                                    .activeTasksPerPod()
+                            == 4);
         }
         // Planned for the replica range (1 to 6 now): scaling restarts no pod (ScalingTest has the rest). The status
         // is written after any stamp of the same reconcile.
-        await().atMost(WAIT).until(() -> Integer.valueOf(6).equals(policyIn(ns, "automatic").getStatus().getWorkloads()
-                .get(0).getReplicas()));
+        await().atMost(WAIT)
+                .until(() -> Integer.valueOf(6)
+                        .equals(policyIn(ns, "automatic")
+                                .getStatus()
+                                .getWorkloads()
+                                .get(0)
+                                .getReplicas()));
         assertThat(templateRestartHash(deploymentIn(ns, "auto-app"))).isEqualTo(autoBefore);
         assertThat(templateRestartHash(deploymentIn(ns, "manual-app"))).isNull();
         // Manual still reports the restart its opt-in needs, and never stamps.
-        await().atMost(WAIT).until(() -> Boolean.TRUE.equals(policyIn(ns, "manual").getStatus().getWorkloads().get(0)
-                .getRestartPending()));
+        await().atMost(WAIT)
+                .until(() -> Boolean.TRUE.equals(
+                        policyIn(ns, "manual").getStatus().getWorkloads().get(0).getRestartPending()));
         assertThat(events(ns, "manual-app", "RestartPending")).isNotEmpty();
         assertThat(events(ns, "auto-app", "RollingRestart")).hasSize(1); // the opt-in's
 
         // A re-split that needs a restart is told in the restart's Event, one Event per workload (a re-split of
         // 1,000 workloads posts 1,000 Events, not 2,000).
-        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("manual"),
-                p -> { p.getSpec().getStreams().setThreads(2); return p; });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "manual-app", "RestartPending"))
-                .extracting(Event::getMessage).anyMatch(message -> message.startsWith("re-split (")
-                        && message.contains("threads=2") && message.contains("rollout is Manual")));
+        Fixtures.edit(
+                client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("manual"), p -> {
+                    p.getSpec().getStreams().setThreads(2);
+                    return p;
+                });
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events(ns, "manual-app", "RestartPending"))
+                        .extracting(Event::getMessage)
+                        .anyMatch(message -> message.startsWith("re-split (")
+                                && message.contains("threads=2")
+                                && message.contains("rollout is Manual")));
         assertThat(events(ns, "manual-app", "Resplit")).isEmpty();
     }
 
@@ -286,20 +356,33 @@ class PolicyReconcilerTest {
         client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "orders-app")) != null);
         Deployment before = deploymentIn(ns, "orders-app");
-        String hashBefore = configMap(client, ns, "orders-app").getMetadata().getAnnotations()
+        String hashBefore = configMap(client, ns, "orders-app")
+                .getMetadata()
+                .getAnnotations()
                 .get(MetadataKeys.ALLOCATION_HASH);
 
         // Much larger records change only buffered.records.per.partition: Kafka Streams config, no JVM flag.
-        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"),
-                p -> { p.getSpec().getStreams().setRecordSize("64Ki"); return p; });
-        await().atMost(WAIT).until(() -> !hashBefore.equals(configMap(client, ns, "orders-app").getMetadata()
-                .getAnnotations().get(MetadataKeys.ALLOCATION_HASH)));
+        Fixtures.edit(
+                client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
+                    p.getSpec().getStreams().setRecordSize("64Ki");
+                    return p;
+                });
+        await().atMost(WAIT)
+                .until(() -> !hashBefore.equals(configMap(client, ns, "orders-app")
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(MetadataKeys.ALLOCATION_HASH)));
         Deployment after = deploymentIn(ns, "orders-app");
         assertThat(templateRestartHash(after)).isEqualTo(templateRestartHash(before));
-        assertThat(after.getMetadata().getGeneration()).isEqualTo(before.getMetadata().getGeneration());
+        assertThat(after.getMetadata().getGeneration())
+                .isEqualTo(before.getMetadata().getGeneration());
         // No restart to tell it in: the re-split has an Event of its own.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(events(ns, "orders-app", "Resplit"))
-                .extracting(Event::getMessage).singleElement().asString().startsWith("re-split ("));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events(ns, "orders-app", "Resplit"))
+                        .extracting(Event::getMessage)
+                        .singleElement()
+                        .asString()
+                        .startsWith("re-split ("));
     }
 
     @Test
@@ -309,17 +392,19 @@ class PolicyReconcilerTest {
         client.resource(policy(ns, "orders", "2Gi")).create();
         client.resource(deployment(ns, "orders-app", "orders", 3, "4Gi")).create();
         // The ConfigMap is published before the template is stamped, in the same reconcile: wait for both.
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null
-                && templateRestartHash(deploymentIn(ns, "orders-app")) != null);
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "orders-app") != null
+                        && templateRestartHash(deploymentIn(ns, "orders-app")) != null);
         String published = configMap(client, ns, "orders-app").getData().get(MetadataKeys.ALLOCATION_KEY);
         String stamped = templateRestartHash(deploymentIn(ns, "orders-app"));
 
-        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
-            p.getSpec().setMemory("256Mi");
-            p.getSpec().getStreams().setThreads(8);
-            p.getSpec().getStreams().getStores().setKeyValue(40);
-            return p;
-        });
+        Fixtures.edit(
+                client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
+                    p.getSpec().setMemory("256Mi");
+                    p.getSpec().getStreams().setThreads(8);
+                    p.getSpec().getStreams().getStores().setKeyValue(40);
+                    return p;
+                });
         await().atMost(WAIT).until(() -> isReady(policyIn(ns, "orders"), "False"));
         StreamsMemoryPolicy policy = policyIn(ns, "orders");
         assertThat(condition(policy, "Ready").get().getMessage()).contains("raise memory to at least");
@@ -327,7 +412,8 @@ class PolicyReconcilerTest {
         assertThat(configMap(client, ns, "orders-app").getData().get(MetadataKeys.ALLOCATION_KEY))
                 .isEqualTo(published);
         assertThat(templateRestartHash(deploymentIn(ns, "orders-app"))).isEqualTo(stamped);
-        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "AllocationFailed").isEmpty());
+        await().atMost(WAIT)
+                .until(() -> !events(ns, "orders-app", "AllocationFailed").isEmpty());
     }
 
     @Test
@@ -339,14 +425,18 @@ class PolicyReconcilerTest {
         app.getMetadata().getAnnotations().put(MetadataKeys.STREAM_THREADS, "many");
         client.resource(app).create();
         await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-        AllocationDocument document = AllocationJson.read(configMap(client, ns, "orders-app").getData()
-                .get(MetadataKeys.ALLOCATION_KEY));
+        AllocationDocument document = AllocationJson.read(
+                configMap(client, ns, "orders-app").getData().get(MetadataKeys.ALLOCATION_KEY));
         assertThat(document.memoryBytes()).isEqualTo(1536L << 20);
         assertThat(document.inputs().streamThreads()).isEqualTo(4);
-        await().atMost(WAIT).until(() -> condition(policyIn(ns, "orders"), "Warning")
-                .map(c -> c.getStatus().equals("True") && c.getMessage().contains("below the policy's 2 GiB")
-                        && c.getMessage().contains("stream-threads=\"many\"")).orElse(false));
-        await().atMost(WAIT).until(() -> events(ns, "orders-app", "WorkloadWarning").size() >= 2);
+        await().atMost(WAIT)
+                .until(() -> condition(policyIn(ns, "orders"), "Warning")
+                        .map(c -> c.getStatus().equals("True")
+                                && c.getMessage().contains("below the policy's 2 GiB")
+                                && c.getMessage().contains("stream-threads=\"many\""))
+                        .orElse(false));
+        await().atMost(WAIT)
+                .until(() -> events(ns, "orders-app", "WorkloadWarning").size() >= 2);
     }
 
     @Test
@@ -354,7 +444,8 @@ class PolicyReconcilerTest {
         String ns = "missing";
         Fixtures.namespace(client, ns);
         client.resource(deployment(ns, "orders-app", "later", 2, "2Gi")).create();
-        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "PolicyNotFound").isEmpty());
+        await().atMost(WAIT)
+                .until(() -> !events(ns, "orders-app", "PolicyNotFound").isEmpty());
         assertThat(configMap(client, ns, "orders-app")).isNull();
 
         client.resource(policy(ns, "later", "2Gi")).create();
@@ -365,9 +456,13 @@ class PolicyReconcilerTest {
     void deletingThePolicyLeavesWorkloadsRunningAndTellsThem() {
         String ns = "policy-deleted";
         publishedWorkload(ns);
-        client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").delete();
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .delete();
         await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
-        await().atMost(WAIT).until(() -> !events(ns, "orders-app", "PolicyDeleted").isEmpty());
+        await().atMost(WAIT)
+                .until(() -> !events(ns, "orders-app", "PolicyDeleted").isEmpty());
         assertThat(configMap(client, ns, "orders-app")).isNotNull();
         assertThat(templateRestartHash(deploymentIn(ns, "orders-app"))).isNotNull();
     }
@@ -428,22 +523,30 @@ class PolicyReconcilerTest {
         client.resource(policy(ns, longPolicy, "2Gi")).create();
         client.resource(deployment(ns, "d-app", longPolicy, 3, "2Gi")).create();
 
-        await().atMost(WAIT).until(() -> configMap(client, ns, "c-normal") != null
-                && configMap(client, ns, longName) != null && configMap(client, ns, "d-app") != null);
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "c-normal") != null
+                        && configMap(client, ns, longName) != null
+                        && configMap(client, ns, "d-app") != null);
         assertThat(configMap(client, ns, longName).getMetadata().getLabels().values())
                 .allSatisfy(value -> assertThat(value).hasSizeLessThanOrEqualTo(63));
-        await().atMost(WAIT).until(() -> condition(policyIn(ns, "orders"), "Degraded")
-                .map(c -> c.getStatus().equals("True") && c.getMessage().contains("1 of 3")).orElse(false));
+        await().atMost(WAIT)
+                .until(() -> condition(policyIn(ns, "orders"), "Degraded")
+                        .map(c -> c.getStatus().equals("True") && c.getMessage().contains("1 of 3"))
+                        .orElse(false));
         StreamsMemoryPolicy policy = policyIn(ns, "orders");
         assertThat(policy.getStatus().getWorkloads()).hasSize(3);
-        assertThat(policy.getStatus().getWorkloads()).filteredOn(w -> w.getName().equals("a-zero-limit"))
-                .singleElement().satisfies(w -> assertThat(w.getMessage()).isNotBlank());
-        assertThat(policy.getStatus().getWorkloads()).filteredOn(w -> !w.getName().equals("a-zero-limit"))
+        assertThat(policy.getStatus().getWorkloads())
+                .filteredOn(w -> w.getName().equals("a-zero-limit"))
+                .singleElement()
+                .satisfies(w -> assertThat(w.getMessage()).isNotBlank());
+        assertThat(policy.getStatus().getWorkloads())
+                .filteredOn(w -> !w.getName().equals("a-zero-limit"))
                 .allSatisfy(w -> assertThat(w.getAllocationHash()).isNotNull());
         assertThat(condition(policy, "InvalidSpec")).isPresent();
         assertThat(condition(policy, "Warning")).isPresent();
-        await().atMost(WAIT).until(() -> !events(ns, "a-zero-limit", "AllocationFailed").isEmpty()
-                || !events(ns, "a-zero-limit", "WorkloadFailed").isEmpty());
+        await().atMost(WAIT)
+                .until(() -> !events(ns, "a-zero-limit", "AllocationFailed").isEmpty()
+                        || !events(ns, "a-zero-limit", "WorkloadFailed").isEmpty());
         await().atMost(WAIT).until(() -> isReady(policyIn(ns, longPolicy), "True"));
     }
 
@@ -456,18 +559,23 @@ class PolicyReconcilerTest {
         client.resource(deployment(ns, "twin", "orders", 3, "2Gi")).create();
         client.resource(Fixtures.statefulSet(ns, "twin", "orders", 4, "2Gi")).create();
 
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
-                && Integer.valueOf(2).equals(policyIn(ns, "orders").getStatus().getWorkloadCount()));
-        await().atMost(WAIT).until(() -> configMap(client, ns, "Deployment", "twin") != null
-                && configMap(client, ns, "StatefulSet", "twin") != null
-                && replicasOf(configMap(client, ns, "Deployment", "twin")) == 3
-                && replicasOf(configMap(client, ns, "StatefulSet", "twin")) == 4);
+        await().atMost(WAIT)
+                .until(() -> policyIn(ns, "orders").getStatus() != null
+                        && Integer.valueOf(2)
+                                .equals(policyIn(ns, "orders").getStatus().getWorkloadCount()));
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "Deployment", "twin") != null
+                        && configMap(client, ns, "StatefulSet", "twin") != null
+                        && replicasOf(configMap(client, ns, "Deployment", "twin")) == 3
+                        && replicasOf(configMap(client, ns, "StatefulSet", "twin")) == 4);
         for (String kind : List.of("Deployment", "StatefulSet")) {
-            assertThat(configMap(client, ns, kind, "twin").getMetadata().getOwnerReferences()).singleElement()
+            assertThat(configMap(client, ns, kind, "twin").getMetadata().getOwnerReferences())
+                    .singleElement()
                     .satisfies(owner -> assertThat(owner.getKind()).isEqualTo(kind));
         }
         assertThat(policyIn(ns, "orders").getStatus().getWorkloads())
-                .extracting(w -> w.getConfigMap()).doesNotHaveDuplicates();
+                .extracting(w -> w.getConfigMap())
+                .doesNotHaveDuplicates();
 
         // The webhook gives each workload's pods that workload's own allocation.
         try (WorkloadIndex index = new WorkloadIndex(client)) {
@@ -476,17 +584,22 @@ class PolicyReconcilerTest {
                 ConfigMap own = configMap(client, ns, kind, "twin");
                 String pod = kind.equals("Deployment")
                         ? "{\"metadata\":{\"labels\":{\"pod-template-hash\":\"5d8f\"},\"ownerReferences\":"
-                        + "[{\"kind\":\"ReplicaSet\",\"name\":\"twin-5d8f\",\"controller\":true}]}}"
+                                + "[{\"kind\":\"ReplicaSet\",\"name\":\"twin-5d8f\",\"controller\":true}]}}"
                         : "{\"metadata\":{\"ownerReferences\":[{\"kind\":\"StatefulSet\",\"name\":\"twin\","
-                        + "\"controller\":true}]}}";
-                await().atMost(WAIT).untilAsserted(() -> assertThat(index.resolve(ns, JSON.readTree(pod))).hasValueSatisfying(
-                        resolution -> {
-                            assertThat(resolution.target().workload().getKind()).isEqualTo(kind);
-                            assertThat(resolution.target().configMapName()).isEqualTo(own.getMetadata().getName());
-                            assertThat(resolution.target().allocation()).isNotNull();
-                            assertThat(resolution.target().allocation().hash()).isEqualTo(own.getMetadata()
-                                    .getAnnotations().get(MetadataKeys.ALLOCATION_HASH));
-                        }));
+                                + "\"controller\":true}]}}";
+                await().atMost(WAIT)
+                        .untilAsserted(() -> assertThat(index.resolve(ns, JSON.readTree(pod)))
+                                .hasValueSatisfying(resolution -> {
+                                    assertThat(resolution.target().workload().getKind())
+                                            .isEqualTo(kind);
+                                    assertThat(resolution.target().configMapName())
+                                            .isEqualTo(own.getMetadata().getName());
+                                    assertThat(resolution.target().allocation()).isNotNull();
+                                    assertThat(resolution.target().allocation().hash())
+                                            .isEqualTo(own.getMetadata()
+                                                    .getAnnotations()
+                                                    .get(MetadataKeys.ALLOCATION_HASH));
+                                }));
             }
         }
     }
@@ -496,35 +609,64 @@ class PolicyReconcilerTest {
     void aConfigMapUnderThePreviousNameIsDeletedWhenItIsTheOperatorsAndKeptWhenItIsNot() {
         String ns = "upgrade";
         Fixtures.namespace(client, ns);
-        Deployment old = client.resource(deployment(ns, "old-app", null, 2, "2Gi")).create();
-        Deployment users = client.resource(deployment(ns, "users-app", null, 2, "2Gi")).create();
+        Deployment old =
+                client.resource(deployment(ns, "old-app", null, 2, "2Gi")).create();
+        Deployment users =
+                client.resource(deployment(ns, "users-app", null, 2, "2Gi")).create();
         // What the previous version published for old-app, and a ConfigMap a user wrote under users-app's old name.
-        client.resource(new ConfigMapBuilder().withNewMetadata()
-                .withName(AllocationConfigMap.legacyConfigMapName("old-app")).withNamespace(ns)
-                .addToLabels(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
-                .addToLabels(MetadataKeys.POLICY_LABEL, "orders")
-                .addToLabels(MetadataKeys.WORKLOAD_KIND_LABEL, "Deployment")
-                .addToLabels(MetadataKeys.WORKLOAD_NAME_LABEL, "old-app")
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("Deployment").withName("old-app")
-                .withUid(old.getMetadata().getUid()).endOwnerReference()
-                .endMetadata().addToData(MetadataKeys.ALLOCATION_KEY, "{}").build()).create();
-        client.resource(new ConfigMapBuilder().withNewMetadata()
-                .withName(AllocationConfigMap.legacyConfigMapName("users-app")).withNamespace(ns).endMetadata()
-                .addToData("note", "the user's own").build()).create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(AllocationConfigMap.legacyConfigMapName("old-app"))
+                        .withNamespace(ns)
+                        .addToLabels(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
+                        .addToLabels(MetadataKeys.POLICY_LABEL, "orders")
+                        .addToLabels(MetadataKeys.WORKLOAD_KIND_LABEL, "Deployment")
+                        .addToLabels(MetadataKeys.WORKLOAD_NAME_LABEL, "old-app")
+                        .addNewOwnerReference()
+                        .withApiVersion("apps/v1")
+                        .withKind("Deployment")
+                        .withName("old-app")
+                        .withUid(old.getMetadata().getUid())
+                        .endOwnerReference()
+                        .endMetadata()
+                        .addToData(MetadataKeys.ALLOCATION_KEY, "{}")
+                        .build())
+                .create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(AllocationConfigMap.legacyConfigMapName("users-app"))
+                        .withNamespace(ns)
+                        .endMetadata()
+                        .addToData("note", "the user's own")
+                        .build())
+                .create();
         client.resource(policy(ns, "orders", "2Gi")).create();
         for (Deployment d : List.of(old, users)) {
-            Fixtures.edit(client.apps().deployments().inNamespace(ns).withName(d.getMetadata().getName()), live -> {
-                live.getMetadata().setAnnotations(Map.of(MetadataKeys.POLICY, "orders"));
-                return live;
-            });
+            Fixtures.edit(
+                    client.apps()
+                            .deployments()
+                            .inNamespace(ns)
+                            .withName(d.getMetadata().getName()),
+                    live -> {
+                        live.getMetadata().setAnnotations(Map.of(MetadataKeys.POLICY, "orders"));
+                        return live;
+                    });
         }
 
-        await().atMost(WAIT).until(() -> configMap(client, ns, "old-app") != null
-                && configMap(client, ns, "users-app") != null);
-        await().atMost(WAIT).until(() -> client.configMaps().inNamespace(ns)
-                .withName(AllocationConfigMap.legacyConfigMapName("old-app")).get() == null);
-        assertThat(client.configMaps().inNamespace(ns).withName(AllocationConfigMap.legacyConfigMapName("users-app"))
-                .get().getData()).containsExactly(Map.entry("note", "the user's own"));
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "old-app") != null && configMap(client, ns, "users-app") != null);
+        await().atMost(WAIT)
+                .until(() -> client.configMaps()
+                                .inNamespace(ns)
+                                .withName(AllocationConfigMap.legacyConfigMapName("old-app"))
+                                .get()
+                        == null);
+        assertThat(client.configMaps()
+                        .inNamespace(ns)
+                        .withName(AllocationConfigMap.legacyConfigMapName("users-app"))
+                        .get()
+                        .getData())
+                .containsExactly(Map.entry("note", "the user's own"));
     }
 
     // Issue 10, case 3: a ConfigMap the operator did not create.
@@ -532,22 +674,32 @@ class PolicyReconcilerTest {
     void aConfigMapTheOperatorDidNotCreateIsNeitherTakenOverNorDeleted() {
         String ns = "users-own";
         Fixtures.namespace(client, ns);
-        client.resource(new ConfigMapBuilder().withNewMetadata()
-                .withName(AllocationConfigMap.configMapName("Deployment", "mine")).withNamespace(ns).endMetadata()
-                .addToData("note", "mine").build()).create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(AllocationConfigMap.configMapName("Deployment", "mine"))
+                        .withNamespace(ns)
+                        .endMetadata()
+                        .addToData("note", "mine")
+                        .build())
+                .create();
         client.resource(policy(ns, "orders", "2Gi")).create();
         client.resource(deployment(ns, "mine", "orders", 3, "2Gi")).create();
 
-        await().atMost(WAIT).until(() -> !events(ns, "mine", "ConfigMapConflict").isEmpty());
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus() != null
-                && policyIn(ns, "orders").getStatus().getWorkloads().stream()
-                .anyMatch(w -> w.getName().equals("mine") && w.getMessage() != null
-                        && w.getMessage().contains("not created by the operator")));
+        await().atMost(WAIT)
+                .until(() -> !events(ns, "mine", "ConfigMapConflict").isEmpty());
+        await().atMost(WAIT)
+                .until(() -> policyIn(ns, "orders").getStatus() != null
+                        && policyIn(ns, "orders").getStatus().getWorkloads().stream()
+                                .anyMatch(w -> w.getName().equals("mine")
+                                        && w.getMessage() != null
+                                        && w.getMessage().contains("not created by the operator")));
         assertThat(configMap(client, ns, "mine").getData()).containsExactly(Map.entry("note", "mine"));
         assertThat(configMap(client, ns, "mine").getMetadata().getLabels()).isNullOrEmpty();
 
-        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("mine"),
-                d -> { d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY); return d; });
+        Fixtures.edit(client.apps().deployments().inNamespace(ns).withName("mine"), d -> {
+            d.getMetadata().getAnnotations().remove(MetadataKeys.POLICY);
+            return d;
+        });
         await().atMost(WAIT).until(() -> policyIn(ns, "orders").getStatus().getWorkloadCount() == 0);
         assertThat(configMap(client, ns, "mine").getData()).containsExactly(Map.entry("note", "mine"));
     }
@@ -558,21 +710,29 @@ class PolicyReconcilerTest {
         String ns = "hand-edited";
         ConfigMap published = publishedWorkload(ns);
         String allocation = published.getData().get(MetadataKeys.ALLOCATION_KEY);
-        ConfigMap edited = client.configMaps().inNamespace(ns).withName(published.getMetadata().getName()).edit(cm -> {
-            cm.getData().put(MetadataKeys.ALLOCATION_KEY, allocation.replace("\"formatVersion\"", "\"edited\""));
-            return cm;
-        });
+        ConfigMap edited = client.configMaps()
+                .inNamespace(ns)
+                .withName(published.getMetadata().getName())
+                .edit(cm -> {
+                    cm.getData()
+                            .put(MetadataKeys.ALLOCATION_KEY, allocation.replace("\"formatVersion\"", "\"edited\""));
+                    return cm;
+                });
         assertThat(edited.getData().get(MetadataKeys.ALLOCATION_KEY)).isNotEqualTo(allocation);
         // Restored: written again after the edit, with the operator's data.
         await().atMost(WAIT).until(() -> {
             ConfigMap now = configMap(client, ns, "orders-app");
-            return !now.getMetadata().getResourceVersion().equals(edited.getMetadata().getResourceVersion())
+            return !now.getMetadata()
+                            .getResourceVersion()
+                            .equals(edited.getMetadata().getResourceVersion())
                     && allocation.equals(now.getData().get(MetadataKeys.ALLOCATION_KEY));
         });
     }
 
     private static long replicasOf(ConfigMap configMap) {
-        return AllocationJson.read(configMap.getData().get(MetadataKeys.ALLOCATION_KEY)).inputs().replicas();
+        return AllocationJson.read(configMap.getData().get(MetadataKeys.ALLOCATION_KEY))
+                .inputs()
+                .replicas();
     }
 
     private Deployment deploymentIn(String namespace, String name) {

@@ -6,11 +6,11 @@ import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
-import io.streamsmemory.operator.observe.MemoryObserver;
-import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
@@ -29,12 +29,16 @@ public final class RunningOperator implements AutoCloseable {
     private final MemoryObserver observer;
     private final AtomicInteger reconciles = new AtomicInteger();
 
-    private RunningOperator(KubernetesClient client, LeaderElectionConfiguration leaderElection, RolloutGate gate,
-                            ObserveSettings observe) {
+    private RunningOperator(
+            KubernetesClient client,
+            LeaderElectionConfiguration leaderElection,
+            RolloutGate gate,
+            ObserveSettings observe) {
         observer = new MemoryObserver(client, observe);
         events = new EventRecorder(client);
         operator = new Operator(o -> {
-            o.withKubernetesClient(client).withCloseClientOnStop(false)
+            o.withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
                     .withCacheSyncTimeout(Duration.ofSeconds(30))
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(2))
                     .withMetrics(new Metrics() {
@@ -47,8 +51,14 @@ public final class RunningOperator implements AutoCloseable {
                 o.withLeaderElectionConfiguration(leaderElection);
             }
         });
-        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(registry), WebhookServing.NOT_HERE,
-                gate, observer, new StatusSettings(100)));
+        operator.register(new PolicyReconciler(
+                client,
+                events,
+                new AllocationMetrics(registry),
+                WebhookServing.NOT_HERE,
+                gate,
+                observer,
+                new StatusSettings(100)));
         operator.start();
     }
 
@@ -67,13 +77,24 @@ public final class RunningOperator implements AutoCloseable {
     }
 
     static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {
-        return new RunningOperator(client, new LeaderElectionConfiguration("streams-memory-operator", namespace,
-                Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofMillis(500), identity, null, false),
-                new RolloutGate(Duration.ZERO), ObserveSettings.OFF);
+        return new RunningOperator(
+                client,
+                new LeaderElectionConfiguration(
+                        "streams-memory-operator",
+                        namespace,
+                        Duration.ofSeconds(4),
+                        Duration.ofSeconds(3),
+                        Duration.ofMillis(500),
+                        identity,
+                        null,
+                        false),
+                new RolloutGate(Duration.ZERO),
+                ObserveSettings.OFF);
     }
 
     /** With the leader election the operator runs with ({@code LeaseLeaderElection} or a test's subclass of it). */
-    static RunningOperator startWithLeaderElection(KubernetesClient client, LeaderElectionConfiguration leaderElection) {
+    static RunningOperator startWithLeaderElection(
+            KubernetesClient client, LeaderElectionConfiguration leaderElection) {
         return new RunningOperator(client, leaderElection, new RolloutGate(Duration.ZERO), ObserveSettings.OFF);
     }
 

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.TestInstance;
 class ScalingTest {
     /** Short, so the tests can watch a rollout wait for it and then start. */
     private static final Duration MIN_INTERVAL = Duration.ofSeconds(15);
+
     private static final Duration WAIT = Duration.ofSeconds(60);
     KubernetesClient client;
     private RunningOperator operator;
@@ -66,7 +67,8 @@ class ScalingTest {
         for (int replicas : new int[] {4, 6, 2, 1}) {
             scale(ns, replicas);
             AllocationDocument scaled = document(ns);
-            assertThat(scaled.restartHash()).as("restart hash at %d replicas", replicas)
+            assertThat(scaled.restartHash())
+                    .as("restart hash at %d replicas", replicas)
                     .isEqualTo(atThree.restartHash());
             assertThat(scaled.jvmOptions()).isEqualTo(atThree.jvmOptions());
             assertThat(scaled.rocksdb()).isEqualTo(atThree.rocksdb());
@@ -82,10 +84,22 @@ class ScalingTest {
     void anAutoscalersRangeIsWhatThePlanHoldsFor() {
         String ns = "autoscaled";
         Fixtures.namespace(client, ns);
-        client.resource(new HorizontalPodAutoscalerBuilder().withNewMetadata().withName("orders-app").withNamespace(ns)
-                .endMetadata().withNewSpec().withMinReplicas(3).withMaxReplicas(8)
-                .withNewScaleTargetRef().withApiVersion("apps/v1").withKind("Deployment").withName("orders-app")
-                .endScaleTargetRef().endSpec().build()).create();
+        client.resource(new HorizontalPodAutoscalerBuilder()
+                        .withNewMetadata()
+                        .withName("orders-app")
+                        .withNamespace(ns)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withMinReplicas(3)
+                        .withMaxReplicas(8)
+                        .withNewScaleTargetRef()
+                        .withApiVersion("apps/v1")
+                        .withKind("Deployment")
+                        .withName("orders-app")
+                        .endScaleTargetRef()
+                        .endSpec()
+                        .build())
+                .create();
         publish(ns, policy(ns, "orders", "2Gi"), 3);
 
         await().atMost(WAIT).until(() -> "3-8".equals(row(ns).getReplicaRange()));
@@ -158,8 +172,11 @@ class ScalingTest {
         Fixtures.namespace(client, ns);
         client.resource(policy).create();
         client.resource(deployment(ns, "orders-app", "orders", replicas, "2Gi")).create();
-        await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null && row(ns) != null
-                && (policy.getSpec().getRollout() == Rollout.Manual || templateRestartHash(deploymentIn(ns)) != null));
+        await().atMost(WAIT)
+                .until(() -> configMap(client, ns, "orders-app") != null
+                        && row(ns) != null
+                        && (policy.getSpec().getRollout() == Rollout.Manual
+                                || templateRestartHash(deploymentIn(ns)) != null));
     }
 
     /** Scales as {@code kubectl scale} does and waits until the allocation is re-split for the new count. */
@@ -169,7 +186,11 @@ class ScalingTest {
     }
 
     private Deployment deploymentIn(String ns) {
-        return client.apps().deployments().inNamespace(ns).withName("orders-app").get();
+        return client.apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName("orders-app")
+                .get();
     }
 
     private AllocationDocument document(String ns) {
@@ -178,7 +199,10 @@ class ScalingTest {
     }
 
     private WorkloadAllocationStatus row(String ns) {
-        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .get();
         if (policy == null || policy.getStatus() == null || policy.getStatus().getWorkloads() == null) {
             return null;
         }
@@ -186,14 +210,20 @@ class ScalingTest {
     }
 
     private Condition condition(String ns, String type) {
-        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
-        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .get();
+        return policy.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst()
                 .orElseThrow();
     }
 
     private List<Event> events(String ns, String reason) {
         return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals("orders-app") && e.getReason().equals(reason))
+                .filter(e -> e.getInvolvedObject().getName().equals("orders-app")
+                        && e.getReason().equals(reason))
                 .toList();
     }
 }

@@ -54,20 +54,27 @@ class StatusOf3000WorkloadsTest {
         StreamsMemoryPolicy policy = Fixtures.policy(NS, "orders", "2Gi");
         policy.getSpec().setRollout(Rollout.Manual);
         client.resource(policy).create();
-        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            StreamsMemoryPolicy read = read();
-            return read.getStatus() != null && Integer.valueOf(WORKLOADS).equals(read.getStatus().getWorkloadCount());
-        });
+        await().atMost(Duration.ofMinutes(3))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    StreamsMemoryPolicy read = read();
+                    return read.getStatus() != null
+                            && Integer.valueOf(WORKLOADS)
+                                    .equals(read.getStatus().getWorkloadCount());
+                });
         StreamsMemoryPolicy read = read();
         int bytes = Serialization.asJson(read).getBytes(StandardCharsets.UTF_8).length;
-        System.out.printf("reconciled %d Deployments in %.1f s; the policy with its status: %d bytes%n", WORKLOADS,
-                (System.nanoTime() - start) / 1e9, bytes);
+        System.out.printf(
+                "reconciled %d Deployments in %.1f s; the policy with its status: %d bytes%n",
+                WORKLOADS, (System.nanoTime() - start) / 1e9, bytes);
         StreamsMemoryPolicyStatus status = read.getStatus();
         assertThat(bytes).isLessThan(1 << 20);
         assertThat(status.getWorkloads()).hasSize(100);
         assertThat(status.getWorkloadRowsOmitted()).isEqualTo(WORKLOADS - 100);
         assertThat(status.getWorkloads()).extracting(row -> row.getName()).isSorted();
-        assertThat(status.getConditions()).filteredOn(c -> c.getType().equals("Ready")).singleElement()
+        assertThat(status.getConditions())
+                .filteredOn(c -> c.getType().equals("Ready"))
+                .singleElement()
                 .satisfies(c -> assertThat(c.getMessage()).contains("allocated 3000 workload(s)", "2900 omitted"));
     }
 
@@ -89,6 +96,9 @@ class StatusOf3000WorkloadsTest {
     }
 
     private StreamsMemoryPolicy read() {
-        return client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders").get();
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NS)
+                .withName("orders")
+                .get();
     }
 }

@@ -35,12 +35,17 @@ class WebhookStartFailureIT {
         // The webhook's port, taken by someone else (0.0.0.0, as the webhook binds).
         ServerSocket squatter = new ServerSocket();
         squatter.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
-        PackagedOperator operator = PackagedOperator.start(controlPlane.kubeconfigPath(), ns, "operator-webhook-down",
-                Files.createTempFile("operator", ".log"), "-Dstreamsmemory.webhook.port=" + squatter.getLocalPort(),
+        PackagedOperator operator = PackagedOperator.start(
+                controlPlane.kubeconfigPath(),
+                ns,
+                "operator-webhook-down",
+                Files.createTempFile("operator", ".log"),
+                "-Dstreamsmemory.webhook.port=" + squatter.getLocalPort(),
                 "-Dstreamsmemory.webhook.start-retry-period=PT1S");
         try {
             // Alive and reconciling, not ready: the webhook check is the one down, with the reason.
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
                     .until(() -> operator.get("/q/health/live").statusCode() == 200);
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 1, "2Gi")).create();
@@ -48,13 +53,18 @@ class WebhookStartFailureIT {
             await().atMost(WAIT).untilAsserted(() -> {
                 HttpResponse<String> ready = operator.get("/q/health/ready");
                 assertThat(ready.statusCode()).isEqualTo(503);
-                assertThat(ready.body()).contains("streams-memory-webhook", "\"DOWN\"", "Address already in use",
-                        "port " + squatter.getLocalPort());
+                assertThat(ready.body())
+                        .contains(
+                                "streams-memory-webhook",
+                                "\"DOWN\"",
+                                "Address already in use",
+                                "port " + squatter.getLocalPort());
             });
 
             // The port comes free: the webhook starts on a retry, and the operator turns ready.
             squatter.close();
-            await().atMost(WAIT).ignoreExceptions()
+            await().atMost(WAIT)
+                    .ignoreExceptions()
                     .until(() -> operator.get("/q/health/ready").statusCode() == 200);
             assertThat(operator.process().isAlive()).isTrue();
         } finally {

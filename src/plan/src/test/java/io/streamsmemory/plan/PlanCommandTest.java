@@ -17,8 +17,7 @@ import picocli.CommandLine;
 class PlanCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     private static Run plan(String... args) {
         StringWriter out = new StringWriter();
@@ -32,19 +31,48 @@ class PlanCommandTest {
 
     @Test
     void tablePrintsEveryPartWithItsConfigAndTheKafkaDefaults() {
-        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
-                "--stores", "kv=2,window=1");
+        Run run = plan(
+                "--memory",
+                "2Gi",
+                "--threads",
+                "4",
+                "--partitions",
+                "24",
+                "--replicas",
+                "3",
+                "--stores",
+                "kv=2,window=1");
         assertThat(run.exitCode()).isZero();
         // The cache: 505 MiB of RocksDB less 40 instances x 320 KiB of native overhead (MemoryModel).
-        assertThat(run.out()).contains("heap", "-Xmx999272k", "statestore.cache.max.bytes=", "rocksdb-block-cache",
-                "block_cache.capacity=516423680", "total", "2147483648", "Kafka's defaults for the same topology",
-                "-> the pod can be OOM-killed", "JAVA_TOOL_OPTIONS: -Xms999272k");
+        assertThat(run.out())
+                .contains(
+                        "heap",
+                        "-Xmx999272k",
+                        "statestore.cache.max.bytes=",
+                        "rocksdb-block-cache",
+                        "block_cache.capacity=516423680",
+                        "total",
+                        "2147483648",
+                        "Kafka's defaults for the same topology",
+                        "-> the pod can be OOM-killed",
+                        "JAVA_TOOL_OPTIONS: -Xms999272k");
     }
 
     @Test
     void jsonHasVersionedDocumentWithPartsSummingToMemory() throws Exception {
-        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
-                "--stores", "kv=2,window=1", "--output", "json");
+        Run run = plan(
+                "--memory",
+                "2Gi",
+                "--threads",
+                "4",
+                "--partitions",
+                "24",
+                "--replicas",
+                "3",
+                "--stores",
+                "kv=2,window=1",
+                "--output",
+                "json");
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertThat(doc.get("formatVersion").asInt()).isEqualTo(1);
@@ -57,8 +85,20 @@ class PlanCommandTest {
 
     @Test
     void instancesDivideTheRecordCacheAmongKafkaStreamsInstances() throws Exception {
-        String[] base = {"--memory", "2Gi", "--threads", "2", "--partitions", "24", "--replicas", "3",
-                "--stores", "kv=2,window=1", "--output", "json"};
+        String[] base = {
+            "--memory",
+            "2Gi",
+            "--threads",
+            "2",
+            "--partitions",
+            "24",
+            "--replicas",
+            "3",
+            "--stores",
+            "kv=2,window=1",
+            "--output",
+            "json"
+        };
         JsonNode one = JSON.readTree(plan(base).out());
         String[] withInstances = Arrays.copyOf(base, base.length + 2);
         withInstances[base.length] = "--instances";
@@ -68,23 +108,38 @@ class PlanCommandTest {
         JsonNode two = JSON.readTree(run.out());
         assertThat(two.get("inputs").get("instancesPerPod").asInt()).isEqualTo(2);
         assertPartsSum(two);
-        long cacheOne = one.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
-        long cacheTwo = two.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
+        long cacheOne =
+                one.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
+        long cacheTwo =
+                two.get("streamsConfig").get("statestore.cache.max.bytes").asLong();
         assertThat(cacheTwo).isPositive().isLessThanOrEqualTo(cacheOne / 2 + 1);
         JsonNode heap = findPart(two.get("parts"), "heap");
-        assertThat(findPart(heap.get("parts"), "record-cache").get("bytes").asLong()).isEqualTo(2 * cacheTwo);
+        assertThat(findPart(heap.get("parts"), "record-cache").get("bytes").asLong())
+                .isEqualTo(2 * cacheTwo);
         Run table = plan("--memory", "2Gi", "--threads", "2", "--instances", "2", "--partitions", "24");
         assertThat(table.out()).contains("2 KafkaStreams instances x 2 stream threads");
     }
 
     @Test
     void loadedClassesAndExtraDirectMemoryRaiseTheirJvmCaps() throws Exception {
-        String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
-                "--stores", "kv=2,window=1", "--output", "json"};
+        String[] base = {
+            "--memory",
+            "2Gi",
+            "--threads",
+            "4",
+            "--partitions",
+            "24",
+            "--replicas",
+            "3",
+            "--stores",
+            "kv=2,window=1",
+            "--output",
+            "json"
+        };
         JsonNode standard = JSON.readTree(plan(base).out());
         String[] spring = Arrays.copyOf(base, base.length + 4);
-        System.arraycopy(new String[] {"--loaded-classes", "25000", "--extra-direct-memory", "64Mi"}, 0, spring,
-                base.length, 4);
+        System.arraycopy(
+                new String[] {"--loaded-classes", "25000", "--extra-direct-memory", "64Mi"}, 0, spring, base.length, 4);
         Run run = plan(spring);
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
@@ -96,7 +151,9 @@ class PlanCommandTest {
         // The direct cap gains the 64 MiB and loses part of the clients' share, which the larger JVM needs shrink.
         JsonNode direct = findPart(doc.get("parts"), "jvm-direct-memory");
         assertThat(direct.get("bytes").asLong())
-                .isGreaterThan(findPart(standard.get("parts"), "jvm-direct-memory").get("bytes").asLong());
+                .isGreaterThan(findPart(standard.get("parts"), "jvm-direct-memory")
+                        .get("bytes")
+                        .asLong());
         assertThat(direct.get("reason").asText()).contains("+ 64 MiB the application's own libraries use");
         assertThat(findPart(doc.get("parts"), "heap").get("bytes").asLong())
                 .isLessThan(findPart(standard.get("parts"), "heap").get("bytes").asLong());
@@ -110,43 +167,90 @@ class PlanCommandTest {
 
     @Test
     void transactionalStateStoresBoundTheUncommittedWrites() throws Exception {
-        Run run = plan("--memory", "2Gi", "--threads", "4", "--partitions", "24", "--replicas", "3",
-                "--stores", "kv=2,window=1", "--transactional-state-stores", "--output", "json");
+        Run run = plan(
+                "--memory",
+                "2Gi",
+                "--threads",
+                "4",
+                "--partitions",
+                "24",
+                "--replicas",
+                "3",
+                "--stores",
+                "kv=2,window=1",
+                "--transactional-state-stores",
+                "--output",
+                "json");
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertPartsSum(doc);
-        assertThat(doc.get("streamsConfig").get("statestore.uncommitted.max.bytes").asText()).isEqualTo("42173151");
-        assertThat(findPart(doc.get("parts"), "uncommitted-write-batches").get("bytes").asLong()).isPositive();
-        Run old = plan("--memory", "2Gi", "--partitions", "4", "--stores", "kv=1", "--transactional-state-stores",
-                "--kafka-streams-version", "3.9");
+        assertThat(doc.get("streamsConfig")
+                        .get("statestore.uncommitted.max.bytes")
+                        .asText())
+                .isEqualTo("42173151");
+        assertThat(findPart(doc.get("parts"), "uncommitted-write-batches")
+                        .get("bytes")
+                        .asLong())
+                .isPositive();
+        Run old = plan(
+                "--memory",
+                "2Gi",
+                "--partitions",
+                "4",
+                "--stores",
+                "kv=1",
+                "--transactional-state-stores",
+                "--kafka-streams-version",
+                "3.9");
         assertThat(old.exitCode()).isEqualTo(1);
         assertThat(old.err()).contains("needs Kafka Streams 4.4 or later");
     }
 
     @Test
     void replicaRangeKeepsTheRocksDbSettingsAcrossItAndSaysWhatTheyHoldFor() throws Exception {
-        String[] base = {"--memory", "2Gi", "--threads", "4", "--partitions", "24", "--stores", "kv=2",
-                "--standby-replicas", "1", "--min-replicas", "2", "--max-replicas", "6"};
-        JsonNode atFour = JSON.readTree(plan(with(base, "--replicas", "4", "-o", "json")).out());
-        JsonNode atSix = JSON.readTree(plan(with(base, "--replicas", "6", "-o", "json")).out());
+        String[] base = {
+            "--memory",
+            "2Gi",
+            "--threads",
+            "4",
+            "--partitions",
+            "24",
+            "--stores",
+            "kv=2",
+            "--standby-replicas",
+            "1",
+            "--min-replicas",
+            "2",
+            "--max-replicas",
+            "6"
+        };
+        JsonNode atFour =
+                JSON.readTree(plan(with(base, "--replicas", "4", "-o", "json")).out());
+        JsonNode atSix =
+                JSON.readTree(plan(with(base, "--replicas", "6", "-o", "json")).out());
         assertThat(atFour.get("inputs").get("replicaRange").get("min").asInt()).isEqualTo(2);
         assertThat(atFour.get("inputs").get("replicaRange").get("max").asInt()).isEqualTo(6);
         // Sized for 1 pod holding all 24 active tasks (one pod of 2 restarting): 48 instances, 24 at 4 replicas now.
-        assertThat(atFour.get("plannedTopology").get("rocksDbInstances").asLong()).isEqualTo(48);
+        assertThat(atFour.get("plannedTopology").get("rocksDbInstances").asLong())
+                .isEqualTo(48);
         assertThat(atFour.get("topology").get("rocksDbInstances").asLong()).isEqualTo(24);
         assertThat(atSix.get("restartHash")).isEqualTo(atFour.get("restartHash"));
         assertThat(atSix.get("rocksdb")).isEqualTo(atFour.get("rocksdb"));
 
         Run table = plan(with(base, "--replicas", "4"));
         assertThat(table.exitCode()).isZero();
-        assertThat(table.out()).contains("RocksDB settings and JVM flags hold for 1 to 6 replicas (the range [2, 6]",
-                "sized for 48 RocksDB instances per pod (24 active + 0 standby tasks), 24 now");
+        assertThat(table.out())
+                .contains(
+                        "RocksDB settings and JVM flags hold for 1 to 6 replicas (the range [2, 6]",
+                        "sized for 48 RocksDB instances per pod (24 active + 0 standby tasks), 24 now");
         // One bound alone: the other is --replicas.
-        JsonNode onlyMax = JSON.readTree(plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3",
-                "--max-replicas", "5", "-o", "json").out());
+        JsonNode onlyMax = JSON.readTree(
+                plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3", "--max-replicas", "5", "-o", "json")
+                        .out());
         assertThat(onlyMax.get("inputs").get("replicaRange").get("min").asInt()).isEqualTo(3);
         // Without either flag the plan holds for exactly --replicas and the table says nothing of a range.
-        assertThat(plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3").out())
+        assertThat(plan("--memory", "2Gi", "--partitions", "24", "--replicas", "3")
+                        .out())
                 .doesNotContain("hold for");
         Run reversed = plan("--memory", "2Gi", "--partitions", "24", "--min-replicas", "7", "--max-replicas", "6");
         assertThat(reversed.exitCode()).isEqualTo(1);
@@ -160,16 +264,19 @@ class PlanCommandTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "--memory abc --partitions 4|--memory",
-            "--memory 1Gi --threads four --partitions 4|--threads",
-            "--memory 1Gi --partitions 4 --stores kv=x|--stores",
-            "--memory 1Gi --partitions 4 --stores disk=2|--stores",
-            "--memory 1Gi --partitions 4 --output yaml|--output",
-            "--memory 1Gi --partitions 4 --tasks-per-pod 2|mutually exclusive",
-            "--partitions 4|--memory",
-            "--memory 1Gi --threads 0 --partitions 4|threads must be at least 1",
-            "--memory 1Gi --partitions 4 --rocksdb-fraction 2|rocksDbFraction"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "--memory abc --partitions 4|--memory",
+                "--memory 1Gi --threads four --partitions 4|--threads",
+                "--memory 1Gi --partitions 4 --stores kv=x|--stores",
+                "--memory 1Gi --partitions 4 --stores disk=2|--stores",
+                "--memory 1Gi --partitions 4 --output yaml|--output",
+                "--memory 1Gi --partitions 4 --tasks-per-pod 2|mutually exclusive",
+                "--partitions 4|--memory",
+                "--memory 1Gi --threads 0 --partitions 4|threads must be at least 1",
+                "--memory 1Gi --partitions 4 --rocksdb-fraction 2|rocksDbFraction"
+            })
     void malformedInputExitsWithOneAndNamesTheFlag(String args, String named) {
         Run run = plan(args.split(" "));
         assertThat(run.exitCode()).isEqualTo(1);
@@ -195,13 +302,24 @@ class PlanCommandTest {
         List<String> failures = new ArrayList<>();
         int planned = 0;
         int total = 0;
-        for (String memory : new String[]{"512Mi", "1G", "1536Mi", "2Gi", "6Gi", "32Gi"}) {
-            for (String threads : new String[]{"1", "2", "4", "8", "16"}) {
-                for (String stores : new String[]{"kv=0", "kv=1", "kv=2,window=1", "kv=3,window=2,session=1"}) {
-                    for (String partitions : new String[]{"6", "48"}) {
+        for (String memory : new String[] {"512Mi", "1G", "1536Mi", "2Gi", "6Gi", "32Gi"}) {
+            for (String threads : new String[] {"1", "2", "4", "8", "16"}) {
+                for (String stores : new String[] {"kv=0", "kv=1", "kv=2,window=1", "kv=3,window=2,session=1"}) {
+                    for (String partitions : new String[] {"6", "48"}) {
                         total++;
-                        Run run = plan("--memory", memory, "--threads", threads, "--partitions", partitions,
-                                "--replicas", "2", "--stores", stores, "-o", "json");
+                        Run run = plan(
+                                "--memory",
+                                memory,
+                                "--threads",
+                                threads,
+                                "--partitions",
+                                partitions,
+                                "--replicas",
+                                "2",
+                                "--stores",
+                                stores,
+                                "-o",
+                                "json");
                         if (run.exitCode() == 2) {
                             assertThat(JSON.readTree(run.out()).get("errors")).isNotEmpty();
                             continue;
@@ -230,7 +348,9 @@ class PlanCommandTest {
     private static void assertNestedSum(JsonNode part) {
         JsonNode children = part.get("parts");
         if (children != null && !children.isEmpty()) {
-            assertThat(sum(children)).as(part.get("name").asText()).isEqualTo(part.get("bytes").asLong());
+            assertThat(sum(children))
+                    .as(part.get("name").asText())
+                    .isEqualTo(part.get("bytes").asLong());
             children.forEach(PlanCommandTest::assertNestedSum);
         }
     }

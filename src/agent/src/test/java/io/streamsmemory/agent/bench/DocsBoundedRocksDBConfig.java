@@ -26,10 +26,8 @@ public class DocsBoundedRocksDBConfig implements RocksDBConfigSetter {
         RocksDB.loadLibrary();
     }
 
-    private static final Cache CACHE =
-            new LRUCache(TOTAL_OFF_HEAP_MEMORY, -1, false, INDEX_FILTER_BLOCK_RATIO);
-    private static final WriteBufferManager WRITE_BUFFER_MANAGER =
-            new WriteBufferManager(TOTAL_MEMTABLE_MEMORY, CACHE);
+    private static final Cache CACHE = new LRUCache(TOTAL_OFF_HEAP_MEMORY, -1, false, INDEX_FILTER_BLOCK_RATIO);
+    private static final WriteBufferManager WRITE_BUFFER_MANAGER = new WriteBufferManager(TOTAL_MEMTABLE_MEMORY, CACHE);
 
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {

@@ -2,8 +2,8 @@ package io.streamsmemory.agent.bench;
 
 import io.streamsmemory.agent.it.KafkaBroker;
 import io.streamsmemory.engine.AllocationEngine;
-import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -60,23 +60,26 @@ public final class MemoryBenchmark {
     /** Within this share of its earlier peak, RSS counts as no longer rising. */
     private static final double PLATEAU_GROWTH = 0.01;
 
-    private record Variant(String name, List<String> jvmOptions, Map<String, String> env, boolean agent,
-                           boolean docs) {
-    }
+    private record Variant(
+            String name, List<String> jvmOptions, Map<String, String> env, boolean agent, boolean docs) {}
 
-    private record Sample(double seconds, long rssBytes) {
-    }
+    private record Sample(double seconds, long rssBytes) {}
 
     /** How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". */
-    private record Result(Variant variant, long peakRss, List<Sample> samples, double throughput, long processed,
-                          int rocksDbInstances, String ending) {
-    }
+    private record Result(
+            Variant variant,
+            long peakRss,
+            List<Sample> samples,
+            double throughput,
+            long processed,
+            int rocksDbInstances,
+            String ending) {}
 
     /** The application as sized for one budget, and the engine's allocation for it. */
     private record Sizing(long budget, int threads, StoreCounts stores, AllocationDocument allocation, String json) {
         String label() {
-            return String.format(Locale.ROOT, "threads=%d stores=kv:%d+window:%d", threads, stores.keyValue(),
-                    stores.window());
+            return String.format(
+                    Locale.ROOT, "threads=%d stores=kv:%d+window:%d", threads, stores.keyValue(), stores.window());
         }
 
         boolean sizedDown() {
@@ -84,18 +87,23 @@ public final class MemoryBenchmark {
         }
     }
 
-    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {
-    }
+    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        List<Long> budgets = Stream.of(System.getProperty("bench.budgets", "512Mi,1Gi,4Gi").split(","))
-                .map(String::trim).map(ByteSize::parse).toList();
-        Timing timing = new Timing(Integer.getInteger("bench.minSeconds", 120),
-                Integer.getInteger("bench.plateauSeconds", 60), Integer.getInteger("bench.maxSeconds", 300));
+        List<Long> budgets = Stream.of(
+                        System.getProperty("bench.budgets", "512Mi,1Gi,4Gi").split(","))
+                .map(String::trim)
+                .map(ByteSize::parse)
+                .toList();
+        Timing timing = new Timing(
+                Integer.getInteger("bench.minSeconds", 120),
+                Integer.getInteger("bench.plateauSeconds", 60),
+                Integer.getInteger("bench.maxSeconds", 300));
         long records = Long.getLong("bench.records", 12_000_000L);
         boolean allVariants = Boolean.getBoolean("bench.allVariants");
-        Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory")).toAbsolutePath();
+        Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory"))
+                .toAbsolutePath();
         Path agentJar = Path.of(System.getProperty("bench.agentJar", "src/agent/target/streams-memory-agent.jar"))
                 .toAbsolutePath();
         if (!Files.exists(agentJar)) {
@@ -104,35 +112,55 @@ public final class MemoryBenchmark {
         deleteTree(out);
         Files.createDirectories(out);
         String fullClasspath = System.getProperty("java.class.path");
-        String appClasspath = KafkaBroker.classpathWithout(fullClasspath, "/agent/target/classes",
-                "/engine/target/classes", "streams-memory-engine");
+        String appClasspath = KafkaBroker.classpathWithout(
+                fullClasspath, "/agent/target/classes", "/engine/target/classes", "streams-memory-engine");
 
         List<String> summaries = new ArrayList<>();
         long started = System.nanoTime();
         try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
             broker.createTopics(PARTITIONS, TOPIC);
             produce(broker.bootstrap(), records, records / 2);
-            System.out.printf(Locale.ROOT, "broker up and %d records (%d keys) produced after %.0f s%n", records,
-                    records / 2, (System.nanoTime() - started) / 1e9);
+            System.out.printf(
+                    Locale.ROOT,
+                    "broker up and %d records (%d keys) produced after %.0f s%n",
+                    records,
+                    records / 2,
+                    (System.nanoTime() - started) / 1e9);
             for (long budget : budgets) {
                 Path dir = out.resolve("budget-" + ByteSize.format(budget).replace(" ", ""));
                 Files.createDirectories(dir);
                 Sizing sizing = size(budget);
                 List<Variant> variants = variants(sizing, dir, agentJar, allVariants);
-                System.out.printf(Locale.ROOT, "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
+                System.out.printf(
+                        Locale.ROOT,
+                        "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
                                 + "%d, write buffers %d; %d partitions; runs of %d..%d s, plateau when RSS rises "
-                                + "under %.0f%% in %d s%n", budget, ByteSize.format(budget), sizing.label(),
-                        sizing.sizedDown() ? " (sized down to fit)" : "", xmx(sizing.allocation()),
+                                + "under %.0f%% in %d s%n",
+                        budget,
+                        ByteSize.format(budget),
+                        sizing.label(),
+                        sizing.sizedDown() ? " (sized down to fit)" : "",
+                        xmx(sizing.allocation()),
                         sizing.allocation().rocksdb().blockCacheCapacityBytes(),
-                        sizing.allocation().rocksdb().writeBufferManagerBytes(), PARTITIONS, timing.minSeconds(),
-                        timing.maxSeconds(), PLATEAU_GROWTH * 100, timing.plateauSeconds());
+                        sizing.allocation().rocksdb().writeBufferManagerBytes(),
+                        PARTITIONS,
+                        timing.minSeconds(),
+                        timing.maxSeconds(),
+                        PLATEAU_GROWTH * 100,
+                        timing.plateauSeconds());
                 List<Result> results = new ArrayList<>();
                 for (Variant variant : variants) {
                     Result run = run(variant, sizing, broker.bootstrap(), appClasspath, dir, timing);
                     results.add(run);
-                    System.out.printf(Locale.ROOT, "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
-                                    + "RocksDB instances %d  ended: %s%n", variant.name(), run.peakRss() / 1048576.0,
-                            run.throughput(), run.rocksDbInstances(), run.ending());
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
+                                    + "RocksDB instances %d  ended: %s%n",
+                            variant.name(),
+                            run.peakRss() / 1048576.0,
+                            run.throughput(),
+                            run.rocksDbInstances(),
+                            run.ending());
                 }
                 summaries.add(report(sizing, results, dir));
             }
@@ -143,12 +171,17 @@ public final class MemoryBenchmark {
 
     /** The benchmark's application as large as the budget holds: 4 threads and all stores, else fewer. */
     private static Sizing size(long budget) {
-        List<StoreCounts> storeChoices = List.of(new StoreCounts(2, 1, 0), new StoreCounts(1, 1, 0),
-                new StoreCounts(1, 0, 0));
+        List<StoreCounts> storeChoices =
+                List.of(new StoreCounts(2, 1, 0), new StoreCounts(1, 1, 0), new StoreCounts(1, 0, 0));
         for (StoreCounts stores : storeChoices) {
             for (int threads = MAX_THREADS; threads >= 1; threads /= 2) {
-                AllocationResult result = new AllocationEngine().allocate(WorkloadFacts.builder().memoryBytes(budget)
-                        .streamThreads(threads).partitions(PARTITIONS).stores(stores).build());
+                AllocationResult result = new AllocationEngine()
+                        .allocate(WorkloadFacts.builder()
+                                .memoryBytes(budget)
+                                .streamThreads(threads)
+                                .partitions(PARTITIONS)
+                                .stores(stores)
+                                .build());
                 if (result.ok()) {
                     String json = AllocationJson.write(result.allocation());
                     return new Sizing(budget, threads, stores, AllocationJson.read(json), json);
@@ -159,7 +192,10 @@ public final class MemoryBenchmark {
     }
 
     private static String xmx(AllocationDocument allocation) {
-        return allocation.jvmOptions().stream().filter(o -> o.startsWith("-Xmx")).findFirst().orElseThrow();
+        return allocation.jvmOptions().stream()
+                .filter(o -> o.startsWith("-Xmx"))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<Variant> variants(Sizing sizing, Path dir, Path agentJar, boolean allVariants)
@@ -169,10 +205,17 @@ public final class MemoryBenchmark {
         String xmx = xmx(sizing.allocation());
         List<Variant> variants = new ArrayList<>();
         variants.add(new Variant("default", List.of(xmx), Map.of(), false, false));
-        variants.add(new Variant("docs-bounded", List.of(xmx,
-                "-Ddocs.totalOffHeapMemory=" + sizing.allocation().rocksdb().blockCacheCapacityBytes(),
-                "-Ddocs.totalMemtableMemory=" + sizing.allocation().rocksdb().writeBufferManagerBytes()), Map.of(),
-                false, true));
+        variants.add(new Variant(
+                "docs-bounded",
+                List.of(
+                        xmx,
+                        "-Ddocs.totalOffHeapMemory="
+                                + sizing.allocation().rocksdb().blockCacheCapacityBytes(),
+                        "-Ddocs.totalMemtableMemory="
+                                + sizing.allocation().rocksdb().writeBufferManagerBytes()),
+                Map.of(),
+                false,
+                true));
         List<String> agentOptions = new ArrayList<>(sizing.allocation().jvmOptions());
         agentOptions.add("-javaagent:" + agentJar);
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
@@ -180,11 +223,15 @@ public final class MemoryBenchmark {
         if (!allVariants) {
             return variants;
         }
-        variants.add(new Variant("agent+MALLOC_ARENA_MAX=2", agentOptions,
-                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", "2")), true, false));
+        variants.add(new Variant(
+                "agent+MALLOC_ARENA_MAX=2",
+                agentOptions,
+                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", "2")),
+                true,
+                false));
         if (Files.exists(Path.of(JEMALLOC))) {
-            variants.add(new Variant("agent+jemalloc", agentOptions, merge(agentEnv, Map.of("LD_PRELOAD", JEMALLOC)),
-                    true, false));
+            variants.add(new Variant(
+                    "agent+jemalloc", agentOptions, merge(agentEnv, Map.of("LD_PRELOAD", JEMALLOC)), true, false));
         } else {
             System.out.println("jemalloc not installed (" + JEMALLOC + "; Debian package libjemalloc2): skipping "
                     + "that variant");
@@ -201,22 +248,47 @@ public final class MemoryBenchmark {
         Result docs = find(results, "docs-bounded");
         Result agent = find(results, "agent");
         System.out.println();
-        System.out.printf(Locale.ROOT, "| %-26s | %12s | %10s | %14s | %10s | %9s | %-11s |%n", "variant",
-                "peak RSS MiB", "RSS/budget", "records/s", "vs default", "RocksDBs", "ended");
+        System.out.printf(
+                Locale.ROOT,
+                "| %-26s | %12s | %10s | %14s | %10s | %9s | %-11s |%n",
+                "variant",
+                "peak RSS MiB",
+                "RSS/budget",
+                "records/s",
+                "vs default",
+                "RocksDBs",
+                "ended");
         System.out.println("|" + "-".repeat(28) + "|" + "-".repeat(14) + "|" + "-".repeat(12) + "|" + "-".repeat(16)
                 + "|" + "-".repeat(12) + "|" + "-".repeat(11) + "|" + "-".repeat(13) + "|");
         for (Result run : results) {
-            System.out.printf(Locale.ROOT, "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %9d | %-11s |%n",
-                    run.variant().name(), run.peakRss() / 1048576.0, run.peakRss() / (double) budget,
-                    run.throughput(), run.throughput() / defaults.throughput(), run.rocksDbInstances(), run.ending());
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %9d | %-11s |%n",
+                    run.variant().name(),
+                    run.peakRss() / 1048576.0,
+                    run.peakRss() / (double) budget,
+                    run.throughput(),
+                    run.throughput() / defaults.throughput(),
+                    run.rocksDbInstances(),
+                    run.ending());
         }
         System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
-        String summary = String.format(Locale.ROOT, "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
+        String summary = String.format(
+                Locale.ROOT,
+                "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
                         + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
                         + "ended=default:%s,docs:%s,agent:%s",
-                budget, defaults.peakRss(), docs.peakRss(), agent.peakRss(), agent.peakRss() / (double) budget,
-                agent.throughput() / defaults.throughput(), sizing.label().replace(' ', ','),
-                sizing.sizedDown() ? ",sized-down-to-fit" : "", defaults.ending(), docs.ending(), agent.ending());
+                budget,
+                defaults.peakRss(),
+                docs.peakRss(),
+                agent.peakRss(),
+                agent.peakRss() / (double) budget,
+                agent.throughput() / defaults.throughput(),
+                sizing.label().replace(' ', ','),
+                sizing.sizedDown() ? ",sized-down-to-fit" : "",
+                defaults.ending(),
+                docs.ending(),
+                agent.ending());
         System.out.println(summary);
         return summary;
     }
@@ -228,13 +300,30 @@ public final class MemoryBenchmark {
     }
 
     private static Result find(List<Result> results, String name) {
-        return results.stream().filter(r -> r.variant().name().equals(name)).findFirst().orElseThrow();
+        return results.stream()
+                .filter(r -> r.variant().name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static void produce(String bootstrap, long records, long keys) {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "acks", "1", "linger.ms", 20,
-                "batch.size", 262144, "buffer.memory", 67108864L, "compression.type", "lz4",
-                "key.serializer", StringSerializer.class.getName(), "value.serializer", StringSerializer.class.getName());
+        Map<String, Object> config = Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "acks",
+                "1",
+                "linger.ms",
+                20,
+                "batch.size",
+                262144,
+                "buffer.memory",
+                67108864L,
+                "compression.type",
+                "lz4",
+                "key.serializer",
+                StringSerializer.class.getName(),
+                "value.serializer",
+                StringSerializer.class.getName());
         Random random = new Random(42);
         long base = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
         long eventSpan = TimeUnit.MINUTES.toMillis(30);
@@ -245,29 +334,38 @@ public final class MemoryBenchmark {
                     value[c] = (char) ('a' + random.nextInt(26));
                 }
                 String key = "key-" + random.nextLong(keys);
-                producer.send(new ProducerRecord<>(TOPIC, null, base + i * eventSpan / records, key,
-                        new String(value)));
+                producer.send(
+                        new ProducerRecord<>(TOPIC, null, base + i * eventSpan / records, key, new String(value)));
             }
             producer.flush();
         }
     }
 
-    private static Result run(Variant variant, Sizing sizing, String bootstrap, String classpath, Path out,
-                              Timing timing) throws Exception {
+    private static Result run(
+            Variant variant, Sizing sizing, String bootstrap, String classpath, Path out, Timing timing)
+            throws Exception {
         String slug = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
         Path dir = out.resolve("run-" + slug);
         Files.createDirectories(dir);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(variant.jvmOptions());
-        command.addAll(List.of("-cp", classpath, BenchApp.class.getName(), bootstrap,
-                "bench-" + sizing.budget() + "-" + slug, dir.resolve("state").toString(),
-                Integer.toString(sizing.threads()), TOPIC, Integer.toString(sizing.stores().keyValue()),
+        command.addAll(List.of(
+                "-cp",
+                classpath,
+                BenchApp.class.getName(),
+                bootstrap,
+                "bench-" + sizing.budget() + "-" + slug,
+                dir.resolve("state").toString(),
+                Integer.toString(sizing.threads()),
+                TOPIC,
+                Integer.toString(sizing.stores().keyValue()),
                 Integer.toString(sizing.stores().window())));
         if (variant.docs()) {
             command.add("docs");
         }
-        ProcessBuilder builder = new ProcessBuilder(command).redirectError(dir.resolve("app.log").toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectError(dir.resolve("app.log").toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
         builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
         builder.environment().putAll(variant.env());
@@ -321,7 +419,13 @@ public final class MemoryBenchmark {
             double span = (progress[3] - progress[1]) / 1000.0;
             throughput = span > 0 ? (progress[2] - progress[0]) / span : 0;
         }
-        return new Result(variant, peak, samples, throughput, processed, countRocksDbs(dir.resolve("state")),
+        return new Result(
+                variant,
+                peak,
+                samples,
+                throughput,
+                processed,
+                countRocksDbs(dir.resolve("state")),
                 ending == null ? "process-exit" : ending);
     }
 
@@ -329,8 +433,8 @@ public final class MemoryBenchmark {
      * Whether a run has shown what it can: its RSS rose by less than {@link #PLATEAU_GROWTH} over the last plateau
      * window (after the minimum), an unbounded variant passed the budget, or the maximum time is up; null to go on.
      */
-    private static String ending(Variant variant, List<Sample> samples, long peak, long budget, double measured,
-                                 Timing timing) {
+    private static String ending(
+            Variant variant, List<Sample> samples, long peak, long budget, double measured, Timing timing) {
         if (!variant.agent() && peak > budget) {
             return "over-budget";
         }
@@ -341,16 +445,22 @@ public final class MemoryBenchmark {
             return null;
         }
         double windowStart = samples.get(samples.size() - 1).seconds() - timing.plateauSeconds();
-        long before = samples.stream().filter(s -> s.seconds() < windowStart).mapToLong(Sample::rssBytes).max()
+        long before = samples.stream()
+                .filter(s -> s.seconds() < windowStart)
+                .mapToLong(Sample::rssBytes)
+                .max()
                 .orElse(0);
-        long within = samples.stream().filter(s -> s.seconds() >= windowStart).mapToLong(Sample::rssBytes).max()
+        long within = samples.stream()
+                .filter(s -> s.seconds() >= windowStart)
+                .mapToLong(Sample::rssBytes)
+                .max()
                 .orElse(0);
         return before > 0 && within <= before * (1 + PLATEAU_GROWTH) ? "plateau" : null;
     }
 
     private static void readProgress(Process process, long[] progress) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (!line.startsWith("PROCESSED ")) {
@@ -397,7 +507,8 @@ public final class MemoryBenchmark {
             return 0;
         }
         try (Stream<Path> paths = Files.walk(stateDir)) {
-            return (int) paths.filter(p -> p.getFileName().toString().equals("CURRENT")).count();
+            return (int) paths.filter(p -> p.getFileName().toString().equals("CURRENT"))
+                    .count();
         } catch (IOException e) {
             return -1;
         }
@@ -426,9 +537,19 @@ public final class MemoryBenchmark {
             dataset.addSeries(series);
         }
         JFreeChart chart = ChartFactory.createXYLineChart(
-                String.format(Locale.ROOT, "Kafka Streams RSS, %s, %d partitions, budget %s", sizing.label(),
-                        PARTITIONS, ByteSize.format(budget)),
-                "seconds since JVM start", "RSS (MiB)", dataset, PlotOrientation.VERTICAL, true, false, false);
+                String.format(
+                        Locale.ROOT,
+                        "Kafka Streams RSS, %s, %d partitions, budget %s",
+                        sizing.label(),
+                        PARTITIONS,
+                        ByteSize.format(budget)),
+                "seconds since JVM start",
+                "RSS (MiB)",
+                dataset,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
         XYPlot plot = chart.getXYPlot();
         ValueMarker marker = new ValueMarker(budget / 1048576.0, Color.RED, new BasicStroke(2f));
         marker.setLabel("budget");

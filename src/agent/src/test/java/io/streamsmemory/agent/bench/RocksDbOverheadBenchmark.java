@@ -16,8 +16,8 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
-import org.rocksdb.IndexType;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -44,9 +44,11 @@ public final class RocksDbOverheadBenchmark {
     private static final int[] DEFAULT_COUNTS = {8, 16, 32, 64, 128};
     /** Per instance: 2,000 keys of ~100 B, about one Kafka Streams changelog-restore batch of a small store. */
     private static final int KEYS_PER_INSTANCE = 2_000;
+
     private static final int VALUE_BYTES = 100;
     /** Large enough that no instance's blocks are evicted: the cache's usage then explains all cached blocks. */
     private static final long CACHE_BYTES = 256L << 20;
+
     private static final long WRITE_BUFFER_MANAGER_BYTES = CACHE_BYTES / 3;
     private static final long WRITE_BUFFER_SIZE = 1L << 20;
     private static final long ARENA_BLOCK = 64L << 10;
@@ -55,8 +57,7 @@ public final class RocksDbOverheadBenchmark {
      *  universal compaction's trigger of 4 files, or the files are merged back into one. */
     private static final int FLUSHES = Integer.getInteger("flushes", 1);
 
-    private RocksDbOverheadBenchmark() {
-    }
+    private RocksDbOverheadBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("child")) {
@@ -64,13 +65,29 @@ public final class RocksDbOverheadBenchmark {
             return;
         }
         RocksDB.loadLibrary();
-        int[] counts = args.length == 0 ? DEFAULT_COUNTS
+        int[] counts = args.length == 0
+                ? DEFAULT_COUNTS
                 : Stream.of(args).mapToInt(Integer::parseInt).toArray();
-        System.out.printf(Locale.ROOT, "RocksDB %s, %d SST file(s) of %d keys x %d B per instance, cache %d MiB (write buffers %d MiB), "
-                        + "median of %d fresh JVMs per count; growth from opening the instances:%n", RocksDB.rocksdbVersion(), FLUSHES, KEYS_PER_INSTANCE, VALUE_BYTES,
-                CACHE_BYTES >> 20, WRITE_BUFFER_MANAGER_BYTES >> 20, REPEATS);
-        System.out.printf(Locale.ROOT, "%9s %12s %12s %12s %12s %12s%n", "instances", "rss_delta", "jvm_nmt_delta",
-                "cache_delta", "unexplained", "per_instance");
+        System.out.printf(
+                Locale.ROOT,
+                "RocksDB %s, %d SST file(s) of %d keys x %d B per instance, cache %d MiB (write buffers %d MiB), "
+                        + "median of %d fresh JVMs per count; growth from opening the instances:%n",
+                RocksDB.rocksdbVersion(),
+                FLUSHES,
+                KEYS_PER_INSTANCE,
+                VALUE_BYTES,
+                CACHE_BYTES >> 20,
+                WRITE_BUFFER_MANAGER_BYTES >> 20,
+                REPEATS);
+        System.out.printf(
+                Locale.ROOT,
+                "%9s %12s %12s %12s %12s %12s%n",
+                "instances",
+                "rss_delta",
+                "jvm_nmt_delta",
+                "cache_delta",
+                "unexplained",
+                "per_instance");
         List<double[]> points = new ArrayList<>();
         for (int n : counts) {
             List<long[]> runs = new ArrayList<>();
@@ -79,27 +96,48 @@ public final class RocksDbOverheadBenchmark {
             }
             runs.sort(Comparator.comparingLong(run -> run[3]));
             long[] best = runs.get(runs.size() / 2);
-            System.out.printf(Locale.ROOT, "%9d %12d %12d %12d %12d %12d%n", n, best[0], best[1], best[2], best[3],
-                    best[3] / n);
+            System.out.printf(
+                    Locale.ROOT, "%9d %12d %12d %12d %12d %12d%n", n, best[0], best[1], best[2], best[3], best[3] / n);
             points.add(new double[] {n, best[3]});
         }
         double[] fit = fit(points);
-        System.out.printf(Locale.ROOT, "fit: unexplained = %.0f B + %.0f B x instances (R^2 %.4f, %d points)%n",
-                fit[0], fit[1], fit[2], points.size());
-        System.out.printf(Locale.ROOT, "summary: rocksdb_native_overhead_per_instance=%d bytes (%.0f KiB)%n",
-                Math.round(fit[1]), fit[1] / 1024);
+        System.out.printf(
+                Locale.ROOT,
+                "fit: unexplained = %.0f B + %.0f B x instances (R^2 %.4f, %d points)%n",
+                fit[0],
+                fit[1],
+                fit[2],
+                points.size());
+        System.out.printf(
+                Locale.ROOT,
+                "summary: rocksdb_native_overhead_per_instance=%d bytes (%.0f KiB)%n",
+                Math.round(fit[1]),
+                fit[1] / 1024);
     }
 
     /** Runs one count in a fresh JVM: the growth of {rss, jvm nmt committed, cache usage, unexplained}, in bytes. */
     private static long[] fork(int n) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("rocksdb-overhead-");
         try {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process process = new ProcessBuilder(java, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch",
-                    "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:NativeMemoryTracking=summary", "-Dflushes=" + FLUSHES, "-cp",
-                    System.getProperty("java.class.path"), RocksDbOverheadBenchmark.class.getName(), "child",
-                    Integer.toString(n), dir.toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process process = new ProcessBuilder(
+                            java,
+                            "-Xms64m",
+                            "-Xmx64m",
+                            "-XX:+AlwaysPreTouch",
+                            "-XX:+UseSerialGC",
+                            "-XX:TieredStopAtLevel=1",
+                            "-XX:NativeMemoryTracking=summary",
+                            "-Dflushes=" + FLUSHES,
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            RocksDbOverheadBenchmark.class.getName(),
+                            "child",
+                            Integer.toString(n),
+                            dir.toString())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
             String output = new String(process.getInputStream().readAllBytes());
             if (process.waitFor() != 0) {
                 throw new IllegalStateException("child for " + n + " instances failed: " + output);
@@ -111,7 +149,8 @@ public final class RocksDbOverheadBenchmark {
             return new long[] {rss, nmt, cache, rss - nmt - cache};
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
             }
         }
     }
@@ -146,7 +185,7 @@ public final class RocksDbOverheadBenchmark {
         byte[] value = new byte[VALUE_BYTES];
         String before = reading(cache);
         try (WriteOptions write = new WriteOptions().setDisableWAL(true);
-             FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+                FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
             for (int i = 0; i < n; i++) {
                 Options o = kafkaStreamsOptions(cache, manager);
                 options.add(o);
@@ -222,10 +261,14 @@ public final class RocksDbOverheadBenchmark {
 
     /** The JVM's own committed memory by native memory tracking (which does not see RocksDB's mallocs). */
     private static long nmtCommitted() throws Exception {
-        String summary = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
-                new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
-        Matcher total = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB").matcher(summary);
+        String summary = (String) ManagementFactory.getPlatformMBeanServer()
+                .invoke(
+                        new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                        "vmNativeMemory",
+                        new Object[] {new String[] {"summary"}},
+                        new String[] {String[].class.getName()});
+        Matcher total =
+                Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB").matcher(summary);
         if (!total.find()) {
             throw new IllegalStateException("no NMT total in: " + summary);
         }

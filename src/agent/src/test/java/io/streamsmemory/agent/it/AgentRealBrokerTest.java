@@ -36,8 +36,12 @@ class AgentRealBrokerTest {
     static final int PARTITIONS = 4;
 
     /** The workload of the forked application: 1 GiB, a key-value and a window store per task. */
-    static final WorkloadFacts FACTS = WorkloadFacts.builder().memoryBytes(1L << 30).streamThreads(THREADS)
-            .partitions(PARTITIONS).stores(new StoreCounts(1, 1, 0)).build();
+    static final WorkloadFacts FACTS = WorkloadFacts.builder()
+            .memoryBytes(1L << 30)
+            .streamThreads(THREADS)
+            .partitions(PARTITIONS)
+            .stores(new StoreCounts(1, 1, 0))
+            .build();
 
     private Path work;
     private AllocationDocument allocation;
@@ -52,13 +56,15 @@ class AgentRealBrokerTest {
 
     /** The engine's allocation for {@code facts}, written where the agent reads it. */
     static AllocationDocument writeAllocation(Path file, WorkloadFacts facts) throws Exception {
-        String json = AllocationJson.write(new AllocationEngine().allocate(facts).allocation());
+        String json =
+                AllocationJson.write(new AllocationEngine().allocate(facts).allocation());
         Files.writeString(file, json);
         return AllocationJson.read(json);
     }
 
     static Stream<Arguments> runs() {
-        return Stream.of(Arguments.of("java17", "4.4.0"),
+        return Stream.of(
+                Arguments.of("java17", "4.4.0"),
                 Arguments.of("java17", System.getProperty("streamsmemory.oldKafkaVersion", "3.9.1")),
                 Arguments.of("java25", "4.4.0"));
     }
@@ -74,12 +80,16 @@ class AgentRealBrokerTest {
         launch.option("-javaagent:" + AppRun.agentJar());
         String topics = jdk + "v" + version.replace('.', '_') + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-" + jdk + "-" + version), topics, THREADS,
-                allocationFile)) {
+        try (AppRun app = AppRun.streamsApp(
+                launch, work.resolve("app-" + jdk + "-" + version), topics, THREADS, allocationFile)) {
             Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
             Map<String, Long> windowCounts = app.awaitCounts(topics + "window-out");
-            assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
-            assertThat(windowCounts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(counts)
+                    .hasSize(KEYS)
+                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(windowCounts)
+                    .hasSize(KEYS)
+                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
             Properties r = app.awaitReport();
             assertBounded(r, version);
             List<String> agentLines = app.agentLines();
@@ -87,18 +97,26 @@ class AgentRealBrokerTest {
             // Without STREAMS_MEMORY_REPORT_PORT the agent opens no port and starts no HTTP thread.
             assertThat(app.listeningPorts()).isEmpty();
             assertThat(app.threadNames()).doesNotContain("HTTP-Dispatcher", "streams-memory-");
-            assertThat(agentLines).filteredOn(line -> line.contains("streams-memory-agent ")
-                    && line.contains(allocation.hash())).hasSize(1);
+            assertThat(agentLines)
+                    .filteredOn(line -> line.contains("streams-memory-agent ") && line.contains(allocation.hash()))
+                    .hasSize(1);
             long recordCache = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
-            assertThat(agentLines).filteredOn(line -> line.contains("set statestore.cache.max.bytes: 536870912 -> "
-                    + recordCache)).hasSize(1);
+            assertThat(agentLines)
+                    .filteredOn(line -> line.contains("set statestore.cache.max.bytes: 536870912 -> " + recordCache))
+                    .hasSize(1);
             // The clients' own config dumps show the allocation too.
             String text = Files.readString(app.log);
-            assertThat(text).contains("buffer.memory = " + allocation.streamsConfig().get("producer.buffer.memory"));
-            assertThat(text).contains("fetch.max.bytes = " + allocation.streamsConfig().get("main.consumer.fetch.max.bytes"));
+            assertThat(text)
+                    .contains("buffer.memory = " + allocation.streamsConfig().get("producer.buffer.memory"));
+            assertThat(text)
+                    .contains("fetch.max.bytes = " + allocation.streamsConfig().get("main.consumer.fetch.max.bytes"));
             if (jdk.equals("java25")) {
                 // Case 1: the application started and ran on Java 25 with the agent; its stricter batch.size kept.
-                DoNoHarm.record(1, getClass(), "theAgentBoundsARealApplication[java25]", true,
+                DoNoHarm.record(
+                        1,
+                        getClass(),
+                        "theAgentBoundsARealApplication[java25]",
+                        true,
                         "8192".equals(r.getProperty("config.producer.batch.size")) ? 0 : 1);
             }
         }
@@ -112,7 +130,8 @@ class AgentRealBrokerTest {
     @Test
     void transactionalStateStoresRunOnTheAllocationsUncommittedBound() throws Exception {
         Path file = work.resolve("alloc-transactional.json");
-        AllocationDocument transactional = writeAllocation(file, FACTS.toBuilder().transactionalStateStores(true).build());
+        AllocationDocument transactional = writeAllocation(
+                file, FACTS.toBuilder().transactionalStateStores(true).build());
         long bound = Long.parseLong(transactional.streamsConfig().get("statestore.uncommitted.max.bytes"));
         assertThat(bound).isPositive().isLessThan(64L << 20);
         AppRun.Launch launch = new AppRun.Launch();
@@ -124,8 +143,12 @@ class AgentRealBrokerTest {
         try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-transactional"), topics, THREADS, file)) {
             Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
             Map<String, Long> windowCounts = app.awaitCounts(topics + "window-out");
-            assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
-            assertThat(windowCounts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(counts)
+                    .hasSize(KEYS)
+                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(windowCounts)
+                    .hasSize(KEYS)
+                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
             Properties r = app.awaitReport();
             assertThat(r.getProperty("config.enable.transactional.statestores")).isEqualTo("true");
             assertThat(r.getProperty("config.statestore.uncommitted.max.bytes")).isEqualTo(Long.toString(bound));
@@ -134,7 +157,9 @@ class AgentRealBrokerTest {
             assertThat(perThread.values()).allSatisfy(v -> assertThat(v).isEqualTo(Long.toString(bound / THREADS)));
             List<String> agentLines = app.agentLines();
             assertThat(agentLines).noneMatch(line -> line.contains("WARN"));
-            assertThat(agentLines).anyMatch(line -> line.contains("statestore.uncommitted.max.bytes: 67108864 (default) -> " + bound));
+            assertThat(agentLines)
+                    .anyMatch(
+                            line -> line.contains("statestore.uncommitted.max.bytes: 67108864 (default) -> " + bound));
             assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
         }
     }
@@ -147,20 +172,24 @@ class AgentRealBrokerTest {
         // Every store (every task's key-value store and windowed store) reports the one shared cache.
         Map<String, String> capacities = select(r, "metric.block-cache-capacity.");
         assertThat(capacities).hasSizeGreaterThanOrEqualTo(2 * PARTITIONS);
-        assertThat(capacities.values()).allSatisfy(v -> assertThat(Double.parseDouble(v)).isEqualTo(capacity));
+        assertThat(capacities.values())
+                .allSatisfy(v -> assertThat(Double.parseDouble(v)).isEqualTo(capacity));
         // The record cache is the allocation's, split evenly over the stream threads.
         assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(recordCache));
         Map<String, String> threadCaches = select(r, "threadCache.");
         assertThat(threadCaches).hasSize(THREADS);
-        assertThat(threadCaches.values()).allSatisfy(v -> assertThat(v).isEqualTo(Long.toString(recordCache / THREADS)));
+        assertThat(threadCaches.values())
+                .allSatisfy(v -> assertThat(v).isEqualTo(Long.toString(recordCache / THREADS)));
         // The clients are built from the allocation; the application's stricter batch.size is kept.
-        assertThat(r.getProperty("config.main.consumer.fetch.max.bytes")).isEqualTo(config.get("main.consumer.fetch.max.bytes"));
+        assertThat(r.getProperty("config.main.consumer.fetch.max.bytes"))
+                .isEqualTo(config.get("main.consumer.fetch.max.bytes"));
         assertThat(r.getProperty("config.restore.consumer.fetch.max.bytes"))
                 .isEqualTo(config.get("restore.consumer.fetch.max.bytes"));
         assertThat(r.getProperty("config.producer.buffer.memory")).isEqualTo(config.get("producer.buffer.memory"));
         assertThat(r.getProperty("config.producer.batch.size")).isEqualTo("8192");
         // The user's setter ran for every RocksDB instance, and the bound was enforced after it.
-        assertThat(r.getProperty("config.rocksdb.config.setter")).contains("io.streamsmemory.agent.BoundedRocksDBConfigSetter");
+        assertThat(r.getProperty("config.rocksdb.config.setter"))
+                .contains("io.streamsmemory.agent.BoundedRocksDBConfigSetter");
         assertThat(Integer.parseInt(r.getProperty("userSetter.calls"))).isGreaterThanOrEqualTo(2 * PARTITIONS);
         // The agent's MBean.
         assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
@@ -188,7 +217,9 @@ class AgentRealBrokerTest {
         AppRun.Launch launch = new AppRun.Launch().option("-Xmx256m", "-javaagent:" + AppRun.agentJar());
         try (AppRun app = AppRun.streamsApp(launch, dir, topics, THREADS, garbled)) {
             Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-            assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            assertThat(counts)
+                    .hasSize(KEYS)
+                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
             Properties r = app.awaitReport();
             assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(512L << 20));
             assertThat(r.getProperty("config.rocksdb.config.setter")).contains(UserSetter.class.getName());

@@ -68,7 +68,8 @@ final class AppRun implements AutoCloseable {
     /** The Java 25 JDK's launcher; the calling test is skipped, saying why, when that JDK is not installed. */
     static String java25() {
         String java = System.getProperty("streamsmemory.java25", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of(java)),
+        Assumptions.assumeTrue(
+                Files.isExecutable(Path.of(java)),
                 "no Java 25 JDK at " + java + " (set -Djava25.home=...): the Java 25 run is skipped");
         return java;
     }
@@ -109,7 +110,8 @@ final class AppRun implements AutoCloseable {
         command.add(launch.mainClass);
         command.addAll(args);
         AppRun run = new AppRun(dir, null, SharedBroker.get());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(run.log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(run.log.toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
         builder.environment().remove("JDK_JAVA_OPTIONS");
         builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
@@ -121,9 +123,16 @@ final class AppRun implements AutoCloseable {
     /** StreamsApp (one instance) reading {@code topics}input, with the allocation from {@code allocation}. */
     static AppRun streamsApp(Launch launch, Path dir, String topics, int threads, Path allocation) throws Exception {
         launch.env("STREAMS_MEMORY_ALLOCATION", allocation.toString());
-        return start(launch, dir, List.of(SharedBroker.get().bootstrap(), "app-" + topics.replace("-", ""),
-                dir.resolve("state").toString(), dir.resolve("report.properties").toString(),
-                Integer.toString(threads), topics));
+        return start(
+                launch,
+                dir,
+                List.of(
+                        SharedBroker.get().bootstrap(),
+                        "app-" + topics.replace("-", ""),
+                        dir.resolve("state").toString(),
+                        dir.resolve("report.properties").toString(),
+                        Integer.toString(threads),
+                        topics));
     }
 
     /** Creates the topics and writes KEYS x PER_KEY records to {@code topics}input. */
@@ -138,16 +147,27 @@ final class AppRun implements AutoCloseable {
         long timestamp = System.currentTimeMillis() / 3_600_000L * 3_600_000L + 60_000L;
         // Long timeouts and one request in flight: on a loaded 2-core machine a timed-out first batch made the
         // idempotent producer drop records (OutOfOrderSequenceException) and the counts came out short.
-        Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrap(), "acks", "all",
-                "max.in.flight.requests.per.connection", 1, "request.timeout.ms", 120_000,
-                "delivery.timeout.ms", 300_000,
-                "key.serializer", StringSerializer.class.getName(), "value.serializer", StringSerializer.class.getName());
+        Map<String, Object> config = Map.of(
+                "bootstrap.servers",
+                broker.bootstrap(),
+                "acks",
+                "all",
+                "max.in.flight.requests.per.connection",
+                1,
+                "request.timeout.ms",
+                120_000,
+                "delivery.timeout.ms",
+                300_000,
+                "key.serializer",
+                StringSerializer.class.getName(),
+                "value.serializer",
+                StringSerializer.class.getName());
         List<Future<?>> sent = new ArrayList<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             for (int round = 0; round < PER_KEY; round++) {
                 for (int key = 0; key < KEYS; key++) {
-                    sent.add(producer.send(new ProducerRecord<>(topics + "input", null, timestamp + round, "k" + key,
-                            "v" + round)));
+                    sent.add(producer.send(
+                            new ProducerRecord<>(topics + "input", null, timestamp + round, "k" + key, "v" + round)));
                 }
             }
             producer.flush();
@@ -159,10 +179,19 @@ final class AppRun implements AutoCloseable {
 
     /** Waits until every key's latest count on {@code topic} is PER_KEY: the application processed every record. */
     Map<String, Long> awaitCounts(String topic) throws Exception {
-        Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrap(), "group.id", "check-" + topic,
-                "auto.offset.reset", "earliest", "isolation.level", "read_committed",
-                "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", LongDeserializer.class.getName());
+        Map<String, Object> config = Map.of(
+                "bootstrap.servers",
+                broker.bootstrap(),
+                "group.id",
+                "check-" + topic,
+                "auto.offset.reset",
+                "earliest",
+                "isolation.level",
+                "read_committed",
+                "key.deserializer",
+                StringDeserializer.class.getName(),
+                "value.deserializer",
+                LongDeserializer.class.getName());
         Map<String, Long> latest = new HashMap<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(config)) {
@@ -179,8 +208,8 @@ final class AppRun implements AutoCloseable {
                 }
             }
         }
-        throw new AssertionError("no complete output on " + topic + " (" + latest.size() + " keys: " + latest
-                + "):\n" + tail());
+        throw new AssertionError(
+                "no complete output on " + topic + " (" + latest.size() + " keys: " + latest + "):\n" + tail());
     }
 
     /** The application's latest report once every instance is RUNNING (read after its outputs were seen). */
@@ -257,7 +286,8 @@ final class AppRun implements AutoCloseable {
             if (!Files.exists(file)) {
                 continue;
             }
-            for (String line : Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+            for (String line :
+                    Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
                 String[] cols = line.trim().split("\\s+");
                 if (cols.length > 9 && cols[3].equals("0A") && inodes.contains(cols[9])) {
                     ports.add(Integer.parseInt(cols[1].substring(cols[1].lastIndexOf(':') + 1), 16));
@@ -284,7 +314,9 @@ final class AppRun implements AutoCloseable {
 
     /** The agent's own output lines. */
     List<String> agentLines() throws Exception {
-        return Files.readAllLines(log).stream().filter(line -> line.startsWith(AGENT_PREFIX)).toList();
+        return Files.readAllLines(log).stream()
+                .filter(line -> line.startsWith(AGENT_PREFIX))
+                .toList();
     }
 
     String tail() {
@@ -316,12 +348,19 @@ final class AppRun implements AutoCloseable {
 
     /** The application's classpath: Kafka Streams 4.4.0 from the test classpath, or the copied 3.9.1 jars. */
     static String classpath(String version) throws Exception {
-        String testClasses = Path.of(AppRun.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        String testClasses = Path.of(AppRun.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
                 .toString();
         if (version.equals("4.4.0")) {
             // The test classpath minus the agent's own classes and the engine: the agent jar brings its own.
-            return KafkaBroker.classpathWithout(KafkaBroker.testClasspath(), "/agent/target/classes",
-                    "/engine/target/classes", "streams-memory-engine");
+            return KafkaBroker.classpathWithout(
+                    KafkaBroker.testClasspath(),
+                    "/agent/target/classes",
+                    "/engine/target/classes",
+                    "streams-memory-engine");
         }
         Path dir = Path.of(System.getProperty("streamsmemory.oldKafkaDir"));
         List<String> entries = new ArrayList<>();

@@ -55,27 +55,33 @@ class DoNoHarmAgentTest {
         Path versionAgent = javaVersionAgentJar();
         Path classLoads = work.resolve("java8").resolve("class-load.log");
         Files.createDirectories(classLoads.getParent());
-        AppRun.Launch launch = new AppRun.Launch().option("-Xmx256m",
-                "-Xlog:class+load=info:file=" + classLoads,
-                "-javaagent:" + versionAgent + "=1.8", "-javaagent:" + AppRun.agentJar(),
-                "-javaagent:" + versionAgent + "=restore");
+        AppRun.Launch launch = new AppRun.Launch()
+                .option(
+                        "-Xmx256m",
+                        "-Xlog:class+load=info:file=" + classLoads,
+                        "-javaagent:" + versionAgent + "=1.8",
+                        "-javaagent:" + AppRun.agentJar(),
+                        "-javaagent:" + versionAgent + "=restore");
         String topics = "java8-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         try (AppRun app = AppRun.streamsApp(launch, work.resolve("java8"), topics, THREADS, allocationFile)) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
-            assertThat(app.agentLines()).containsExactly("[streams-memory-agent] WARN streams-memory-agent is not "
-                    + "active: Java 1.8 is below 11; the application runs on its own settings");
+            assertThat(app.agentLines())
+                    .containsExactly("[streams-memory-agent] WARN streams-memory-agent is not "
+                            + "active: Java 1.8 is below 11; the application runs on its own settings");
             // Nothing from the agent jar but its entry point was ever loaded.
             String jar = Path.of(AppRun.agentJar()).getFileName().toString();
-            List<String> fromAgentJar = Files.readAllLines(classLoads).stream().filter(line -> line.contains(jar))
-                    .map(line -> line.replaceAll("^.*\\] (\\S+) source:.*$", "$1")).collect(Collectors.toList());
+            List<String> fromAgentJar = Files.readAllLines(classLoads).stream()
+                    .filter(line -> line.contains(jar))
+                    .map(line -> line.replaceAll("^.*\\] (\\S+) source:.*$", "$1"))
+                    .collect(Collectors.toList());
             assertThat(fromAgentJar).containsExactly("io.streamsmemory.agent.StreamsMemoryAgent");
             assertThat(r.getProperty("mbean.Status")).isNull();
             int lost = lostAppSettings(r, "");
             assertThat(lost).isZero();
-            DoNoHarm.record(1, getClass(), "belowJava11TheAgentWarnsOnceAndTheApplicationRunsOnItsOwnSettings",
-                    true, lost);
+            DoNoHarm.record(
+                    1, getClass(), "belowJava11TheAgentWarnsOnceAndTheApplicationRunsOnItsOwnSettings", true, lost);
         }
     }
 
@@ -85,7 +91,9 @@ class DoNoHarmAgentTest {
         lost += Long.toString(APP_RECORD_CACHE).equals(r.getProperty(prefix + "totalCacheSize")) ? 0 : 1;
         lost += "8192".equals(r.getProperty(prefix + "config.producer.batch.size")) ? 0 : 1;
         lost += String.valueOf(r.getProperty(prefix + "config.rocksdb.config.setter"))
-                .contains(UserSetter.class.getName()) ? 0 : 1;
+                        .contains(UserSetter.class.getName())
+                ? 0
+                : 1;
         return lost;
     }
 
@@ -95,9 +103,13 @@ class DoNoHarmAgentTest {
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), JavaVersionAgent.class.getName());
         String entry = JavaVersionAgent.class.getName().replace('.', '/') + ".class";
-        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest)) {
+        try (OutputStream file = Files.newOutputStream(jar);
+                JarOutputStream out = new JarOutputStream(file, manifest)) {
             out.putNextEntry(new JarEntry(entry));
-            out.write(JavaVersionAgent.class.getClassLoader().getResourceAsStream(entry).readAllBytes());
+            out.write(JavaVersionAgent.class
+                    .getClassLoader()
+                    .getResourceAsStream(entry)
+                    .readAllBytes());
             out.closeEntry();
         }
         return jar;
@@ -111,7 +123,8 @@ class DoNoHarmAgentTest {
     void aConflictingXmxIsReportedOnceWithTheHeapInForce() throws Exception {
         long plannedHeap = part("heap");
         long userHeapMiB = plannedHeap / (1 << 20) + 256;
-        AppRun.Launch launch = new AppRun.Launch().option("-javaagent:" + AppRun.agentJar())
+        AppRun.Launch launch = new AppRun.Launch()
+                .option("-javaagent:" + AppRun.agentJar())
                 .env("JAVA_TOOL_OPTIONS", String.join(" ", allocation.jvmOptions()))
                 .env("JDK_JAVA_OPTIONS", "-Xmx" + userHeapMiB + "m -XX:MaxMetaspaceSize=256m");
         String topics = "xmx-";
@@ -119,10 +132,12 @@ class DoNoHarmAgentTest {
         try (AppRun app = AppRun.streamsApp(launch, work.resolve("xmx"), topics, THREADS, allocationFile)) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
-            List<String> warnings = app.agentLines().stream().filter(line -> line.contains(" WARN "))
+            List<String> warnings = app.agentLines().stream()
+                    .filter(line -> line.contains(" WARN "))
                     .collect(Collectors.toList());
             assertThat(warnings).hasSize(1);
-            assertThat(warnings.get(0)).contains("heap in force", "MaxMetaspaceSize in force 256.00 MiB")
+            assertThat(warnings.get(0))
+                    .contains("heap in force", "MaxMetaspaceSize in force 256.00 MiB")
                     .doesNotContain("MaxDirectMemorySize");
             long maxMemory = Long.parseLong(r.getProperty("runtime.maxMemory"));
             assertThat(r.getProperty("mbean.EffectiveHeapBytes")).isEqualTo(Long.toString(maxMemory));
@@ -155,7 +170,8 @@ class DoNoHarmAgentTest {
         config.put("main.consumer.fetch.max.bytes", "3000000000");
         Path tampered = work.resolve("tampered-alloc.json");
         Files.writeString(tampered, json.writeValueAsString(document));
-        AppRun.Launch launch = new AppRun.Launch().option(allocation.jvmOptions().toArray(new String[0]))
+        AppRun.Launch launch = new AppRun.Launch()
+                .option(allocation.jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar());
         String topics = "tampered-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
@@ -166,7 +182,9 @@ class DoNoHarmAgentTest {
                     .contains("not a key the allocation engine emits");
             assertThat(r.getProperty("mbean.SkippedKeys.main.consumer.fetch.max.bytes"))
                     .contains("rejected by Kafka 4.4.0", "the application keeps its own value");
-            assertThat(app.agentLines()).filteredOn(line -> line.contains("not applied: main.consumer.")).hasSize(2);
+            assertThat(app.agentLines())
+                    .filteredOn(line -> line.contains("not applied: main.consumer."))
+                    .hasSize(2);
             // The other keys still apply.
             assertThat(r.getProperty("config.producer.buffer.memory"))
                     .isEqualTo(allocation.streamsConfig().get("producer.buffer.memory"));
@@ -180,7 +198,10 @@ class DoNoHarmAgentTest {
     }
 
     private long part(String name) {
-        return allocation.parts().stream().filter(p -> p.name().equals(name)).mapToLong(Part::bytes).findFirst()
+        return allocation.parts().stream()
+                .filter(p -> p.name().equals(name))
+                .mapToLong(Part::bytes)
+                .findFirst()
                 .orElseThrow();
     }
 
@@ -189,8 +210,11 @@ class DoNoHarmAgentTest {
     void anUnplannedSecondInstanceGetsAtMostAnEqualShare() throws Exception {
         Properties r = runInstances("unplanned-", allocationFile, allocation.jvmOptions(), 2);
         Map<String, String> config = allocation.streamsConfig();
-        for (String key : List.of("statestore.cache.max.bytes", "producer.buffer.memory",
-                "main.consumer.fetch.max.bytes", "restore.consumer.fetch.max.bytes")) {
+        for (String key : List.of(
+                "statestore.cache.max.bytes",
+                "producer.buffer.memory",
+                "main.consumer.fetch.max.bytes",
+                "restore.consumer.fetch.max.bytes")) {
             long planned = Long.parseLong(config.get(key));
             assertThat(instanceValue(r, "", key)).as("instance 1 " + key).isEqualTo(planned);
             assertThat(instanceValue(r, "i2.", key)).as("instance 2 " + key).isEqualTo(planned / 2);
@@ -206,22 +230,31 @@ class DoNoHarmAgentTest {
     @Test
     void plannedInstancesTogetherStayWithinThePerJvmAllocation() throws Exception {
         Path file = work.resolve("alloc-2-instances.json");
-        AllocationDocument planned = AgentRealBrokerTest.writeAllocation(file, AgentRealBrokerTest.FACTS.toBuilder()
-                .instancesPerPod(2).build());
+        AllocationDocument planned = AgentRealBrokerTest.writeAllocation(
+                file, AgentRealBrokerTest.FACTS.toBuilder().instancesPerPod(2).build());
         Properties r = runInstances("planned-", file, planned.jvmOptions(), 2);
         long cache = 0;
         long clients = 0;
         for (String prefix : List.of("", "i2.")) {
             cache += Long.parseLong(r.getProperty(prefix + "totalCacheSize"));
             int threads = Integer.parseInt(r.getProperty(prefix + "threads"));
-            clients += threads * (instanceValue(r, prefix, "producer.buffer.memory")
-                    + instanceValue(r, prefix, "main.consumer.fetch.max.bytes")
-                    + instanceValue(r, prefix, "restore.consumer.fetch.max.bytes"));
+            clients += threads
+                    * (instanceValue(r, prefix, "producer.buffer.memory")
+                            + instanceValue(r, prefix, "main.consumer.fetch.max.bytes")
+                            + instanceValue(r, prefix, "restore.consumer.fetch.max.bytes"));
         }
-        long cachePart = planned.parts().stream().flatMap(p -> p.parts().stream())
-                .filter(p -> p.name().equals("record-cache")).findFirst().orElseThrow().bytes();
-        long clientPart = planned.parts().stream().flatMap(p -> p.parts().stream())
-                .filter(p -> p.name().equals("client-buffers")).findFirst().orElseThrow().bytes();
+        long cachePart = planned.parts().stream()
+                .flatMap(p -> p.parts().stream())
+                .filter(p -> p.name().equals("record-cache"))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
+        long clientPart = planned.parts().stream()
+                .flatMap(p -> p.parts().stream())
+                .filter(p -> p.name().equals("client-buffers"))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
         assertThat(cache).isPositive().isLessThanOrEqualTo(cachePart);
         assertThat(clients).isPositive().isLessThanOrEqualTo(clientPart);
         assertThat(r.getProperty("mbean.StreamsInstances")).isEqualTo("2");
@@ -242,7 +275,8 @@ class DoNoHarmAgentTest {
 
     /** The value Kafka Streams holds for an allocation key in one instance (the record cache: its total). */
     private static long instanceValue(Properties r, String prefix, String key) {
-        String reported = key.equals("statestore.cache.max.bytes") ? prefix + "totalCacheSize" : prefix + "config." + key;
+        String reported =
+                key.equals("statestore.cache.max.bytes") ? prefix + "totalCacheSize" : prefix + "config." + key;
         return Long.parseLong(r.getProperty(reported));
     }
 
@@ -253,19 +287,29 @@ class DoNoHarmAgentTest {
             outputs[n - 1] = "counts-out-" + n;
         }
         AppRun.prepareTopics(topics, PARTITIONS, outputs);
-        AppRun.Launch launch = new AppRun.Launch().option(jvmOptions.toArray(new String[0]))
-                .option("-javaagent:" + AppRun.agentJar()).env("STREAMS_MEMORY_ALLOCATION", allocationPath.toString());
+        AppRun.Launch launch = new AppRun.Launch()
+                .option(jvmOptions.toArray(new String[0]))
+                .option("-javaagent:" + AppRun.agentJar())
+                .env("STREAMS_MEMORY_ALLOCATION", allocationPath.toString());
         launch.mainClass = MultiInstanceApp.class.getName();
         Path dir = work.resolve(topics.replace("-", ""));
-        try (AppRun app = AppRun.start(launch, dir, List.of(SharedBroker.get().bootstrap(),
-                dir.resolve("state").toString(), dir.resolve("report.properties").toString(),
-                Integer.toString(THREADS), topics, Integer.toString(instances)))) {
+        try (AppRun app = AppRun.start(
+                launch,
+                dir,
+                List.of(
+                        SharedBroker.get().bootstrap(),
+                        dir.resolve("state").toString(),
+                        dir.resolve("report.properties").toString(),
+                        Integer.toString(THREADS),
+                        topics,
+                        Integer.toString(instances)))) {
             for (String output : outputs) {
                 app.awaitCounts(topics + output);
             }
             Properties r = app.awaitReport();
             assertThat(r.getProperty("instances")).isEqualTo(Integer.toString(instances));
-            List<String> warnings = app.agentLines().stream().filter(line -> line.contains(" WARN "))
+            List<String> warnings = app.agentLines().stream()
+                    .filter(line -> line.contains(" WARN "))
                     .collect(Collectors.toList());
             if (allocationPath.equals(allocationFile)) {
                 assertThat(warnings).hasSize(1);

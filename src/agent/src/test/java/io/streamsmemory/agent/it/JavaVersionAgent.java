@@ -12,8 +12,7 @@ public final class JavaVersionAgent {
     private static final String KEY = "java.specification.version";
     private static String real;
 
-    private JavaVersionAgent() {
-    }
+    private JavaVersionAgent() {}
 
     public static void premain(String args, Instrumentation instrumentation) {
         if ("restore".equals(args)) {

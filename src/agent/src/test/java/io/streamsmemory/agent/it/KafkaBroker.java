@@ -42,40 +42,50 @@ public final class KafkaBroker implements AutoCloseable {
         int port = freePort();
         int controllerPort = freePort();
         Path config = dir.resolve("server.properties");
-        String properties = String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + dir.resolve("data").toAbsolutePath(),
-                "num.partitions=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=4",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                "log.flush.interval.messages=1000000",
-                "") + "\n";
+        String properties = String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "log.dirs=" + dir.resolve("data").toAbsolutePath(),
+                        "num.partitions=1",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=4",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        "log.flush.interval.messages=1000000",
+                        "")
+                + "\n";
         Files.writeString(config, properties);
         Path log = dir.resolve("broker.log");
         // Kafka's own id: a random base64 id can start with '-', which the format tool's parser takes for an
         // option ("argument --cluster-id/-t: expected one argument", one run in 64); Uuid.randomUuid() never does.
         String clusterId = Uuid.randomUuid().toString();
-        Process format = java(classpath, List.of("-Xmx256m"), "kafka.tools.StorageTool",
-                List.of("format", "-t", clusterId, "-c", config.toString()), dir.resolve("format.log"));
+        Process format = java(
+                classpath,
+                List.of("-Xmx256m"),
+                "kafka.tools.StorageTool",
+                List.of("format", "-t", clusterId, "-c", config.toString()),
+                dir.resolve("format.log"));
         if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
             format.destroyForcibly();
-            throw new IllegalStateException("kafka storage format failed: "
-                    + Files.readString(dir.resolve("format.log")));
+            throw new IllegalStateException(
+                    "kafka storage format failed: " + Files.readString(dir.resolve("format.log")));
         }
-        Process broker = java(classpath, List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-                "kafka.Kafka", List.of(config.toString()), log);
+        Process broker = java(
+                classpath,
+                List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                "kafka.Kafka",
+                List.of(config.toString()),
+                log);
         KafkaBroker started = new KafkaBroker(broker, "127.0.0.1:" + port, log);
         try {
             started.awaitReady(Duration.ofSeconds(120));
@@ -95,8 +105,8 @@ public final class KafkaBroker implements AutoCloseable {
         command.add(classpath);
         command.add(main);
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(out.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
         builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
         return builder.start();
@@ -125,9 +135,13 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20000));
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                10000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                20000));
     }
 
     public void createTopics(int partitions, String... names) throws Exception {

@@ -43,9 +43,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MemoryReportRealBrokerTest {
     /** G1 rounds the heap up to its region size, at most 32 MiB. */
     private static final long HEAP_ALIGNMENT = 32L << 20;
+
     private static final int BENCH_CALLS = 1000;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private Path work;
     private AllocationDocument allocation;
     private Path allocationFile;
@@ -96,8 +98,10 @@ class MemoryReportRealBrokerTest {
             assertThat(metrics.statusCode()).isEqualTo(200);
             Files.writeString(app.dir.resolve("metrics.txt"), metrics.body());
             Map<String, String> samples = samples(metrics.body());
-            assertThat(samples.get("streams_memory_agent_jvm_heap_max_bytes")).isEqualTo(report.at("/jvm/heapMaxBytes").asText());
-            assertThat(samples.get("streams_memory_agent_streams_stream_threads")).isEqualTo(Integer.toString(THREADS));
+            assertThat(samples.get("streams_memory_agent_jvm_heap_max_bytes"))
+                    .isEqualTo(report.at("/jvm/heapMaxBytes").asText());
+            assertThat(samples.get("streams_memory_agent_streams_stream_threads"))
+                    .isEqualTo(Integer.toString(THREADS));
             assertThat(samples.get("streams_memory_agent_rocksdb_block_cache_capacity_bytes"))
                     .isEqualTo(Long.toString(allocation.rocksdb().blockCacheCapacityBytes()));
             assertThat(get(port, "/nope").statusCode()).isEqualTo(404);
@@ -106,7 +110,8 @@ class MemoryReportRealBrokerTest {
             assertThat(Long.parseLong(r.getProperty("mbean.LoadedClasses"))).isPositive();
             assertThat(Long.parseLong(r.getProperty("mbean.PlannedLoadedClasses")))
                     .isEqualTo(allocation.inputs().loadedClasses());
-            assertThat(Long.parseLong(r.getProperty("mbean.MetaspaceUsedBytes"))).isPositive();
+            assertThat(Long.parseLong(r.getProperty("mbean.MetaspaceUsedBytes")))
+                    .isPositive();
             assertThat(samples.get("streams_memory_agent_jvm_planned_loaded_classes"))
                     .isEqualTo(Integer.toString(allocation.inputs().loadedClasses()));
             assertThat(Long.parseLong(r.getProperty("mbean.DirectMaxBytes"))).isPositive();
@@ -115,7 +120,8 @@ class MemoryReportRealBrokerTest {
             assertThat(app.listeningPorts()).containsExactly(port);
             assertThat(app.threadNames()).contains("HTTP-Dispatcher", "streams-memory-");
             assertThat(app.agentLines()).noneMatch(line -> line.contains("WARN"));
-            System.out.println("Kafka Streams " + version + ": report: cpu_us_per_call=" + r.getProperty("report.cpu_us_per_call")
+            System.out.println("Kafka Streams " + version + ": report: cpu_us_per_call="
+                    + r.getProperty("report.cpu_us_per_call")
                     + " (" + BENCH_CALLS + " builds + JSON in the application JVM, ThreadMXBean CPU time; per source: "
                     + r.getProperty("report.cpu_us_per_part") + ")");
         }
@@ -139,24 +145,33 @@ class MemoryReportRealBrokerTest {
         long xmx = xmx(allocation.jvmOptions());
         assertThat(max).isBetween(xmx - xmx / 8, xmx + HEAP_ALIGNMENT);
         assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
-        assertThat(jvm.get("metaspaceMaxBytes").asLong()).isGreaterThanOrEqualTo(jvm.get("metaspaceUsedBytes").asLong());
-        assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive()
+        assertThat(jvm.get("metaspaceMaxBytes").asLong())
+                .isGreaterThanOrEqualTo(jvm.get("metaspaceUsedBytes").asLong());
+        assertThat(jvm.get("codeCacheUsedBytes").asLong())
+                .isPositive()
                 .isLessThanOrEqualTo(jvm.get("codeCacheMaxBytes").asLong());
-        assertThat(jvm.get("directUsedBytes").asLong()).isGreaterThanOrEqualTo(0)
+        assertThat(jvm.get("directUsedBytes").asLong())
+                .isGreaterThanOrEqualTo(0)
                 .isLessThanOrEqualTo(jvm.get("directMaxBytes").asLong());
-        assertThat(jvm.get("loadedClasses").asLong()).isGreaterThan(1000)
+        assertThat(jvm.get("loadedClasses").asLong())
+                .isGreaterThan(1000)
                 .isLessThanOrEqualTo(jvm.get("plannedLoadedClasses").asLong());
         // The caps the allocation planned, next to the ones in force (the injected flags, so they agree).
         assertThat(jvm.get("plannedMetaspaceMaxBytes").asLong()).isEqualTo(part("jvm-metaspace"));
-        assertThat(jvm.get("plannedDirectMaxBytes").asLong()).isEqualTo(part("jvm-direct-memory"))
+        assertThat(jvm.get("plannedDirectMaxBytes").asLong())
+                .isEqualTo(part("jvm-direct-memory"))
                 .isEqualTo(jvm.get("directMaxBytes").asLong());
-        assertThat(jvm.get("metaspaceMaxBytes").asLong()).isCloseTo(part("jvm-metaspace"),
-                Offset.offset(1L << 20)); // aligned to the metaspace commit granule
+        assertThat(jvm.get("metaspaceMaxBytes").asLong())
+                .isCloseTo(part("jvm-metaspace"), Offset.offset(1L << 20)); // aligned to the metaspace commit granule
         assertThat(jvm.get("liveThreads").asLong()).isGreaterThan(THREADS);
     }
 
     private long part(String name) {
-        return allocation.parts().stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow().bytes();
+        return allocation.parts().stream()
+                .filter(p -> p.name().equals(name))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
     }
 
     private void assertStreamsAndRocksDb(JsonNode report) {
@@ -172,7 +187,8 @@ class MemoryReportRealBrokerTest {
         JsonNode rocksdb = report.get("rocksdb");
         assertThat(rocksdb.get("blockCacheCapacityBytes").asLong())
                 .isEqualTo(allocation.rocksdb().blockCacheCapacityBytes());
-        assertThat(rocksdb.get("blockCacheUsageBytes").asLong()).isPositive()
+        assertThat(rocksdb.get("blockCacheUsageBytes").asLong())
+                .isPositive()
                 .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
         assertThat(rocksdb.get("blockCachePinnedUsageBytes").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(rocksdb.get("memtableBytes").asLong()).isGreaterThanOrEqualTo(0);
@@ -183,16 +199,22 @@ class MemoryReportRealBrokerTest {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
             int port = taken.getLocalPort();
-            AppRun.Launch launch = new AppRun.Launch().option(allocation.jvmOptions().toArray(new String[0]))
-                    .option("-javaagent:" + AppRun.agentJar()).env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
+            AppRun.Launch launch = new AppRun.Launch()
+                    .option(allocation.jvmOptions().toArray(new String[0]))
+                    .option("-javaagent:" + AppRun.agentJar())
+                    .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
             String topics = "report-taken-";
             AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
             try (AppRun app = AppRun.streamsApp(launch, work.resolve("taken"), topics, THREADS, allocationFile)) {
                 Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-                assertThat(counts).hasSize(KEYS).allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+                assertThat(counts)
+                        .hasSize(KEYS)
+                        .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
                 Properties r = app.awaitReport();
                 assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
-                List<String> warnings = app.agentLines().stream().filter(line -> line.contains("WARN")).toList();
+                List<String> warnings = app.agentLines().stream()
+                        .filter(line -> line.contains("WARN"))
+                        .toList();
                 assertThat(warnings).hasSize(1);
                 assertThat(warnings.get(0)).contains("cannot listen on port " + port);
                 assertThat(app.listeningPorts()).isEmpty();
@@ -202,8 +224,11 @@ class MemoryReportRealBrokerTest {
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static Map<String, String> samples(String text) {

@@ -25,11 +25,12 @@ public final class MultiInstanceApp {
         List<KafkaStreams> instances = new ArrayList<>();
         for (int n = 1; n <= count; n++) {
             StreamsBuilder builder = new StreamsBuilder();
-            StreamsApp.count(builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String())),
+            StreamsApp.count(
+                    builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String())),
                     topics + "counts-out-" + n);
             String applicationId = "app-" + topics.replace("-", "") + "-" + n;
-            instances.add(new KafkaStreams(builder.build(), StreamsApp.props(bootstrap, applicationId, stateDir,
-                    threads)));
+            instances.add(
+                    new KafkaStreams(builder.build(), StreamsApp.props(bootstrap, applicationId, stateDir, threads)));
         }
         StreamsApp.runReporting(instances, report);
     }

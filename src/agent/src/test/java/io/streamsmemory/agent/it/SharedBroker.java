@@ -12,8 +12,7 @@ import java.util.stream.Stream;
 final class SharedBroker {
     private static KafkaBroker broker;
 
-    private SharedBroker() {
-    }
+    private SharedBroker() {}
 
     static synchronized KafkaBroker get() throws Exception {
         if (broker == null) {

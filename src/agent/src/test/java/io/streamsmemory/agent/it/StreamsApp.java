@@ -50,7 +50,8 @@ public final class StreamsApp {
         String topics = args[5];
 
         StreamsBuilder builder = new StreamsBuilder();
-        KStream<String, String> input = builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String()));
+        KStream<String, String> input =
+                builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String()));
         count(input, topics + "counts-out");
         input.groupByKey()
                 .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
@@ -107,7 +108,8 @@ public final class StreamsApp {
             try {
                 Properties out = new Properties();
                 out.setProperty("instances", Integer.toString(instances.size()));
-                out.setProperty("runtime.maxMemory", Long.toString(Runtime.getRuntime().maxMemory()));
+                out.setProperty(
+                        "runtime.maxMemory", Long.toString(Runtime.getRuntime().maxMemory()));
                 for (int i = 0; i < instances.size(); i++) {
                     // The first instance's keys carry no prefix; the others' are prefixed "i2.", "i3.", ...
                     writeInstance(instances.get(i), out, i == 0 ? "" : "i" + (i + 1) + ".");
@@ -137,9 +139,10 @@ public final class StreamsApp {
             }
             if (List.of("block-cache-capacity", "block-cache-usage", "cur-size-all-mem-tables")
                     .contains(name.name())) {
-                String store = name.tags().getOrDefault("rocksdb-state-id",
-                        name.tags().getOrDefault("rocksdb-window-state-id", "?"));
-                out.setProperty(p + "metric." + name.name() + "." + name.tags().get("task-id") + "." + store,
+                String store = name.tags()
+                        .getOrDefault("rocksdb-state-id", name.tags().getOrDefault("rocksdb-window-state-id", "?"));
+                out.setProperty(
+                        p + "metric." + name.name() + "." + name.tags().get("task-id") + "." + store,
                         String.valueOf(entry.getValue().metricValue()));
             }
         }
@@ -154,7 +157,8 @@ public final class StreamsApp {
             try {
                 Field uncommitted = thread.getClass().getDeclaredField("maxUncommittedBytesPerThread");
                 uncommitted.setAccessible(true);
-                out.setProperty(p + "uncommittedPerThread." + ((Thread) thread).getName(),
+                out.setProperty(
+                        p + "uncommittedPerThread." + ((Thread) thread).getName(),
                         String.valueOf(uncommitted.get(thread)));
             } catch (NoSuchFieldException e) {
                 // before Kafka Streams 4.4
@@ -176,7 +180,8 @@ public final class StreamsApp {
                 out.setProperty(p + "config." + key, String.valueOf(value));
             }
         }
-        out.setProperty(p + "config.buffered.records.per.partition",
+        out.setProperty(
+                p + "config.buffered.records.per.partition",
                 String.valueOf(config.getInt("buffered.records.per.partition")));
         out.setProperty(p + "config.rocksdb.config.setter", String.valueOf(config.getClass("rocksdb.config.setter")));
     }
@@ -195,14 +200,14 @@ public final class StreamsApp {
     private static String partCosts(int n) throws Exception {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         StringBuilder parts = new StringBuilder();
-        for (String part : List.of("ProcStatus.read:/proc/self/status", "CgroupMemory.read", "JvmMemory.read",
-                "StreamsFigures.read")) {
+        for (String part : List.of(
+                "ProcStatus.read:/proc/self/status", "CgroupMemory.read", "JvmMemory.read", "StreamsFigures.read")) {
             String[] name = part.split("[.:]");
             Class<?> type = Class.forName("io.streamsmemory.agent." + name[0]);
             Method method = null;
             for (Method m : type.getDeclaredMethods()) {
-                if (m.getName().equals(name[1]) && (m.getParameterCount() == 0 || m.getParameterCount() == 1
-                        || m.getParameterCount() == 2)) {
+                if (m.getName().equals(name[1])
+                        && (m.getParameterCount() == 0 || m.getParameterCount() == 1 || m.getParameterCount() == 2)) {
                     method = m;
                 }
             }
@@ -216,8 +221,11 @@ public final class StreamsApp {
             for (int i = 0; i < n; i++) {
                 method.invoke(null, args);
             }
-            parts.append(name[0]).append('=').append(String.format(Locale.ROOT, "%.1f",
-                    (threads.getCurrentThreadCpuTime() - start) / 1000.0 / n)).append(' ');
+            parts.append(name[0])
+                    .append('=')
+                    .append(String.format(
+                            Locale.ROOT, "%.1f", (threads.getCurrentThreadCpuTime() - start) / 1000.0 / n))
+                    .append(' ');
         }
         return parts.toString().trim();
     }
@@ -266,7 +274,8 @@ public final class StreamsApp {
             if (value instanceof TabularData table) {
                 for (Object row : table.values()) {
                     CompositeData entry = (CompositeData) row;
-                    out.setProperty("mbean." + attribute.getName() + "." + entry.get("key"),
+                    out.setProperty(
+                            "mbean." + attribute.getName() + "." + entry.get("key"),
                             String.valueOf(entry.get("value")));
                 }
                 out.setProperty("mbean." + attribute.getName(), Integer.toString(table.size()));
@@ -277,8 +286,13 @@ public final class StreamsApp {
     }
 
     private static void putAll(Properties out, String prefix, Map<String, Object> config) {
-        for (String key : List.of("fetch.max.bytes", "max.partition.fetch.bytes", "receive.buffer.bytes",
-                "buffer.memory", "batch.size", "max.poll.records")) {
+        for (String key : List.of(
+                "fetch.max.bytes",
+                "max.partition.fetch.bytes",
+                "receive.buffer.bytes",
+                "buffer.memory",
+                "batch.size",
+                "max.poll.records")) {
             if (config.containsKey(key)) {
                 out.setProperty(prefix + key, String.valueOf(config.get(key)));
             }

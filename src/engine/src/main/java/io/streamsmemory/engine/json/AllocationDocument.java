@@ -17,20 +17,40 @@ import java.util.Map;
  * {@code inputs.replicaRange} were added within version 1 (older documents lack them and read as null).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record AllocationDocument(String apiVersion, String kind, int formatVersion, String hash, String restartHash,
-                                 long memoryBytes,
-                                 WorkloadFacts inputs, Topology topology, Topology plannedTopology, List<Part> parts,
-                                 List<String> jvmOptions,
-                                 Map<String, String> streamsConfig, RocksDbSettings rocksdb,
-                                 DefaultsBaseline kafkaDefaults) {
+public record AllocationDocument(
+        String apiVersion,
+        String kind,
+        int formatVersion,
+        String hash,
+        String restartHash,
+        long memoryBytes,
+        WorkloadFacts inputs,
+        Topology topology,
+        Topology plannedTopology,
+        List<Part> parts,
+        List<String> jvmOptions,
+        Map<String, String> streamsConfig,
+        RocksDbSettings rocksdb,
+        DefaultsBaseline kafkaDefaults) {
     public static final String API_VERSION = "streamsmemory.io/v1alpha1";
     public static final String KIND = "StreamsMemoryAllocation";
     public static final int FORMAT_VERSION = 1;
 
     public static AllocationDocument of(Allocation allocation) {
-        return new AllocationDocument(API_VERSION, KIND, FORMAT_VERSION, allocation.hash(), allocation.restartHash(),
+        return new AllocationDocument(
+                API_VERSION,
+                KIND,
+                FORMAT_VERSION,
+                allocation.hash(),
+                allocation.restartHash(),
                 allocation.memoryBytes(),
-                allocation.facts(), allocation.topology(), allocation.plannedTopology(), allocation.parts(),
-                allocation.jvmOptions(), allocation.streamsConfig(), allocation.rocksDb(), allocation.baseline());
+                allocation.facts(),
+                allocation.topology(),
+                allocation.plannedTopology(),
+                allocation.parts(),
+                allocation.jvmOptions(),
+                allocation.streamsConfig(),
+                allocation.rocksDb(),
+                allocation.baseline());
     }
 }

@@ -16,8 +16,7 @@ public final class AllocationJson {
             // Readers of an older formatVersion-compatible document ignore fields added later.
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private AllocationJson() {
-    }
+    private AllocationJson() {}
 
     public static String write(Allocation allocation) {
         return toJson(AllocationDocument.of(allocation));

@@ -16,9 +16,17 @@ class AllocationJsonTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Allocation rangedAllocation() {
-        return new AllocationEngine().allocate(WorkloadFacts.builder().memoryBytes(2 * GiB).streamThreads(4)
-                .replicas(4).partitions(24).stores(new StoreCounts(2, 0, 0)).standbyReplicas(1)
-                .replicaRange(new ReplicaRange(2, 6)).build()).allocation();
+        return new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(2 * GiB)
+                        .streamThreads(4)
+                        .replicas(4)
+                        .partitions(24)
+                        .stores(new StoreCounts(2, 0, 0))
+                        .standbyReplicas(1)
+                        .replicaRange(new ReplicaRange(2, 6))
+                        .build())
+                .allocation();
     }
 
     @Test
@@ -39,7 +47,9 @@ class AllocationJsonTest {
 
         AllocationDocument document = AllocationJson.read(JSON.writeValueAsString(old));
 
-        assertThat(document.formatVersion()).isEqualTo(AllocationDocument.FORMAT_VERSION).isEqualTo(1);
+        assertThat(document.formatVersion())
+                .isEqualTo(AllocationDocument.FORMAT_VERSION)
+                .isEqualTo(1);
         assertThat(document.plannedTopology()).isNull();
         assertThat(document.inputs().replicaRange()).isNull();
         assertThat(document.inputs().plannedRange()).isEqualTo(ReplicaRange.exactly(4));

@@ -57,15 +57,16 @@ public final class AdmissionWebhook implements AutoCloseable {
         return start(client, events, settings, Clock.systemUTC());
     }
 
-    static AdmissionWebhook start(KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
+    static AdmissionWebhook start(
+            KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
         AdmissionWebhook webhook = new AdmissionWebhook(client, events, settings, clock);
         try {
             webhook.startServing();
             return webhook;
         } catch (Exception e) {
             webhook.close();
-            throw new IllegalStateException("the admission webhook could not start on port " + settings.port + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the admission webhook could not start on port " + settings.port + ": " + e.getMessage(), e);
         }
     }
 
@@ -75,15 +76,23 @@ public final class AdmissionWebhook implements AutoCloseable {
         namespaces.start();
         vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(Math.max(1, settings.threads)));
         long timeout = settings.requestTimeout.toMillis();
-        HttpServerOptions options = new HttpServerOptions().setHost(settings.host).setPort(settings.port)
-                .setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(certificates.keyManager()))
+        HttpServerOptions options = new HttpServerOptions()
+                .setHost(settings.host)
+                .setPort(settings.port)
+                .setSsl(true)
+                .setKeyCertOptions(KeyCertOptions.wrap(certificates.keyManager()))
                 .setEnabledSecureTransportProtocols(Set.of("TLSv1.3", "TLSv1.2"))
                 // HTTP/1.1, as the API server's webhook client speaks it to a server without ALPN.
-                .setUseAlpn(false).setTcpNoDelay(true)
-                .setSslHandshakeTimeout(timeout).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setIdleTimeout((int) IDLE_TIMEOUT.toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS);
+                .setUseAlpn(false)
+                .setTcpNoDelay(true)
+                .setSslHandshakeTimeout(timeout)
+                .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) IDLE_TIMEOUT.toSeconds())
+                .setIdleTimeoutUnit(TimeUnit.SECONDS);
         ReviewRequests requests = new ReviewRequests(vertx, admission, timeout);
-        server = vertx.createHttpServer(options).connectionHandler(requests::connected).requestHandler(requests);
+        server = vertx.createHttpServer(options)
+                .connectionHandler(requests::connected)
+                .requestHandler(requests);
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.info("pod admission webhook listening on https://{}:{}{}", settings.host, port(), WebhookSettings.PATH);
     }
@@ -138,7 +147,11 @@ public final class AdmissionWebhook implements AutoCloseable {
     public void close() {
         if (vertx != null) {
             try {
-                vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+                vertx.close()
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .orTimeout(10, TimeUnit.SECONDS)
+                        .join();
             } catch (RuntimeException e) {
                 // Shutting down (or giving up a failed start) goes on: the informers and timers below still stop.
                 LOG.warn("the webhook's HTTPS server did not stop cleanly: {}", e.toString());

@@ -130,7 +130,9 @@ public final class CertificateManager implements AutoCloseable {
             }
             keyManager.install(Certificates.parsePrivateKey(Files.readString(settings.keyFile)), certs.get(0));
             loadedFileTime = newest;
-            LOG.info("webhook serving certificate loaded from {} (valid until {})", settings.certFile,
+            LOG.info(
+                    "webhook serving certificate loaded from {} (valid until {})",
+                    settings.certFile,
                     certs.get(0).getNotAfter().toInstant());
         } catch (IOException e) {
             throw new IllegalStateException("cannot read the webhook certificate files: " + e.getMessage(), e);
@@ -159,8 +161,10 @@ public final class CertificateManager implements AutoCloseable {
         X509Certificate presented = keyManager.certificate();
         if (presented == null || !presented.equals(desired.serving().cert())) {
             keyManager.install(desired.serving().key(), desired.serving().cert());
-            LOG.info("webhook serving certificate installed: serial {}, valid until {}, names {}",
-                    desired.serving().cert().getSerialNumber().toString(16), desired.serving().notAfter(),
+            LOG.info(
+                    "webhook serving certificate installed: serial {}, valid until {}, names {}",
+                    desired.serving().cert().getSerialNumber().toString(16),
+                    desired.serving().notAfter(),
                     Certificates.subjectAltNames(desired.serving().cert()));
         }
     }
@@ -168,10 +172,13 @@ public final class CertificateManager implements AutoCloseable {
     /** What the Secret should hold now; equal to {@code stored} when nothing is due. */
     State renew(State stored, Instant now, MutatingWebhookConfiguration configuration) {
         Certificates.Issued ca = stored == null ? null : stored.ca();
-        List<X509Certificate> previous = stored == null ? new ArrayList<>()
-                : stored.previousCas().stream().filter(c -> c.getNotAfter().toInstant().isAfter(now))
-                .collect(Collectors.toCollection(ArrayList::new));
-        boolean changed = stored == null || previous.size() != stored.previousCas().size();
+        List<X509Certificate> previous = stored == null
+                ? new ArrayList<>()
+                : stored.previousCas().stream()
+                        .filter(c -> c.getNotAfter().toInstant().isAfter(now))
+                        .collect(Collectors.toCollection(ArrayList::new));
+        boolean changed =
+                stored == null || previous.size() != stored.previousCas().size();
         if (ca == null || dueWithin(ca.cert(), now, settings.caRenewBefore)) {
             if (ca != null && ca.notAfter().isAfter(now)) {
                 previous.add(0, ca.cert());
@@ -190,8 +197,8 @@ public final class CertificateManager implements AutoCloseable {
             reissue = configuration == null || trusted(configuration, ca.cert());
         }
         if (reissue) {
-            serving = Certificates.issueServer(ca, settings.serviceName, settings.subjectAltNames(), now,
-                    settings.certificateValidity);
+            serving = Certificates.issueServer(
+                    ca, settings.serviceName, settings.subjectAltNames(), now, settings.certificateValidity);
             changed = true;
         }
         return changed ? new State(ca, List.copyOf(previous), serving) : stored;
@@ -202,14 +209,21 @@ public final class CertificateManager implements AutoCloseable {
     }
 
     private boolean trusted(MutatingWebhookConfiguration configuration, X509Certificate ca) {
-        return configuration.getWebhooks().stream().allMatch(w -> w.getClientConfig() != null
-                && w.getClientConfig().getCaBundle() != null
-                && Certificates.parseCertificates(new String(Base64.getDecoder().decode(w.getClientConfig().getCaBundle()),
-                StandardCharsets.UTF_8)).contains(ca));
+        return configuration.getWebhooks().stream()
+                .allMatch(w -> w.getClientConfig() != null
+                        && w.getClientConfig().getCaBundle() != null
+                        && Certificates.parseCertificates(new String(
+                                        Base64.getDecoder()
+                                                .decode(w.getClientConfig().getCaBundle()),
+                                        StandardCharsets.UTF_8))
+                                .contains(ca));
     }
 
     private Secret readSecret() {
-        return client.secrets().inNamespace(settings.namespace).withName(settings.secretName).get();
+        return client.secrets()
+                .inNamespace(settings.namespace)
+                .withName(settings.secretName)
+                .get();
     }
 
     State parse(Secret secret) {
@@ -230,8 +244,11 @@ public final class CertificateManager implements AutoCloseable {
             List<X509Certificate> previous = Certificates.parseCertificates(decode(data.getOrDefault(PREVIOUS_CA, "")));
             return new State(ca, previous, serving);
         } catch (RuntimeException e) {
-            LOG.warn("Secret {}/{} does not hold a usable webhook certificate ({}); replacing it", settings.namespace,
-                    settings.secretName, e.getMessage());
+            LOG.warn(
+                    "Secret {}/{} does not hold a usable webhook certificate ({}); replacing it",
+                    settings.namespace,
+                    settings.secretName,
+                    e.getMessage());
             return null;
         }
     }
@@ -241,7 +258,9 @@ public final class CertificateManager implements AutoCloseable {
         Map<String, String> data = new LinkedHashMap<>();
         data.put(CA_CERT, encode(state.ca().certPem()));
         data.put(CA_KEY, encode(state.ca().keyPem()));
-        data.put(PREVIOUS_CA, encode(state.previousCas().stream().map(Certificates::pem).collect(Collectors.joining())));
+        data.put(
+                PREVIOUS_CA,
+                encode(state.previousCas().stream().map(Certificates::pem).collect(Collectors.joining())));
         data.put(TLS_CERT, encode(state.serving().certPem()));
         data.put(TLS_KEY, encode(state.serving().keyPem()));
         return data;
@@ -252,14 +271,25 @@ public final class CertificateManager implements AutoCloseable {
         Map<String, String> data = secretData(state);
         try {
             if (current == null) {
-                client.secrets().inNamespace(settings.namespace).resource(new SecretBuilder()
-                        .withNewMetadata().withName(settings.secretName).withNamespace(settings.namespace)
-                        .addToLabels("app.kubernetes.io/name", "streams-memory-operator").endMetadata()
-                        .withType("Opaque").withData(data).build()).create();
+                client.secrets()
+                        .inNamespace(settings.namespace)
+                        .resource(new SecretBuilder()
+                                .withNewMetadata()
+                                .withName(settings.secretName)
+                                .withNamespace(settings.namespace)
+                                .addToLabels("app.kubernetes.io/name", "streams-memory-operator")
+                                .endMetadata()
+                                .withType("Opaque")
+                                .withData(data)
+                                .build())
+                        .create();
             } else {
                 Secret updated = new SecretBuilder(current).withData(data).build();
                 // update() sends the resourceVersion read above: a concurrent writer makes this a 409.
-                client.secrets().inNamespace(settings.namespace).resource(updated).update();
+                client.secrets()
+                        .inNamespace(settings.namespace)
+                        .resource(updated)
+                        .update();
             }
             return true;
         } catch (KubernetesClientException e) {
@@ -271,12 +301,17 @@ public final class CertificateManager implements AutoCloseable {
     }
 
     private MutatingWebhookConfiguration readConfiguration() {
-        MutatingWebhookConfiguration configuration = client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                .withName(settings.configurationName).get();
+        MutatingWebhookConfiguration configuration = client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(settings.configurationName)
+                .get();
         if (configuration == null && !warnedNoConfiguration) {
             warnedNoConfiguration = true;
-            LOG.warn("MutatingWebhookConfiguration {} not found: pods are not injected until it is installed "
-                    + "(kubectl apply -k deploy/); its caBundle will be set as soon as it is", settings.configurationName);
+            LOG.warn(
+                    "MutatingWebhookConfiguration {} not found: pods are not injected until it is installed "
+                            + "(kubectl apply -k deploy/); its caBundle will be set as soon as it is",
+                    settings.configurationName);
         } else if (configuration != null) {
             warnedNoConfiguration = false;
         }
@@ -286,11 +321,15 @@ public final class CertificateManager implements AutoCloseable {
     private void patchCaBundle(MutatingWebhookConfiguration configuration, String bundlePem) {
         String wanted = encode(bundlePem);
         boolean stale = configuration.getWebhooks().stream()
-                .anyMatch(w -> w.getClientConfig() == null || !wanted.equals(w.getClientConfig().getCaBundle()));
+                .anyMatch(w -> w.getClientConfig() == null
+                        || !wanted.equals(w.getClientConfig().getCaBundle()));
         if (!stale) {
             return;
         }
-        client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(settings.configurationName)
+        client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(settings.configurationName)
                 .edit(c -> {
                     for (MutatingWebhook webhook : c.getWebhooks()) {
                         if (webhook.getClientConfig() != null) {
@@ -299,7 +338,9 @@ public final class CertificateManager implements AutoCloseable {
                     }
                     return c;
                 });
-        LOG.info("caBundle of MutatingWebhookConfiguration {} set ({} CA certificate(s))", settings.configurationName,
+        LOG.info(
+                "caBundle of MutatingWebhookConfiguration {} set ({} CA certificate(s))",
+                settings.configurationName,
                 Certificates.parseCertificates(bundlePem).size());
     }
 

@@ -21,6 +21,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -41,12 +42,12 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 
 /** A small CA: EC P-256 keys, a self-signed CA and server certificates it signs; PEM in and out. */
 final class Certificates {
     /** Certificates start this long in the past, so a skewed clock elsewhere still accepts them. */
     static final Duration BACKDATE = Duration.ofHours(1);
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** A certificate and its private key. */
@@ -64,19 +65,24 @@ final class Certificates {
         }
     }
 
-    private Certificates() {
-    }
+    private Certificates() {}
 
     static Issued newCa(String commonName, Instant now, Duration validity) {
         try {
             KeyPair keys = newKeyPair();
             X500Name subject = new X500Name("CN=" + commonName);
             JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject, serial(),
-                    Date.from(now.minus(BACKDATE)), Date.from(now.plus(validity)), subject, keys.getPublic())
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                            subject,
+                            serial(),
+                            Date.from(now.minus(BACKDATE)),
+                            Date.from(now.plus(validity)),
+                            subject,
+                            keys.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-                    .addExtension(Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
             return new Issued(sign(builder, keys.getPrivate()), keys.getPrivate());
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("could not create the webhook CA", e);
@@ -84,7 +90,8 @@ final class Certificates {
     }
 
     /** A server certificate for {@code subjectAltNames} ("DNS:name" or "IP:address"), signed by {@code ca}. */
-    static Issued issueServer(Issued ca, String commonName, List<String> subjectAltNames, Instant now, Duration validity) {
+    static Issued issueServer(
+            Issued ca, String commonName, List<String> subjectAltNames, Instant now, Duration validity) {
         try {
             KeyPair keys = newKeyPair();
             Instant notAfter = now.plus(validity);
@@ -94,18 +101,34 @@ final class Certificates {
             JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
             List<GeneralName> names = new ArrayList<>();
             for (String san : subjectAltNames) {
-                names.add(san.startsWith("IP:") ? new GeneralName(GeneralName.iPAddress, san.substring(3))
-                        : new GeneralName(GeneralName.dNSName, san.startsWith("DNS:") ? san.substring(4) : san));
+                names.add(
+                        san.startsWith("IP:")
+                                ? new GeneralName(GeneralName.iPAddress, san.substring(3))
+                                : new GeneralName(
+                                        GeneralName.dNSName, san.startsWith("DNS:") ? san.substring(4) : san));
             }
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca.cert(), serial(),
-                    Date.from(now.minus(BACKDATE)), Date.from(notAfter), new X500Name("CN=" + commonName),
-                    keys.getPublic())
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                            ca.cert(),
+                            serial(),
+                            Date.from(now.minus(BACKDATE)),
+                            Date.from(notAfter),
+                            new X500Name("CN=" + commonName),
+                            keys.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-                    .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)))
-                    .addExtension(Extension.authorityKeyIdentifier, false, utils.createAuthorityKeyIdentifier(ca.cert()))
-                    .addExtension(Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
+                    .addExtension(
+                            Extension.keyUsage,
+                            true,
+                            new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
+                    .addExtension(
+                            Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
+                    .addExtension(
+                            Extension.subjectAlternativeName,
+                            false,
+                            new GeneralNames(names.toArray(GeneralName[]::new)))
+                    .addExtension(
+                            Extension.authorityKeyIdentifier, false, utils.createAuthorityKeyIdentifier(ca.cert()))
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
             return new Issued(sign(builder, ca.key()), keys.getPrivate());
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("could not issue the webhook serving certificate", e);
@@ -207,8 +230,8 @@ final class Certificates {
     private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey signer)
             throws GeneralSecurityException {
         try {
-            return new JcaX509CertificateConverter().getCertificate(
-                    builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+            return new JcaX509CertificateConverter()
+                    .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
         } catch (OperatorCreationException e) {
             throw new GeneralSecurityException(e);
         }

@@ -23,19 +23,20 @@ import java.util.Map;
 final class ConfigMapProvenance {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private ConfigMapProvenance() {
-    }
+    private ConfigMapProvenance() {}
 
     /** Why {@code configMap} is not the operator's publication for {@code workload}, or null when it is. */
     static String problem(ConfigMap configMap, HasMetadata workload) {
         String uid = workload.getMetadata().getUid();
         List<OwnerReference> owners = configMap.getMetadata().getOwnerReferences();
         if (owners == null || owners.stream().noneMatch(o -> uid != null && uid.equals(o.getUid()))) {
-            return "it is not owned by " + workload.getKind() + " " + workload.getMetadata().getName();
+            return "it is not owned by " + workload.getKind() + " "
+                    + workload.getMetadata().getName();
         }
         for (ManagedFieldsEntry entry : listOrEmpty(configMap.getMetadata().getManagedFields())) {
             if (!FIELD_MANAGER.equals(entry.getManager()) && writesPublishedFields(entry)) {
-                return "its data or target container was written by \"" + entry.getManager() + "\", not by the operator";
+                return "its data or target container was written by \"" + entry.getManager()
+                        + "\", not by the operator";
             }
         }
         Map<String, String> annotations = configMap.getMetadata().getAnnotations();
@@ -53,7 +54,9 @@ final class ConfigMapProvenance {
         }
         JsonNode fields = MAPPER.valueToTree(entry.getFieldsV1());
         JsonNode annotations = fields.path("f:metadata").path("f:annotations");
-        return fields.has("f:data") || fields.has("f:binaryData") || annotations.has("f:" + TARGET_CONTAINER)
+        return fields.has("f:data")
+                || fields.has("f:binaryData")
+                || annotations.has("f:" + TARGET_CONTAINER)
                 || annotations.has("f:" + DATA_HASH);
     }
 

@@ -27,10 +27,10 @@ public final class EngineJvmFlags {
             "-XX:ReservedCodeCacheSize=", Pattern.compile(SIZE),
             "-XX:MaxDirectMemorySize=", Pattern.compile(SIZE),
             "-Djdk.nio.maxCachedBufferSize=", Pattern.compile("([0-9]{1,15})()"));
+
     static final String HEAP = "-Xmx";
 
-    private EngineJvmFlags() {
-    }
+    private EngineJvmFlags() {}
 
     /**
      * What is wrong with {@code flags} for a pod of {@code memoryBytes}: a flag the engine does not emit, a

@@ -25,8 +25,7 @@ final class EnvFromSources {
 
     private static final Object NOT_FOUND = new Object();
 
-    private EnvFromSources() {
-    }
+    private EnvFromSources() {}
 
     /** A reader that reads each ConfigMap at most once (one admission asks about several variables). */
     static ConfigMapReader readingEachOnce(ConfigMapReader reader) {
@@ -63,8 +62,8 @@ final class EnvFromSources {
                         + "does not read";
             }
             if (source.has("configMapRef")) {
-                String found = configMapSetting(source.path("configMapRef"), variable.substring(prefix.length()),
-                        configMaps);
+                String found =
+                        configMapSetting(source.path("configMapRef"), variable.substring(prefix.length()), configMaps);
                 if (found != null) {
                     return found;
                 }
@@ -79,14 +78,17 @@ final class EnvFromSources {
         try {
             configMap = configMaps.read(name);
         } catch (Exception e) {
-            return "ConfigMap " + name + " (envFrom), which could not be read (" + e.getClass().getSimpleName() + ")";
+            return "ConfigMap " + name + " (envFrom), which could not be read ("
+                    + e.getClass().getSimpleName() + ")";
         }
         if (configMap == null) {
-            return reference.path("optional").asBoolean(false) ? null
+            return reference.path("optional").asBoolean(false)
+                    ? null
                     : "ConfigMap " + name + " (envFrom), which does not exist yet";
         }
         boolean hasKey = (configMap.getData() != null && configMap.getData().containsKey(key))
-                || (configMap.getBinaryData() != null && configMap.getBinaryData().containsKey(key));
+                || (configMap.getBinaryData() != null
+                        && configMap.getBinaryData().containsKey(key));
         return hasKey ? "ConfigMap " + name + " (envFrom)" : null;
     }
 }

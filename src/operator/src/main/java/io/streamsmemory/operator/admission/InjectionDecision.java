@@ -21,16 +21,13 @@ import java.util.Set;
  */
 final class InjectionDecision {
 
-    sealed interface Decision permits Leave, Skip, Inject {
-    }
+    sealed interface Decision permits Leave, Skip, Inject {}
 
     /** Not ours to touch, or already injected: nothing to say. */
-    record Leave(String reason) implements Decision {
-    }
+    record Leave(String reason) implements Decision {}
 
     /** Ours, but left as it is; the reason goes on the pod, into an Event and a warning. */
-    record Skip(String reason) implements Decision {
-    }
+    record Skip(String reason) implements Decision {}
 
     /**
      * Inject into the container at {@code containerIndex}; {@code javaToolOptionsIndex} is the index of the
@@ -51,8 +48,11 @@ final class InjectionDecision {
         this.settings = settings;
     }
 
-    Decision decide(JsonNode pod, InjectionTarget target, List<LimitRange> limitRanges,
-                    EnvFromSources.ConfigMapReader configMaps) {
+    Decision decide(
+            JsonNode pod,
+            InjectionTarget target,
+            List<LimitRange> limitRanges,
+            EnvFromSources.ConfigMapReader configMaps) {
         configMaps = EnvFromSources.readingEachOnce(configMaps);
         JsonNode annotations = pod.path("metadata").path("annotations");
         if (annotations.has(MetadataKeys.ALLOCATION_HASH) || annotations.has(MetadataKeys.INJECTION_SKIPPED)) {
@@ -65,9 +65,11 @@ final class InjectionDecision {
         }
         int index = Json.indexOfNamed(spec.path("containers"), target.containerName());
         if (target.containerName() == null || target.containerName().isBlank() || index < 0) {
-            return new Skip(String.format("the pod has no container named \"%s\", the container the operator chose from "
-                    + "the workload's template (annotation %s, else the template's first container); nothing was "
-                    + "injected", target.containerName(), MetadataKeys.CONTAINER));
+            return new Skip(String.format(
+                    "the pod has no container named \"%s\", the container the operator chose from "
+                            + "the workload's template (annotation %s, else the template's first container); nothing was "
+                            + "injected",
+                    target.containerName(), MetadataKeys.CONTAINER));
         }
         JsonNode container = spec.path("containers").get(index);
         String problem = containerProblem(container, target.allocation(), configMaps);
@@ -77,7 +79,10 @@ final class InjectionDecision {
         if (problem != null) {
             return new Skip(problem + "; nothing was injected");
         }
-        return new Inject(index, target.containerName(), Json.lastIndexOfNamed(container.path("env"), JavaToolOptions.NAME),
+        return new Inject(
+                index,
+                target.containerName(),
+                Json.lastIndexOfNamed(container.path("env"), JavaToolOptions.NAME),
                 setByEnvFrom(container, configMaps));
     }
 
@@ -95,8 +100,10 @@ final class InjectionDecision {
     private static String nameClash(JsonNode spec) {
         for (String list : List.of("containers", "initContainers", "ephemeralContainers")) {
             if (Json.indexOfNamed(spec.path(list), INIT_CONTAINER) >= 0) {
-                return String.format("the pod already has a container named %s (in %s), the name of the init container "
-                        + "the operator adds", INIT_CONTAINER, list);
+                return String.format(
+                        "the pod already has a container named %s (in %s), the name of the init container "
+                                + "the operator adds",
+                        INIT_CONTAINER, list);
             }
         }
         for (String volume : List.of(AGENT_VOLUME, ALLOCATION_VOLUME)) {
@@ -108,8 +115,8 @@ final class InjectionDecision {
     }
 
     /** Why the target container cannot take the injection as it is, or null. */
-    private String containerProblem(JsonNode container, PublishedAllocation allocation,
-                                    EnvFromSources.ConfigMapReader configMaps) {
+    private String containerProblem(
+            JsonNode container, PublishedAllocation allocation, EnvFromSources.ConfigMapReader configMaps) {
         String name = container.path("name").asText();
         for (JsonNode mount : Json.iterable(container.path("volumeMounts"))) {
             String path = mount.path("mountPath").asText();
@@ -123,13 +130,15 @@ final class InjectionDecision {
         }
         Long limit = memoryLimit(container);
         if (limit != null && limit < allocation.memoryBytes()) {
-            return String.format("container %s has a memory limit of %s, below the %s allocation %s divides; its heap "
+            return String.format(
+                    "container %s has a memory limit of %s, below the %s allocation %s divides; its heap "
                             + "would not fit (the operator re-splits for the workload's limit: restart the pod once the "
-                            + "allocation follows)", name, ByteSize.format(limit),
-                    ByteSize.format(allocation.memoryBytes()), allocation.hash());
+                            + "allocation follows)",
+                    name, ByteSize.format(limit), ByteSize.format(allocation.memoryBytes()), allocation.hash());
         }
         if (limit != null && allocation.heapBytes() >= limit) {
-            return String.format("the allocation's heap (%s) would not fit container %s's memory limit (%s)",
+            return String.format(
+                    "the allocation's heap (%s) would not fit container %s's memory limit (%s)",
                     ByteSize.format(allocation.heapBytes()), name, ByteSize.format(limit));
         }
         return null;
@@ -146,18 +155,22 @@ final class InjectionDecision {
         for (JsonNode variable : Json.iterable(container.path("env"))) {
             if (JavaToolOptions.NAME.equals(variable.path("name").asText())) {
                 if (variable.has("valueFrom")) {
-                    return String.format("container %s takes %s from valueFrom, so the operator cannot add the agent "
-                            + "and the JVM flags to it; make it a literal value (the operator appends to it) or add "
-                            + "them yourself", name, JavaToolOptions.NAME);
+                    return String.format(
+                            "container %s takes %s from valueFrom, so the operator cannot add the agent "
+                                    + "and the JVM flags to it; make it a literal value (the operator appends to it) or add "
+                                    + "them yourself",
+                            name, JavaToolOptions.NAME);
                 }
                 literal = true;
             }
         }
         String source = literal ? null : EnvFromSources.sourceSetting(container, JavaToolOptions.NAME, configMaps);
         if (source != null) {
-            return String.format("container %s may take %s from %s; an injected value would replace it, so nothing "
-                    + "was added. Set %s in env as a literal (the operator appends to it), or give the envFrom a "
-                    + "prefix", name, JavaToolOptions.NAME, source, JavaToolOptions.NAME);
+            return String.format(
+                    "container %s may take %s from %s; an injected value would replace it, so nothing "
+                            + "was added. Set %s in env as a literal (the operator appends to it), or give the envFrom a "
+                            + "prefix",
+                    name, JavaToolOptions.NAME, source, JavaToolOptions.NAME);
         }
         return null;
     }

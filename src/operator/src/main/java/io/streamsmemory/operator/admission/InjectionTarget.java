@@ -11,6 +11,5 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
  * @param configMapName the ConfigMap holding {@code allocation.json}
  * @param allocation    the published allocation (null when none is published yet, or it is not trusted)
  */
-public record InjectionTarget(HasMetadata workload, String containerName, String configMapName,
-                              PublishedAllocation allocation) {
-}
+public record InjectionTarget(
+        HasMetadata workload, String containerName, String configMapName, PublishedAllocation allocation) {}

@@ -13,12 +13,20 @@ import java.util.Set;
 final class JavaToolOptions {
     static final String NAME = "JAVA_TOOL_OPTIONS";
     /** Flags that set the heap size: when the user sets one, the allocation's -Xms/-Xmx stay out. */
-    private static final Set<String> HEAP_FLAGS = Set.of("-Xmx", "-Xms", "-XX:MaxHeapSize", "-XX:InitialHeapSize",
-            "-XX:MaxRAMPercentage", "-XX:InitialRAMPercentage", "-XX:MinRAMPercentage", "-XX:MaxRAM",
-            "-XX:MaxRAMFraction", "-XX:InitialRAMFraction", "-XX:MinRAMFraction");
+    private static final Set<String> HEAP_FLAGS = Set.of(
+            "-Xmx",
+            "-Xms",
+            "-XX:MaxHeapSize",
+            "-XX:InitialHeapSize",
+            "-XX:MaxRAMPercentage",
+            "-XX:InitialRAMPercentage",
+            "-XX:MinRAMPercentage",
+            "-XX:MaxRAM",
+            "-XX:MaxRAMFraction",
+            "-XX:InitialRAMFraction",
+            "-XX:MinRAMFraction");
 
-    private JavaToolOptions() {
-    }
+    private JavaToolOptions() {}
 
     /** The merged value; each allocation flag the user's setting overrides adds a warning. */
     static String merge(String user, String agentJar, List<String> allocationFlags, List<String> warnings) {
@@ -45,7 +53,9 @@ final class JavaToolOptions {
 
     /** The whitespace-separated tokens of a value, as the JVM reads {@code JAVA_TOOL_OPTIONS} (quotes aside). */
     static List<String> tokens(String value) {
-        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
+        return value == null || value.isBlank()
+                ? List.of()
+                : List.of(value.trim().split("\\s+"));
     }
 
     /** "-Xmx1g" -> "-Xmx", "-XX:MaxMetaspaceSize=97m" -> "-XX:MaxMetaspaceSize", "-XX:+UseG1GC" -> "-XX:UseG1GC", "-Da=b" -> "-Da". */

@@ -5,8 +5,7 @@ import java.util.List;
 
 /** Reading the pod as the API server sent it (JSON, so fields this code does not know survive). */
 final class Json {
-    private Json() {
-    }
+    private Json() {}
 
     /** The index of the first element of a list named {@code name}, or -1. */
     static int indexOfNamed(JsonNode list, String name) {

@@ -15,8 +15,7 @@ import java.util.Map;
  * the pod's own, which the agent's small one does not raise in practice).
  */
 final class LimitRangeFit {
-    private LimitRangeFit() {
-    }
+    private LimitRangeFit() {}
 
     /** The first rule the init container would break, naming the LimitRange and the setting to change, or null. */
     static String violation(WebhookSettings settings, List<LimitRange> limitRanges) {
@@ -29,9 +28,11 @@ final class LimitRangeFit {
                     continue;
                 }
                 for (String resource : List.of("cpu", "memory")) {
-                    String broken = broken(item, resource, settings.initRequest(resource), settings.initLimit(resource));
+                    String broken =
+                            broken(item, resource, settings.initRequest(resource), settings.initLimit(resource));
                     if (broken != null) {
-                        return String.format("the init container would break LimitRange %s (%s %s), so the API server "
+                        return String.format(
+                                "the init container would break LimitRange %s (%s %s), so the API server "
                                         + "would refuse the pod; set streamsmemory.webhook.agent.resources.* to fit it",
                                 range.getMetadata().getName(), resource, broken);
                     }
@@ -53,9 +54,13 @@ final class LimitRangeFit {
         if (min != null && (requested == null || requested.compareTo(min) < 0)) {
             return "request " + request + " below min " + get(item.getMin(), resource);
         }
-        if (ratio != null && (requested == null || limited == null || requested.signum() == 0
-                || limited.divide(requested, 6, RoundingMode.HALF_UP).compareTo(ratio) > 0)) {
-            return "limit/request " + limit + "/" + request + " above maxLimitRequestRatio " + get(item.getMaxLimitRequestRatio(), resource);
+        if (ratio != null
+                && (requested == null
+                        || limited == null
+                        || requested.signum() == 0
+                        || limited.divide(requested, 6, RoundingMode.HALF_UP).compareTo(ratio) > 0)) {
+            return "limit/request " + limit + "/" + request + " above maxLimitRequestRatio "
+                    + get(item.getMaxLimitRequestRatio(), resource);
         }
         return null;
     }

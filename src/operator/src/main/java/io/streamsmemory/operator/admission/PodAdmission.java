@@ -41,6 +41,7 @@ public final class PodAdmission {
 
     /** Handling times (ns) of the last {@link #SAMPLES} reviews, for the benchmark. */
     static final int SAMPLES = 4096;
+
     private final long[] handlingNanos = new long[SAMPLES];
     private final AtomicLong reviews = new AtomicLong();
 
@@ -83,18 +84,21 @@ public final class PodAdmission {
                 return MAPPER.writeValueAsBytes(response(uid, null, List.of()));
             } catch (Exception impossible) {
                 return ("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
-                        + uid.replaceAll("[^A-Za-z0-9-]", "") + "\",\"allowed\":true}}").getBytes(StandardCharsets.UTF_8);
+                                + uid.replaceAll("[^A-Za-z0-9-]", "") + "\",\"allowed\":true}}")
+                        .getBytes(StandardCharsets.UTF_8);
             }
         }
     }
 
     private ObjectNode admit(String uid, JsonNode request) {
         JsonNode pod = request.path("object");
-        if (!"CREATE".equals(request.path("operation").asText()) || !"Pod".equals(request.path("kind").path("kind").asText())
+        if (!"CREATE".equals(request.path("operation").asText())
+                || !"Pod".equals(request.path("kind").path("kind").asText())
                 || !pod.isObject()) {
             return response(uid, null, List.of());
         }
-        String namespace = request.path("namespace").asText(pod.path("metadata").path("namespace").asText(""));
+        String namespace = request.path("namespace")
+                .asText(pod.path("metadata").path("namespace").asText(""));
         Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod);
         if (resolution.isEmpty()) {
             return response(uid, null, List.of());
@@ -103,17 +107,24 @@ public final class PodAdmission {
         boolean dryRun = request.path("dryRun").asBoolean(false);
         if (target.allocation() == null) {
             if (resolution.get().refused()) {
-                return skip(uid, pod, target, "AllocationRefused", resolution.get().problem(), dryRun);
+                return skip(
+                        uid, pod, target, "AllocationRefused", resolution.get().problem(), dryRun);
             }
-            return response(uid, null, List.of("streams-memory-operator: " + resolution.get().problem()));
+            return response(
+                    uid,
+                    null,
+                    List.of("streams-memory-operator: " + resolution.get().problem()));
         }
-        InjectionDecision.Decision decision = decider.decide(pod, target, index.limitRanges(namespace),
-                index.configMapReader(namespace));
+        InjectionDecision.Decision decision =
+                decider.decide(pod, target, index.limitRanges(namespace), index.configMapReader(namespace));
         if (decision instanceof InjectionDecision.Inject inject) {
             injected.increment();
             List<String> warnings = new ArrayList<>();
             ArrayNode patch = patcher.inject(pod, inject, target, warnings);
-            return response(uid, patch, warnings.stream().map(w -> "streams-memory-operator: " + w).toList());
+            return response(
+                    uid,
+                    patch,
+                    warnings.stream().map(w -> "streams-memory-operator: " + w).toList());
         }
         if (decision instanceof InjectionDecision.Skip skip) {
             return skip(uid, pod, target, "InjectionSkipped", skip.reason(), dryRun);
@@ -122,8 +133,8 @@ public final class PodAdmission {
     }
 
     /** Leaves the pod as it is but for an annotation saying why, and tells the workload in an Event. */
-    private ObjectNode skip(String uid, JsonNode pod, InjectionTarget target, String reason, String message,
-                            boolean dryRun) {
+    private ObjectNode skip(
+            String uid, JsonNode pod, InjectionTarget target, String reason, String message, boolean dryRun) {
         skipped.increment();
         if (!dryRun) {
             events.record(target.workload(), EventRecorder.Type.Warning, reason, message);

@@ -40,19 +40,33 @@ final class PodPatch {
         append(patch, spec.path("volumes"), "/spec/volumes", allocationVolume(target.configMapName()));
         for (String secret : settings.imagePullSecrets) {
             if (Json.indexOfNamed(spec.path("imagePullSecrets"), secret) < 0) {
-                append(patch, spec.path("imagePullSecrets"), "/spec/imagePullSecrets", JSON.objectNode().put("name", secret));
+                append(
+                        patch,
+                        spec.path("imagePullSecrets"),
+                        "/spec/imagePullSecrets",
+                        JSON.objectNode().put("name", secret));
             }
         }
         JsonNode container = spec.path("containers").get(decision.containerIndex());
         String containerPath = "/spec/containers/" + decision.containerIndex();
-        append(patch, container.path("volumeMounts"), containerPath + "/volumeMounts",
+        append(
+                patch,
+                container.path("volumeMounts"),
+                containerPath + "/volumeMounts",
                 mount(AGENT_VOLUME, settings.agentMountPath, true));
-        append(patch, container.path("volumeMounts"), containerPath + "/volumeMounts",
+        append(
+                patch,
+                container.path("volumeMounts"),
+                containerPath + "/volumeMounts",
                 mount(ALLOCATION_VOLUME, settings.allocationMountPath, true));
         env(patch, container, containerPath, decision, target.allocation(), warnings);
-        if (settings.reportPort != null && unset(container, decision, STREAMS_MEMORY_REPORT_PORT)
+        if (settings.reportPort != null
+                && unset(container, decision, STREAMS_MEMORY_REPORT_PORT)
                 && !portDeclared(spec, settings.reportPort)) {
-            append(patch, container.path("env"), containerPath + "/env",
+            append(
+                    patch,
+                    container.path("env"),
+                    containerPath + "/env",
                     envVar(STREAMS_MEMORY_REPORT_PORT, Integer.toString(settings.reportPort)));
         }
         label(patch, pod, MetadataKeys.INJECTED_LABEL, "true");
@@ -75,25 +89,43 @@ final class PodPatch {
         return patch;
     }
 
-    private void env(ArrayNode patch, JsonNode container, String containerPath, InjectionDecision.Inject decision,
-                     PublishedAllocation allocation, List<String> warnings) {
+    private void env(
+            ArrayNode patch,
+            JsonNode container,
+            String containerPath,
+            InjectionDecision.Inject decision,
+            PublishedAllocation allocation,
+            List<String> warnings) {
         JsonNode env = container.path("env");
         int javaToolOptions = decision.javaToolOptionsIndex();
         if (javaToolOptions >= 0) {
             JsonNode entry = env.get(javaToolOptions);
-            String value = JavaToolOptions.merge(entry.path("value").asText(""), settings.agentJarInPod(),
-                    allocation.jvmOptions(), warnings);
-            patch.add(op(entry.has("value") ? "replace" : "add", containerPath + "/env/" + javaToolOptions + "/value",
+            String value = JavaToolOptions.merge(
+                    entry.path("value").asText(""), settings.agentJarInPod(), allocation.jvmOptions(), warnings);
+            patch.add(op(
+                    entry.has("value") ? "replace" : "add",
+                    containerPath + "/env/" + javaToolOptions + "/value",
                     JSON.textNode(value)));
         } else {
-            append(patch, env, containerPath + "/env", envVar(JavaToolOptions.NAME,
-                    JavaToolOptions.merge("", settings.agentJarInPod(), allocation.jvmOptions(), warnings)));
+            append(
+                    patch,
+                    env,
+                    containerPath + "/env",
+                    envVar(
+                            JavaToolOptions.NAME,
+                            JavaToolOptions.merge("", settings.agentJarInPod(), allocation.jvmOptions(), warnings)));
         }
         // Added only when neither env nor an envFrom source sets them already: the user's value wins.
         if (unset(container, decision, STREAMS_MEMORY_ALLOCATION)) {
-            append(patch, env, containerPath + "/env", envVar(STREAMS_MEMORY_ALLOCATION, settings.allocationFileInPod()));
+            append(
+                    patch,
+                    env,
+                    containerPath + "/env",
+                    envVar(STREAMS_MEMORY_ALLOCATION, settings.allocationFileInPod()));
         }
-        if (settings.mallocArenaMax != null && !settings.mallocArenaMax.isBlank() && unset(container, decision, MALLOC_ARENA_MAX)) {
+        if (settings.mallocArenaMax != null
+                && !settings.mallocArenaMax.isBlank()
+                && unset(container, decision, MALLOC_ARENA_MAX)) {
             append(patch, env, containerPath + "/env", envVar(MALLOC_ARENA_MAX, settings.mallocArenaMax));
         }
     }
@@ -111,7 +143,8 @@ final class PodPatch {
     }
 
     private static boolean unset(JsonNode container, InjectionDecision.Inject decision, String variable) {
-        return Json.indexOfNamed(container.path("env"), variable) < 0 && !decision.setByEnvFrom().contains(variable);
+        return Json.indexOfNamed(container.path("env"), variable) < 0
+                && !decision.setByEnvFrom().contains(variable);
     }
 
     private ObjectNode agentVolume() {
@@ -146,7 +179,10 @@ final class PodPatch {
         for (JsonNode earlier : patch) {
             created |= earlier.path("path").asText().equals(path);
         }
-        patch.add(created ? op("add", path + "/-", value) : op("add", path, JSON.arrayNode().add(value)));
+        patch.add(
+                created
+                        ? op("add", path + "/-", value)
+                        : op("add", path, JSON.arrayNode().add(value)));
     }
 
     private static void label(ArrayNode patch, JsonNode pod, String key, String value) {
@@ -164,8 +200,8 @@ final class PodPatch {
             patch.add(op("add", "/metadata/annotations", all));
             return;
         }
-        annotations.forEach((key, value) -> patch.add(op("add", "/metadata/annotations/" + escape(key),
-                JSON.textNode(value))));
+        annotations.forEach(
+                (key, value) -> patch.add(op("add", "/metadata/annotations/" + escape(key), JSON.textNode(value))));
     }
 
     private static ObjectNode op(String op, String path, JsonNode value) {
@@ -185,8 +221,12 @@ final class PodPatch {
             init.put("name", INIT_CONTAINER);
             init.put("image", settings.agentImage);
             init.put("imagePullPolicy", "IfNotPresent");
-            init.set("command", JSON.arrayNode().add("cp").add(settings.agentJarPath)
-                    .add(settings.agentMountPath + "/" + AGENT_JAR));
+            init.set(
+                    "command",
+                    JSON.arrayNode()
+                            .add("cp")
+                            .add(settings.agentJarPath)
+                            .add(settings.agentMountPath + "/" + AGENT_JAR));
             ObjectNode resources = init.putObject("resources");
             putAll(resources, "requests", settings.initCpuRequest, settings.initMemoryRequest);
             putAll(resources, "limits", settings.initCpuLimit, settings.initMemoryLimit);

@@ -53,8 +53,8 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             return thread;
         });
         // Assigned before it starts: its first events run sync on another thread, which reads the field.
-        SharedIndexInformer<StreamsMemoryPolicy> informer = client.resources(StreamsMemoryPolicy.class).inAnyNamespace()
-                .runnableInformer(0);
+        SharedIndexInformer<StreamsMemoryPolicy> informer =
+                client.resources(StreamsMemoryPolicy.class).inAnyNamespace().runnableInformer(0);
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(StreamsMemoryPolicy policy) {
@@ -62,8 +62,7 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             }
 
             @Override
-            public void onUpdate(StreamsMemoryPolicy before, StreamsMemoryPolicy after) {
-            }
+            public void onUpdate(StreamsMemoryPolicy before, StreamsMemoryPolicy after) {}
 
             @Override
             public void onDelete(StreamsMemoryPolicy policy, boolean finalStateUnknown) {
@@ -87,8 +86,11 @@ final class PolicyNamespaceSelector implements AutoCloseable {
         try {
             sync();
         } catch (RuntimeException e) {
-            LOG.warn("could not update the namespaceSelector of MutatingWebhookConfiguration {} (will retry in {}): {}",
-                    settings.configurationName, settings.refreshPeriod, e.toString());
+            LOG.warn(
+                    "could not update the namespaceSelector of MutatingWebhookConfiguration {} (will retry in {}): {}",
+                    settings.configurationName,
+                    settings.refreshPeriod,
+                    e.toString());
         }
     }
 
@@ -97,12 +99,18 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             return;
         }
         List<String> wanted = namespaces();
-        MutatingWebhookConfiguration configuration = client.admissionRegistration().v1()
-                .mutatingWebhookConfigurations().withName(settings.configurationName).get();
+        MutatingWebhookConfiguration configuration = client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(settings.configurationName)
+                .get();
         if (configuration == null || configuration.getWebhooks().stream().allMatch(w -> current(w, wanted))) {
             return;
         }
-        client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(settings.configurationName)
+        client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(settings.configurationName)
                 .edit(c -> {
                     c.getWebhooks().forEach(w -> restrict(w, wanted));
                     return c;
@@ -112,15 +120,18 @@ final class PolicyNamespaceSelector implements AutoCloseable {
 
     private static boolean current(MutatingWebhook webhook, List<String> wanted) {
         LabelSelector selector = webhook.getNamespaceSelector();
-        return selector != null && selector.getMatchExpressions() != null && selector.getMatchExpressions().stream()
-                .anyMatch(r -> isPolicyRequirement(r) && wanted.equals(r.getValues()));
+        return selector != null
+                && selector.getMatchExpressions() != null
+                && selector.getMatchExpressions().stream()
+                        .anyMatch(r -> isPolicyRequirement(r) && wanted.equals(r.getValues()));
     }
 
     /** Replaces (or adds) the {@code In} requirement on the namespace name; every other requirement stays. */
     private static void restrict(MutatingWebhook webhook, List<String> wanted) {
-        LabelSelector selector = webhook.getNamespaceSelector() != null ? webhook.getNamespaceSelector() : new LabelSelector();
-        List<LabelSelectorRequirement> requirements = new ArrayList<>(
-                selector.getMatchExpressions() == null ? List.of() : selector.getMatchExpressions());
+        LabelSelector selector =
+                webhook.getNamespaceSelector() != null ? webhook.getNamespaceSelector() : new LabelSelector();
+        List<LabelSelectorRequirement> requirements =
+                new ArrayList<>(selector.getMatchExpressions() == null ? List.of() : selector.getMatchExpressions());
         requirements.removeIf(PolicyNamespaceSelector::isPolicyRequirement);
         requirements.add(new LabelSelectorRequirement(NAME_LABEL, "In", new ArrayList<>(wanted)));
         selector.setMatchExpressions(requirements);

@@ -9,8 +9,8 @@ import java.util.List;
  * it sets, and the JVM flags for {@code JAVA_TOOL_OPTIONS}, all of them flags the engine emits
  * ({@link EngineJvmFlags}).
  */
-public record PublishedAllocation(String hash, String restartHash, long memoryBytes, long heapBytes,
-                                  List<String> jvmOptions) {
+public record PublishedAllocation(
+        String hash, String restartHash, long memoryBytes, long heapBytes, List<String> jvmOptions) {
 
     /**
      * @throws IllegalArgumentException when the text is not a usable allocation document, or holds a JVM flag

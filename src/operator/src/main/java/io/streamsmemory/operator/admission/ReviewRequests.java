@@ -3,8 +3,8 @@ package io.streamsmemory.operator.admission;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.Map;
@@ -54,7 +54,9 @@ final class ReviewRequests implements Handler<HttpServerRequest> {
     public void handle(HttpServerRequest request) {
         firstRequestArrived(request.connection());
         if (request.method() != HttpMethod.POST || !WebhookSettings.PATH.equals(request.path())) {
-            request.response().setStatusCode(request.method() != HttpMethod.POST ? 405 : 404).end();
+            request.response()
+                    .setStatusCode(request.method() != HttpMethod.POST ? 405 : 404)
+                    .end();
             return;
         }
         String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
@@ -84,7 +86,8 @@ final class ReviewRequests implements Handler<HttpServerRequest> {
     private void answer(HttpServerRequest request, Buffer body) {
         vertx.executeBlocking(() -> admission.review(body.getBytes()), false).onComplete(result -> {
             if (result.succeeded()) {
-                request.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                request.response()
+                        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                         .end(Buffer.buffer(result.result()));
             } else {
                 request.response().setStatusCode(500).end();
@@ -94,8 +97,11 @@ final class ReviewRequests implements Handler<HttpServerRequest> {
 
     private void tooLarge(HttpServerRequest request) {
         if (!request.response().ended()) {
-            request.response().setStatusCode(413).putHeader(HttpHeaders.CONNECTION, "close")
-                    .end().onComplete(done -> request.connection().close());
+            request.response()
+                    .setStatusCode(413)
+                    .putHeader(HttpHeaders.CONNECTION, "close")
+                    .end()
+                    .onComplete(done -> request.connection().close());
         }
     }
 

@@ -15,8 +15,7 @@ import javax.net.ssl.X509ExtendedKeyManager;
  */
 final class RotatingKeyManager extends X509ExtendedKeyManager {
     /** A handshake picks an alias, then asks for its key and chain: the alias names one installed pair. */
-    private record Material(String alias, PrivateKey key, X509Certificate[] chain) {
-    }
+    private record Material(String alias, PrivateKey key, X509Certificate[] chain) {}
 
     private final AtomicReference<Material> current = new AtomicReference<>();
     private volatile Material previous;

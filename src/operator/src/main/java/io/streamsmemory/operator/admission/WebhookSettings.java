@@ -13,6 +13,7 @@ import java.util.List;
 public final class WebhookSettings {
     /** Names the operator's manifests (deploy/webhook.yaml) use. */
     public static final String DEFAULT_CONFIGURATION_NAME = MetadataKeys.WEBHOOK_CONFIGURATION;
+
     public static final String DEFAULT_SECRET_NAME = "streams-memory-operator-webhook-tls";
     public static final String DEFAULT_SERVICE_NAME = "streams-memory-operator-webhook";
     public static final String PATH = "/mutate-pods";
@@ -21,6 +22,7 @@ public final class WebhookSettings {
 
     /** Names of what the webhook adds to a pod. */
     public static final String INIT_CONTAINER = "streams-memory-agent";
+
     public static final String AGENT_VOLUME = "streams-memory-agent";
     public static final String ALLOCATION_VOLUME = "streams-memory-allocation";
     public static final String AGENT_JAR = "streams-memory-agent.jar";
@@ -33,6 +35,7 @@ public final class WebhookSettings {
     int threads = 8;
     /** The longest a client may take for its TLS handshake, and for a request's body once its headers are in. */
     Duration requestTimeout = Duration.ofSeconds(10);
+
     String namespace = "default";
     String serviceName = DEFAULT_SERVICE_NAME;
     List<String> extraSans = new ArrayList<>();
@@ -53,6 +56,7 @@ public final class WebhookSettings {
     String volumeSizeLimit = "32Mi";
     /** The init container's resources; null leaves one out (a LimitRange default may then fill it in). */
     String initCpuRequest = "10m";
+
     String initCpuLimit = "100m";
     String initMemoryRequest = "32Mi";
     String initMemoryLimit = "32Mi";
@@ -60,36 +64,104 @@ public final class WebhookSettings {
     Long runAsUser = 65532L;
     /** Secrets for pulling the agent image, added to the pod's imagePullSecrets unless it lists them already. */
     List<String> imagePullSecrets = new ArrayList<>();
+
     String mallocArenaMax = "2";
     /** The port of the agent's memory report (STREAMS_MEMORY_REPORT_PORT); null leaves the report off. */
     Integer reportPort = 9471;
 
-    public WebhookSettings host(String host) { this.host = host; return this; }
-    public WebhookSettings port(int port) { this.port = port; return this; }
-    public WebhookSettings threads(int threads) { this.threads = threads; return this; }
-    public WebhookSettings requestTimeout(Duration timeout) { this.requestTimeout = timeout; return this; }
-    public WebhookSettings namespace(String namespace) { this.namespace = namespace; return this; }
-    public WebhookSettings serviceName(String serviceName) { this.serviceName = serviceName; return this; }
-    public WebhookSettings extraSans(List<String> extraSans) { this.extraSans = new ArrayList<>(extraSans); return this; }
-    public WebhookSettings configurationName(String name) { this.configurationName = name; return this; }
-    public WebhookSettings secretName(String secretName) { this.secretName = secretName; return this; }
-    public WebhookSettings certificateFiles(Path certFile, Path keyFile) { this.certFile = certFile; this.keyFile = keyFile; return this; }
+    public WebhookSettings host(String host) {
+        this.host = host;
+        return this;
+    }
+
+    public WebhookSettings port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    public WebhookSettings threads(int threads) {
+        this.threads = threads;
+        return this;
+    }
+
+    public WebhookSettings requestTimeout(Duration timeout) {
+        this.requestTimeout = timeout;
+        return this;
+    }
+
+    public WebhookSettings namespace(String namespace) {
+        this.namespace = namespace;
+        return this;
+    }
+
+    public WebhookSettings serviceName(String serviceName) {
+        this.serviceName = serviceName;
+        return this;
+    }
+
+    public WebhookSettings extraSans(List<String> extraSans) {
+        this.extraSans = new ArrayList<>(extraSans);
+        return this;
+    }
+
+    public WebhookSettings configurationName(String name) {
+        this.configurationName = name;
+        return this;
+    }
+
+    public WebhookSettings secretName(String secretName) {
+        this.secretName = secretName;
+        return this;
+    }
+
+    public WebhookSettings certificateFiles(Path certFile, Path keyFile) {
+        this.certFile = certFile;
+        this.keyFile = keyFile;
+        return this;
+    }
+
     public WebhookSettings certificateValidity(Duration validity, Duration renewBefore) {
         this.certificateValidity = validity;
         this.certificateRenewBefore = renewBefore;
         return this;
     }
+
     public WebhookSettings caValidity(Duration validity, Duration renewBefore) {
         this.caValidity = validity;
         this.caRenewBefore = renewBefore;
         return this;
     }
-    public WebhookSettings refreshPeriod(Duration refreshPeriod) { this.refreshPeriod = refreshPeriod; return this; }
-    public WebhookSettings agentImage(String agentImage) { this.agentImage = agentImage; return this; }
-    public WebhookSettings agentJarPath(String agentJarPath) { this.agentJarPath = agentJarPath; return this; }
-    public WebhookSettings agentMountPath(String agentMountPath) { this.agentMountPath = agentMountPath; return this; }
-    public WebhookSettings allocationMountPath(String path) { this.allocationMountPath = path; return this; }
-    public WebhookSettings volumeSizeLimit(String volumeSizeLimit) { this.volumeSizeLimit = volumeSizeLimit; return this; }
+
+    public WebhookSettings refreshPeriod(Duration refreshPeriod) {
+        this.refreshPeriod = refreshPeriod;
+        return this;
+    }
+
+    public WebhookSettings agentImage(String agentImage) {
+        this.agentImage = agentImage;
+        return this;
+    }
+
+    public WebhookSettings agentJarPath(String agentJarPath) {
+        this.agentJarPath = agentJarPath;
+        return this;
+    }
+
+    public WebhookSettings agentMountPath(String agentMountPath) {
+        this.agentMountPath = agentMountPath;
+        return this;
+    }
+
+    public WebhookSettings allocationMountPath(String path) {
+        this.allocationMountPath = path;
+        return this;
+    }
+
+    public WebhookSettings volumeSizeLimit(String volumeSizeLimit) {
+        this.volumeSizeLimit = volumeSizeLimit;
+        return this;
+    }
+
     public WebhookSettings initResources(String cpuRequest, String cpuLimit, String memoryRequest, String memoryLimit) {
         this.initCpuRequest = blankToNull(cpuRequest);
         this.initCpuLimit = blankToNull(cpuLimit);
@@ -97,16 +169,35 @@ public final class WebhookSettings {
         this.initMemoryLimit = blankToNull(memoryLimit);
         return this;
     }
+
     public WebhookSettings imagePullSecrets(List<String> names) {
-        this.imagePullSecrets = names.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
+        this.imagePullSecrets =
+                names.stream().map(String::trim).filter(n -> !n.isEmpty()).toList();
         return this;
     }
-    public WebhookSettings runAsUser(Long runAsUser) { this.runAsUser = runAsUser; return this; }
-    public WebhookSettings mallocArenaMax(String value) { this.mallocArenaMax = value; return this; }
-    public WebhookSettings reportPort(Integer value) { this.reportPort = value; return this; }
 
-    public Long runAsUser() { return runAsUser; }
-    public List<String> imagePullSecrets() { return List.copyOf(imagePullSecrets); }
+    public WebhookSettings runAsUser(Long runAsUser) {
+        this.runAsUser = runAsUser;
+        return this;
+    }
+
+    public WebhookSettings mallocArenaMax(String value) {
+        this.mallocArenaMax = value;
+        return this;
+    }
+
+    public WebhookSettings reportPort(Integer value) {
+        this.reportPort = value;
+        return this;
+    }
+
+    public Long runAsUser() {
+        return runAsUser;
+    }
+
+    public List<String> imagePullSecrets() {
+        return List.copyOf(imagePullSecrets);
+    }
 
     /** The init container's request of {@code cpu} or {@code memory}, or null for none. */
     public String initRequest(String resource) {

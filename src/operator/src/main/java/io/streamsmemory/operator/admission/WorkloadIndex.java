@@ -49,26 +49,35 @@ public final class WorkloadIndex implements AutoCloseable {
     /** Checked and parsed ConfigMaps by ConfigMap and workload uid, with the resourceVersion they were read at. */
     private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
 
-    private record Parsed(String resourceVersion, PublishedAllocation allocation, String problem) {
-    }
+    private record Parsed(String resourceVersion, PublishedAllocation allocation, String problem) {}
 
     /**
      * The target of a pod; when it has no allocation, why: none published yet ({@code refused} false: the pod
      * is reported as drift later), or a ConfigMap the webhook does not trust ({@code refused}: an Event says so).
      */
-    public record Resolution(InjectionTarget target, String problem, boolean refused) {
-    }
+    public record Resolution(InjectionTarget target, String problem, boolean refused) {}
 
     public WorkloadIndex(KubernetesClient client) {
         this.client = client;
     }
 
     public void start(Duration syncTimeout) {
-        deployments = client.apps().deployments().inAnyNamespace().withLimit(CachedWorkloads.LIST_PAGE)
-                .runnableInformer(0).itemStore(CachedWorkloads.store());
-        statefulSets = client.apps().statefulSets().inAnyNamespace().withLimit(CachedWorkloads.LIST_PAGE)
-                .runnableInformer(0).itemStore(CachedWorkloads.store());
-        configMaps = client.configMaps().inAnyNamespace().withLabel(MANAGED_BY_LABEL, MANAGED_BY).runnableInformer(0);
+        deployments = client.apps()
+                .deployments()
+                .inAnyNamespace()
+                .withLimit(CachedWorkloads.LIST_PAGE)
+                .runnableInformer(0)
+                .itemStore(CachedWorkloads.store());
+        statefulSets = client.apps()
+                .statefulSets()
+                .inAnyNamespace()
+                .withLimit(CachedWorkloads.LIST_PAGE)
+                .runnableInformer(0)
+                .itemStore(CachedWorkloads.store());
+        configMaps = client.configMaps()
+                .inAnyNamespace()
+                .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+                .runnableInformer(0);
         limitRanges = client.limitRanges().inAnyNamespace().runnableInformer(0);
         for (SharedIndexInformer<?> informer : informers()) {
             try {
@@ -92,22 +101,28 @@ public final class WorkloadIndex implements AutoCloseable {
         String workloadName = workload.getMetadata().getName();
         String configMapName = configMapName(workload.getKind(), workloadName);
         ConfigMap configMap = configMaps.getStore().getByKey(namespace + "/" + configMapName);
-        if (configMap == null || configMap.getData() == null || configMap.getData().get(ALLOCATION_KEY) == null
+        if (configMap == null
+                || configMap.getData() == null
+                || configMap.getData().get(ALLOCATION_KEY) == null
                 || !AllocationConfigMap.publishedFor(configMap, workload)) {
-            return Optional.of(new Resolution(new InjectionTarget(workload, null, configMapName, null),
+            return Optional.of(new Resolution(
+                    new InjectionTarget(workload, null, configMapName, null),
                     "no allocation is published for " + workload.getKind() + " " + workloadName + " yet (ConfigMap "
-                            + configMapName + "); the pod starts without the agent and is reported as drift", false));
+                            + configMapName + "); the pod starts without the agent and is reported as drift",
+                    false));
         }
-        String target = configMap.getMetadata().getAnnotations() == null ? null
+        String target = configMap.getMetadata().getAnnotations() == null
+                ? null
                 : configMap.getMetadata().getAnnotations().get(TARGET_CONTAINER);
         Parsed parsed = parsed(configMap, workload);
         if (parsed.allocation() == null) {
-            return Optional.of(new Resolution(new InjectionTarget(workload, target, configMapName, null),
+            return Optional.of(new Resolution(
+                    new InjectionTarget(workload, target, configMapName, null),
                     "ConfigMap " + configMapName + " was not used: " + parsed.problem() + "; nothing was injected",
                     true));
         }
-        return Optional.of(new Resolution(new InjectionTarget(workload, target, configMapName, parsed.allocation()),
-                null, false));
+        return Optional.of(
+                new Resolution(new InjectionTarget(workload, target, configMapName, parsed.allocation()), null, false));
     }
 
     /**
@@ -116,7 +131,10 @@ public final class WorkloadIndex implements AutoCloseable {
      * read that fails or is late counts as "may set it" (the pod is left uninjected, with the reason).
      */
     public EnvFromSources.ConfigMapReader configMapReader(String namespace) {
-        return name -> CompletableFuture.supplyAsync(() -> client.configMaps().inNamespace(namespace).withName(name).get())
+        return name -> CompletableFuture.supplyAsync(() -> client.configMaps()
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get())
                 .get(ENV_FROM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -131,16 +149,22 @@ public final class WorkloadIndex implements AutoCloseable {
         if (owner == null) {
             return null;
         }
-        String hash = pod.path("metadata").path("labels").path(Workload.POD_TEMPLATE_HASH).asText("");
-        return Workload.controllingWorkload(owner.path("kind").asText(), owner.path("name").asText(), hash)
-                .map(w -> (w.getKey().equals("Deployment") ? deployments : statefulSets).getStore()
+        String hash = pod.path("metadata")
+                .path("labels")
+                .path(Workload.POD_TEMPLATE_HASH)
+                .asText("");
+        return Workload.controllingWorkload(
+                        owner.path("kind").asText(), owner.path("name").asText(), hash)
+                .map(w -> (w.getKey().equals("Deployment") ? deployments : statefulSets)
+                        .getStore()
                         .getByKey(namespace + "/" + w.getValue()))
                 .orElse(null);
     }
 
     /** The allocation of a ConfigMap the operator published, or why it is refused; cached per resourceVersion. */
     private Parsed parsed(ConfigMap configMap, HasMetadata workload) {
-        String key = configMap.getMetadata().getUid() + "/" + workload.getMetadata().getUid();
+        String key =
+                configMap.getMetadata().getUid() + "/" + workload.getMetadata().getUid();
         String version = configMap.getMetadata().getResourceVersion();
         Parsed cached = parsed.get(key);
         if (cached != null && cached.resourceVersion().equals(version)) {
@@ -152,7 +176,8 @@ public final class WorkloadIndex implements AutoCloseable {
             fresh = new Parsed(version, null, problem);
         } else {
             try {
-                fresh = new Parsed(version, PublishedAllocation.parse(configMap.getData().get(ALLOCATION_KEY)), null);
+                fresh = new Parsed(
+                        version, PublishedAllocation.parse(configMap.getData().get(ALLOCATION_KEY)), null);
             } catch (IllegalArgumentException e) {
                 fresh = new Parsed(version, null, "it holds no usable allocation: " + e.getMessage());
             }

@@ -8,55 +8,144 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 public class ObservedMemoryStatus {
     @JsonPropertyDescription("Pods whose memory report was read in the last round.")
     private Integer podsReporting;
+
     @JsonPropertyDescription("Injected, running pods whose report could not be read in the last round.")
     private Integer podsNotAnswering;
+
     @JsonPropertyDescription("The highest memory use of any pod over the observation window (the cgroup's, else RSS).")
     private String peakMemory;
+
     @JsonPropertyDescription("peakMemory divided by the pod's memory, e.g. 0.54.")
     private String peakMemoryRatio;
+
     @JsonPropertyDescription("Memory in use now by the busiest pod.")
     private String memoryNow;
+
     @JsonPropertyDescription("Heap in use by the busiest pod.")
     private String heapUsed;
+
     @JsonPropertyDescription("Bytes in the shared RocksDB block cache (write buffers charged to it included).")
     private String blockCacheUsage;
+
     @JsonPropertyDescription("Resident memory none of the JVM's pools, the block cache or the memtables explain.")
     private String unexplained;
+
     @JsonPropertyDescription("RocksDB instances open in the busiest pod.")
     private Long rocksDbInstances;
+
     @JsonPropertyDescription("Active tasks of the busiest pod.")
     private Long activeTasks;
+
     @JsonPropertyDescription("Standby tasks of the busiest pod.")
     private Long standbyTasks;
+
     @JsonPropertyDescription("Stream threads running in the busiest pod.")
     private Long streamThreads;
+
     @JsonPropertyDescription("OOM kills the pods' cgroups recorded.")
     private Long oomKills;
 
-    public Integer getPodsReporting() { return podsReporting; }
-    public void setPodsReporting(Integer value) { podsReporting = value; }
-    public Integer getPodsNotAnswering() { return podsNotAnswering; }
-    public void setPodsNotAnswering(Integer value) { podsNotAnswering = value; }
-    public String getPeakMemory() { return peakMemory; }
-    public void setPeakMemory(String value) { peakMemory = value; }
-    public String getPeakMemoryRatio() { return peakMemoryRatio; }
-    public void setPeakMemoryRatio(String value) { peakMemoryRatio = value; }
-    public String getMemoryNow() { return memoryNow; }
-    public void setMemoryNow(String value) { memoryNow = value; }
-    public String getHeapUsed() { return heapUsed; }
-    public void setHeapUsed(String value) { heapUsed = value; }
-    public String getBlockCacheUsage() { return blockCacheUsage; }
-    public void setBlockCacheUsage(String value) { blockCacheUsage = value; }
-    public String getUnexplained() { return unexplained; }
-    public void setUnexplained(String value) { unexplained = value; }
-    public Long getRocksDbInstances() { return rocksDbInstances; }
-    public void setRocksDbInstances(Long value) { rocksDbInstances = value; }
-    public Long getActiveTasks() { return activeTasks; }
-    public void setActiveTasks(Long value) { activeTasks = value; }
-    public Long getStandbyTasks() { return standbyTasks; }
-    public void setStandbyTasks(Long value) { standbyTasks = value; }
-    public Long getStreamThreads() { return streamThreads; }
-    public void setStreamThreads(Long value) { streamThreads = value; }
-    public Long getOomKills() { return oomKills; }
-    public void setOomKills(Long value) { oomKills = value; }
+    public Integer getPodsReporting() {
+        return podsReporting;
+    }
+
+    public void setPodsReporting(Integer value) {
+        podsReporting = value;
+    }
+
+    public Integer getPodsNotAnswering() {
+        return podsNotAnswering;
+    }
+
+    public void setPodsNotAnswering(Integer value) {
+        podsNotAnswering = value;
+    }
+
+    public String getPeakMemory() {
+        return peakMemory;
+    }
+
+    public void setPeakMemory(String value) {
+        peakMemory = value;
+    }
+
+    public String getPeakMemoryRatio() {
+        return peakMemoryRatio;
+    }
+
+    public void setPeakMemoryRatio(String value) {
+        peakMemoryRatio = value;
+    }
+
+    public String getMemoryNow() {
+        return memoryNow;
+    }
+
+    public void setMemoryNow(String value) {
+        memoryNow = value;
+    }
+
+    public String getHeapUsed() {
+        return heapUsed;
+    }
+
+    public void setHeapUsed(String value) {
+        heapUsed = value;
+    }
+
+    public String getBlockCacheUsage() {
+        return blockCacheUsage;
+    }
+
+    public void setBlockCacheUsage(String value) {
+        blockCacheUsage = value;
+    }
+
+    public String getUnexplained() {
+        return unexplained;
+    }
+
+    public void setUnexplained(String value) {
+        unexplained = value;
+    }
+
+    public Long getRocksDbInstances() {
+        return rocksDbInstances;
+    }
+
+    public void setRocksDbInstances(Long value) {
+        rocksDbInstances = value;
+    }
+
+    public Long getActiveTasks() {
+        return activeTasks;
+    }
+
+    public void setActiveTasks(Long value) {
+        activeTasks = value;
+    }
+
+    public Long getStandbyTasks() {
+        return standbyTasks;
+    }
+
+    public void setStandbyTasks(Long value) {
+        standbyTasks = value;
+    }
+
+    public Long getStreamThreads() {
+        return streamThreads;
+    }
+
+    public void setStreamThreads(Long value) {
+        streamThreads = value;
+    }
+
+    public Long getOomKills() {
+        return oomKills;
+    }
+
+    public void setOomKills(Long value) {
+        oomKills = value;
+    }
 }

@@ -15,8 +15,8 @@ public class ScalingSpec {
     private Integer minReplicas;
 
     @Min(1)
-    @JsonPropertyDescription("The most replicas the workloads run at (default: the current replicas, and at least "
-            + "minReplicas).")
+    @JsonPropertyDescription(
+            "The most replicas the workloads run at (default: the current replicas, and at least " + "minReplicas).")
     private Integer maxReplicas;
 
     public Integer getMinReplicas() {

@@ -22,13 +22,27 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Heap", jsonPath = ".status.heap", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "RocksDB", jsonPath = ".status.rocksDb", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Cache", jsonPath = ".status.recordCache", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Peak", jsonPath = ".status.peakMemoryRatio", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Workloads", jsonPath = ".status.workloadCount", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+@AdditionalPrinterColumn(
+        name = "Peak",
+        jsonPath = ".status.peakMemoryRatio",
         type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason",
-        type = AdditionalPrinterColumn.Type.STRING, priority = 1)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Workloads",
+        jsonPath = ".status.workloadCount",
+        type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+        name = "Ready",
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+        type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+        name = "Reason",
+        jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason",
+        type = AdditionalPrinterColumn.Type.STRING,
+        priority = 1)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class StreamsMemoryPolicy extends CustomResource<StreamsMemoryPolicySpec, StreamsMemoryPolicyStatus>
         implements Namespaced {
     public static final String GROUP = "streamsmemory.io";

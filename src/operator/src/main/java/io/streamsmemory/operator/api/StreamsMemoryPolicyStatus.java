@@ -12,7 +12,8 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription("Ready, InvalidSpec, Degraded and Warning conditions.")
     private List<Condition> conditions;
 
-    @JsonPropertyDescription("JVM heap of one pod (of the first workload, or of one pod running every task when no workload names the policy).")
+    @JsonPropertyDescription(
+            "JVM heap of one pod (of the first workload, or of one pod running every task when no workload names the policy).")
     private String heap;
 
     @JsonPropertyDescription("RocksDB share of one pod: shared block cache plus native overhead.")
@@ -34,10 +35,12 @@ public class StreamsMemoryPolicyStatus {
             + "small); each one's allocation is in its ConfigMap <workload>-<kind>-streams-memory and its Events.")
     private Integer workloadRowsOmitted;
 
-    @JsonPropertyDescription("Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of every workload's podsNotInjected and podsOutdated, listed or not).")
+    @JsonPropertyDescription(
+            "Drift: pods of this policy's workloads running without the agent or with older JVM flags (sum of every workload's podsNotInjected and podsOutdated, listed or not).")
     private Integer driftedPods;
 
-    @JsonPropertyDescription("The highest peak memory ratio (observed peak / pod memory) of the policy's workloads, listed or not.")
+    @JsonPropertyDescription(
+            "The highest peak memory ratio (observed peak / pod memory) of the policy's workloads, listed or not.")
     private String peakMemoryRatio;
 
     public String getPeakMemoryRatio() {

@@ -9,7 +9,8 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.streamsmemory.engine.MemoryModel;
 
 /** The Kafka Streams topology the split depends on. */
-@ValidationRule(value = "has(self.partitions) != has(self.tasksPerPod)",
+@ValidationRule(
+        value = "has(self.partitions) != has(self.tasksPerPod)",
         message = "set exactly one of partitions and tasksPerPod")
 public class StreamsSpec {
     /** The most stream threads a policy, or a workload's stream-threads annotation, may ask for. */
@@ -18,8 +19,8 @@ public class StreamsSpec {
     @Min(1)
     @Max(MAX_THREADS)
     @Default("1")
-    @JsonPropertyDescription("num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads "
-            + "overrides it.")
+    @JsonPropertyDescription(
+            "num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads " + "overrides it.")
     private Integer threads = 1;
 
     @Min(1)

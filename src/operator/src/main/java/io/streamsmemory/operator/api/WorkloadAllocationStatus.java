@@ -72,13 +72,15 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("Pods injected with the current JVM flags (restart hash).")
     private Integer podsInjected;
 
-    @JsonPropertyDescription("Drift: pods running without the agent (created while the webhook was unreachable, or before the allocation was published).")
+    @JsonPropertyDescription(
+            "Drift: pods running without the agent (created while the webhook was unreachable, or before the allocation was published).")
     private Integer podsNotInjected;
 
     @JsonPropertyDescription("Drift: pods injected with the JVM flags of an older allocation.")
     private Integer podsOutdated;
 
-    @JsonPropertyDescription("Pods the webhook saw and left as they were, with the reason in an InjectionSkipped event (JAVA_TOOL_OPTIONS from valueFrom, a memory limit below the allocation).")
+    @JsonPropertyDescription(
+            "Pods the webhook saw and left as they were, with the reason in an InjectionSkipped event (JAVA_TOOL_OPTIONS from valueFrom, a memory limit below the allocation).")
     private Integer podsSkipped;
 
     public String getKind() {

@@ -22,14 +22,20 @@ public class LeaseLeaderElection extends LeaderElectionConfiguration {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseLeaderElection.class);
 
     public LeaseLeaderElection() {
-        super(LEASE_NAME, Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"),
-                LEASE_DURATION_DEFAULT_VALUE, RENEW_DEADLINE_DEFAULT_VALUE, RETRY_PERIOD_DEFAULT_VALUE,
-                System.getenv("POD_NAME"), new LeaderCallbacks(() -> { }, LeaseLeaderElection::exitAsFollower,
-                        leader -> { }), false);
+        super(
+                LEASE_NAME,
+                Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"),
+                LEASE_DURATION_DEFAULT_VALUE,
+                RENEW_DEADLINE_DEFAULT_VALUE,
+                RETRY_PERIOD_DEFAULT_VALUE,
+                System.getenv("POD_NAME"),
+                new LeaderCallbacks(() -> {}, LeaseLeaderElection::exitAsFollower, leader -> {}),
+                false);
     }
 
     private static void exitAsFollower() {
-        LOG.info("stopped leading on Lease {}: exiting (to restart as a follower, unless already shutting down)",
+        LOG.info(
+                "stopped leading on Lease {}: exiting (to restart as a follower, unless already shutting down)",
                 LEASE_NAME);
         Thread exit = new Thread(() -> System.exit(1), "exit-on-lost-lease");
         // During a normal shutdown this thread just waits; the shutdown goes on without it.

@@ -33,15 +33,16 @@ public class OperatorBeans {
      */
     @Produces
     @Singleton
-    RolloutGate rolloutGate(@ConfigProperty(name = "streamsmemory.rollout.min-interval", defaultValue = "PT10M")
-                            Duration minInterval) {
+    RolloutGate rolloutGate(
+            @ConfigProperty(name = "streamsmemory.rollout.min-interval", defaultValue = "PT10M") Duration minInterval) {
         return new RolloutGate(minInterval);
     }
 
     /** Reads the injected pods' memory reports (streamsmemory.observe.* in application.properties). */
     @Produces
     @Singleton
-    MemoryObserver memoryObserver(KubernetesClient client,
+    MemoryObserver memoryObserver(
+            KubernetesClient client,
             @ConfigProperty(name = "streamsmemory.observe.interval", defaultValue = "PT30S") Duration interval,
             @ConfigProperty(name = "streamsmemory.observe.timeout", defaultValue = "PT2S") Duration timeout,
             @ConfigProperty(name = "streamsmemory.observe.concurrency", defaultValue = "8") int concurrency,
@@ -56,8 +57,9 @@ public class OperatorBeans {
     /** How many workload rows a policy's status lists (streamsmemory.status.* in application.properties). */
     @Produces
     @Singleton
-    StatusSettings statusSettings(@ConfigProperty(name = "streamsmemory.status.max-workload-rows", defaultValue = "100")
-                                  int maxWorkloadRows) {
+    StatusSettings statusSettings(
+            @ConfigProperty(name = "streamsmemory.status.max-workload-rows", defaultValue = "100")
+                    int maxWorkloadRows) {
         return new StatusSettings(maxWorkloadRows);
     }
 

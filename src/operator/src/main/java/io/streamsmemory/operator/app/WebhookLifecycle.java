@@ -35,44 +35,68 @@ public class WebhookLifecycle implements WebhookServing {
 
     @ConfigProperty(name = "streamsmemory.webhook.enabled", defaultValue = "true")
     boolean enabled;
+
     @ConfigProperty(name = "streamsmemory.webhook.port", defaultValue = "8443")
     int port;
+
     @ConfigProperty(name = "streamsmemory.webhook.threads", defaultValue = "8")
     int threads;
+
     @ConfigProperty(name = "streamsmemory.webhook.request-timeout", defaultValue = "PT10S")
     Duration requestTimeout;
+
     @ConfigProperty(name = "streamsmemory.webhook.start-retry-period", defaultValue = "PT10S")
     Duration startRetryPeriod;
+
     @ConfigProperty(name = "streamsmemory.webhook.service-name", defaultValue = WebhookSettings.DEFAULT_SERVICE_NAME)
     String serviceName;
+
     @ConfigProperty(name = "streamsmemory.webhook.extra-sans")
     Optional<List<String>> extraSans;
-    @ConfigProperty(name = "streamsmemory.webhook.configuration-name", defaultValue = WebhookSettings.DEFAULT_CONFIGURATION_NAME)
+
+    @ConfigProperty(
+            name = "streamsmemory.webhook.configuration-name",
+            defaultValue = WebhookSettings.DEFAULT_CONFIGURATION_NAME)
     String configurationName;
+
     @ConfigProperty(name = "streamsmemory.webhook.secret-name", defaultValue = WebhookSettings.DEFAULT_SECRET_NAME)
     String secretName;
+
     @ConfigProperty(name = "streamsmemory.webhook.cert-file")
     Optional<String> certFile;
+
     @ConfigProperty(name = "streamsmemory.webhook.key-file")
     Optional<String> keyFile;
+
     @ConfigProperty(name = "streamsmemory.webhook.certificate-validity", defaultValue = "P90D")
     Duration certificateValidity;
+
     @ConfigProperty(name = "streamsmemory.webhook.certificate-renew-before", defaultValue = "P30D")
     Duration certificateRenewBefore;
+
     @ConfigProperty(name = "streamsmemory.webhook.ca-validity", defaultValue = "P1095D")
     Duration caValidity;
+
     @ConfigProperty(name = "streamsmemory.webhook.ca-renew-before", defaultValue = "P365D")
     Duration caRenewBefore;
+
     @ConfigProperty(name = "streamsmemory.webhook.refresh-period", defaultValue = "PT60S")
     Duration refreshPeriod;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.image", defaultValue = WebhookSettings.DEFAULT_AGENT_IMAGE)
     String agentImage;
-    @ConfigProperty(name = "streamsmemory.webhook.agent.jar-path", defaultValue = "/streams-memory/streams-memory-agent.jar")
+
+    @ConfigProperty(
+            name = "streamsmemory.webhook.agent.jar-path",
+            defaultValue = "/streams-memory/streams-memory-agent.jar")
     String agentJarPath;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.mount-path", defaultValue = "/streams-memory-agent")
     String agentMountPath;
+
     @ConfigProperty(name = "streamsmemory.webhook.allocation.mount-path", defaultValue = "/etc/streams-memory")
     String allocationMountPath;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.volume-size-limit", defaultValue = "32Mi")
     String volumeSizeLimit;
     /** A negative value (-1) leaves runAsUser out of the init container, as OpenShift's restricted SCC wants. */
@@ -81,15 +105,19 @@ public class WebhookLifecycle implements WebhookServing {
     /** The init container's resources; {@value #NONE} leaves that request or limit out. */
     @ConfigProperty(name = "streamsmemory.webhook.agent.resources.requests.cpu", defaultValue = "10m")
     String cpuRequest;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.resources.limits.cpu", defaultValue = "100m")
     String cpuLimit;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.resources.requests.memory", defaultValue = "32Mi")
     String memoryRequest;
+
     @ConfigProperty(name = "streamsmemory.webhook.agent.resources.limits.memory", defaultValue = "32Mi")
     String memoryLimit;
     /** Secrets (in the pod's namespace) for pulling the agent image, added to the pod's imagePullSecrets. */
     @ConfigProperty(name = "streamsmemory.webhook.agent.image-pull-secrets")
     Optional<List<String>> imagePullSecrets;
+
     @ConfigProperty(name = "streamsmemory.webhook.malloc-arena-max", defaultValue = "2")
     String mallocArenaMax;
     /** The agent's memory report port in the pod; "none" leaves the report off. */
@@ -102,6 +130,7 @@ public class WebhookLifecycle implements WebhookServing {
     private volatile AdmissionWebhook webhook;
     /** Why the webhook is not serving; null once it serves (or when it is disabled). */
     private volatile String problem = "starting";
+
     private ScheduledExecutorService starter;
 
     void start(@Observes StartupEvent startup, KubernetesClient client, EventRecorder events) {
@@ -124,9 +153,13 @@ public class WebhookLifecycle implements WebhookServing {
             problem = null;
         } catch (RuntimeException e) {
             problem = e.getMessage();
-            LOG.error("{}; the reconciler keeps running, pods are admitted uninjected; retrying in {}", problem,
-                    startRetryPeriod, e);
-            starter.schedule(() -> tryStart(client, events, settings), startRetryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+            LOG.error(
+                    "{}; the reconciler keeps running, pods are admitted uninjected; retrying in {}",
+                    problem,
+                    startRetryPeriod,
+                    e);
+            starter.schedule(
+                    () -> tryStart(client, events, settings), startRetryPeriod.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -139,18 +172,24 @@ public class WebhookLifecycle implements WebhookServing {
     /** The settings from application.properties (and their environment overrides). */
     WebhookSettings settings() {
         WebhookSettings settings = new WebhookSettings()
-                .port(port).threads(threads).requestTimeout(requestTimeout)
+                .port(port)
+                .threads(threads)
+                .requestTimeout(requestTimeout)
                 .namespace(Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"))
-                .serviceName(serviceName).extraSans(extraSans.orElse(List.of()))
-                .configurationName(configurationName).secretName(secretName)
+                .serviceName(serviceName)
+                .extraSans(extraSans.orElse(List.of()))
+                .configurationName(configurationName)
+                .secretName(secretName)
                 .certificateValidity(certificateValidity, certificateRenewBefore)
                 .caValidity(caValidity, caRenewBefore)
                 .refreshPeriod(refreshPeriod)
-                .agentImage(agentImage).agentJarPath(agentJarPath).agentMountPath(agentMountPath)
-                .allocationMountPath(allocationMountPath).volumeSizeLimit(volumeSizeLimit)
+                .agentImage(agentImage)
+                .agentJarPath(agentJarPath)
+                .agentMountPath(agentMountPath)
+                .allocationMountPath(allocationMountPath)
+                .volumeSizeLimit(volumeSizeLimit)
                 .runAsUser(runAsUser.filter(uid -> uid >= 0).orElse(null))
-                .initResources(omitted(cpuRequest), omitted(cpuLimit), omitted(memoryRequest),
-                        omitted(memoryLimit))
+                .initResources(omitted(cpuRequest), omitted(cpuLimit), omitted(memoryRequest), omitted(memoryLimit))
                 .imagePullSecrets(imagePullSecrets.orElse(List.of()))
                 .mallocArenaMax(mallocArenaMax)
                 .reportPort(reportPort == null || NONE.equals(reportPort) ? null : Integer.valueOf(reportPort));

@@ -21,8 +21,12 @@ public class WebhookReadiness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return lifecycle.problem()
-                .map(problem -> HealthCheckResponse.named(NAME).down().withData("problem", problem).build())
+        return lifecycle
+                .problem()
+                .map(problem -> HealthCheckResponse.named(NAME)
+                        .down()
+                        .withData("problem", problem)
+                        .build())
                 .orElseGet(() -> HealthCheckResponse.named(NAME).up().build());
     }
 }

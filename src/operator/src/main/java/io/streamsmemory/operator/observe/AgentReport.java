@@ -8,10 +8,20 @@ import java.io.IOException;
  * The figures the operator uses from one pod's agent report ({@code GET /report}, see src/agent/README.md); a
  * figure the agent could not read is null, never 0.
  */
-public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakBytes, Long cgroupCurrentBytes,
-                          Long cgroupPeakBytes, Long oomKills, Long heapUsedBytes, Long blockCacheUsageBytes,
-                          Long rocksDbInstances, Long activeTasks, Long standbyTasks, Long streamThreads,
-                          Long unexplainedBytes) {
+public record AgentReport(
+        String allocationHash,
+        Long rssBytes,
+        Long rssPeakBytes,
+        Long cgroupCurrentBytes,
+        Long cgroupPeakBytes,
+        Long oomKills,
+        Long heapUsedBytes,
+        Long blockCacheUsageBytes,
+        Long rocksDbInstances,
+        Long activeTasks,
+        Long standbyTasks,
+        Long streamThreads,
+        Long unexplainedBytes) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -30,13 +40,20 @@ public record AgentReport(String allocationHash, Long rssBytes, Long rssPeakByte
         // about the topology: its streams figures are unknown, not 0, so no mismatch is raised at every start.
         boolean streamsRunning = root.path("streams").path("streamThreads").asLong(0) > 0;
         JsonNode streams = streamsRunning ? root.path("streams") : JSON.createObjectNode();
-        return new AgentReport(text(root.path("allocationHash")),
-                number(root, "process", "rssBytes"), number(root, "process", "rssPeakBytes"),
-                number(root, "cgroup", "currentBytes"), number(root, "cgroup", "peakBytes"),
-                number(root, "cgroup", "oomKills"), number(root, "jvm", "heapUsedBytes"),
-                number(root, "rocksdb", "blockCacheUsageBytes"), number(streams, null, "rocksDbInstances"),
-                number(streams, null, "activeTasks"), number(streams, null, "standbyTasks"),
-                number(streams, null, "streamThreads"), signedNumber(root, "unexplainedBytes"));
+        return new AgentReport(
+                text(root.path("allocationHash")),
+                number(root, "process", "rssBytes"),
+                number(root, "process", "rssPeakBytes"),
+                number(root, "cgroup", "currentBytes"),
+                number(root, "cgroup", "peakBytes"),
+                number(root, "cgroup", "oomKills"),
+                number(root, "jvm", "heapUsedBytes"),
+                number(root, "rocksdb", "blockCacheUsageBytes"),
+                number(streams, null, "rocksDbInstances"),
+                number(streams, null, "activeTasks"),
+                number(streams, null, "standbyTasks"),
+                number(streams, null, "streamThreads"),
+                signedNumber(root, "unexplainedBytes"));
     }
 
     /**

@@ -90,7 +90,10 @@ public final class MemoryObserver implements AutoCloseable {
 
     /** One round: list, read in parallel, fold per workload. */
     void round() {
-        List<Pod> pods = client.pods().inAnyNamespace().withLabel(MetadataKeys.INJECTED_LABEL, "true").list()
+        List<Pod> pods = client.pods()
+                .inAnyNamespace()
+                .withLabel(MetadataKeys.INJECTED_LABEL, "true")
+                .list()
                 .getItems();
         Map<String, Future<AgentReport>> reads = new HashMap<>();
         Map<String, String> workloadOfPod = new HashMap<>();
@@ -98,12 +101,14 @@ public final class MemoryObserver implements AutoCloseable {
             Optional<String> workload = workloadKey(pod);
             Optional<Integer> port = reportPort(pod);
             String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
-            boolean running = pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())
+            boolean running = pod.getStatus() != null
+                    && "Running".equals(pod.getStatus().getPhase())
                     && pod.getMetadata().getDeletionTimestamp() == null;
             if (workload.isEmpty() || port.isEmpty() || ip == null || !running) {
                 continue;
             }
-            String podKey = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+            String podKey =
+                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
             workloadOfPod.put(podKey, workload.get());
             reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
         }
@@ -115,7 +120,8 @@ public final class MemoryObserver implements AutoCloseable {
             try {
                 AgentReport report = read.getValue().get(settings.timeout().toMillis() * 2, TimeUnit.MILLISECONDS);
                 round.put(workload, sofar.with(report));
-                peaks.computeIfAbsent(workload, k -> new PeakWindow(settings.window())).record(now, report.peakBytes());
+                peaks.computeIfAbsent(workload, k -> new PeakWindow(settings.window()))
+                        .record(now, report.peakBytes());
             } catch (Exception unanswered) {
                 read.getValue().cancel(true);
                 LOG.debug("pod {} did not give its memory report: {}", read.getKey(), unanswered.toString());
@@ -129,22 +135,31 @@ public final class MemoryObserver implements AutoCloseable {
 
     /** The workload controlling the pod, as {@code namespace/kind/name}. */
     private static Optional<String> workloadKey(Pod pod) {
-        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+        Map<String, String> labels = pod.getMetadata().getLabels() == null
+                ? Map.of()
+                : pod.getMetadata().getLabels();
         return pod.getMetadata().getOwnerReferences().stream()
-                .filter(o -> Boolean.TRUE.equals(o.getController())).findFirst()
-                .flatMap((OwnerReference o) -> Workload.controllingWorkload(o.getKind(), o.getName(),
-                        labels.get(Workload.POD_TEMPLATE_HASH)))
+                .filter(o -> Boolean.TRUE.equals(o.getController()))
+                .findFirst()
+                .flatMap((OwnerReference o) ->
+                        Workload.controllingWorkload(o.getKind(), o.getName(), labels.get(Workload.POD_TEMPLATE_HASH)))
                 .map(w -> key(pod.getMetadata().getNamespace(), w.getKey(), w.getValue()));
     }
 
     /** The report port the injected container runs with (its STREAMS_MEMORY_REPORT_PORT), if it has one. */
     private static Optional<Integer> reportPort(Pod pod) {
-        String injected = pod.getMetadata().getAnnotations() == null ? null
+        String injected = pod.getMetadata().getAnnotations() == null
+                ? null
                 : pod.getMetadata().getAnnotations().get(MetadataKeys.INJECTED_CONTAINER);
-        return pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(injected)).findFirst()
-                .map(Container::getEnv).stream().flatMap(List::stream)
+        return pod.getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals(injected))
+                .findFirst()
+                .map(Container::getEnv)
+                .stream()
+                .flatMap(List::stream)
                 .filter((EnvVar e) -> WebhookSettings.REPORT_PORT_VARIABLE.equals(e.getName()) && e.getValue() != null)
-                .findFirst().flatMap(e -> {
+                .findFirst()
+                .flatMap(e -> {
                     try {
                         int port = Integer.parseInt(e.getValue().trim());
                         return port > 0 && port < 65536 ? Optional.of(port) : Optional.empty();

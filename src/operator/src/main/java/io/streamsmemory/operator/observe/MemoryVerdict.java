@@ -21,12 +21,18 @@ import java.util.Locale;
  * @param pressure    why the workload is under memory pressure, null when it is not
  * @param mismatch    how the running topology differs from the planned one, null when it does not
  */
-public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus observed, Double peakRatio,
-                            String pressure, String mismatch, String recommendation) {
+public record MemoryVerdict(
+        WorkloadObservation seen,
+        ObservedMemoryStatus observed,
+        Double peakRatio,
+        String pressure,
+        String mismatch,
+        String recommendation) {
     /** Above this share of the pod's memory a pod is under pressure (the OOM killer is near). */
     static final double PRESSURE_RATIO = 0.95;
     /** The margin a suggested memory keeps above the observed peak. */
     static final double SUGGESTION_MARGIN = 1.25;
+
     private static final AllocationEngine ENGINE = new AllocationEngine();
 
     public static MemoryVerdict of(Allocation allocation, WorkloadObservation seen, Duration window) {
@@ -34,15 +40,25 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
         Double peakRatio = seen.peakBytes() == null ? null : (double) seen.peakBytes() / memory;
         String pressure = pressure(seen, memory);
         String mismatch = mismatch(allocation, seen);
-        return new MemoryVerdict(seen, status(seen, peakRatio), peakRatio, pressure, mismatch,
+        return new MemoryVerdict(
+                seen,
+                status(seen, peakRatio),
+                peakRatio,
+                pressure,
+                mismatch,
                 recommendation(allocation, seen, peakRatio, pressure, mismatch, window));
     }
 
     private static String pressure(WorkloadObservation seen, long memory) {
         List<String> why = new ArrayList<>();
         if (seen.usedBytes() != null && seen.usedBytes() > PRESSURE_RATIO * memory) {
-            why.add(String.format(Locale.ROOT, "a pod uses %s of its %s (%.0f%%, above %.0f%%)",
-                    format(seen.usedBytes()), format(memory), 100.0 * seen.usedBytes() / memory, 100 * PRESSURE_RATIO));
+            why.add(String.format(
+                    Locale.ROOT,
+                    "a pod uses %s of its %s (%.0f%%, above %.0f%%)",
+                    format(seen.usedBytes()),
+                    format(memory),
+                    100.0 * seen.usedBytes() / memory,
+                    100 * PRESSURE_RATIO));
         }
         if (seen.oomKills() != null && seen.oomKills() > 0) {
             why.add(seen.oomKills() + " OOM kill(s) recorded by a pod's cgroup");
@@ -70,19 +86,33 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
         return why.isEmpty() ? null : String.join("; ", why);
     }
 
-    private static String recommendation(Allocation allocation, WorkloadObservation seen, Double peakRatio,
-                                         String pressure, String mismatch, Duration window) {
+    private static String recommendation(
+            Allocation allocation,
+            WorkloadObservation seen,
+            Double peakRatio,
+            String pressure,
+            String mismatch,
+            Duration window) {
         List<String> advice = new ArrayList<>();
         Topology current = allocation.topology();
         long tasks = current.activeTasksPerPod() + current.standbyTasksPerPod();
-        if (seen.rocksDbInstances() != null && tasks > 0
+        if (seen.rocksDbInstances() != null
+                && tasks > 0
                 && seen.rocksDbInstances() > allocation.plannedTopology().rocksDbInstances()) {
-            advice.add(String.format(Locale.ROOT, "declared %d RocksDB instance(s) per task, running about %.1f: "
-                            + "raise spec.streams.stores", allocation.facts().stores().rocksDbInstancesPerTask(),
-                    (double) seen.rocksDbInstances() / Math.max(1, seen.activeTasks() == null ? tasks
-                            : seen.activeTasks() + (seen.standbyTasks() == null ? 0 : seen.standbyTasks()))));
+            advice.add(String.format(
+                    Locale.ROOT,
+                    "declared %d RocksDB instance(s) per task, running about %.1f: " + "raise spec.streams.stores",
+                    allocation.facts().stores().rocksDbInstancesPerTask(),
+                    (double) seen.rocksDbInstances()
+                            / Math.max(
+                                    1,
+                                    seen.activeTasks() == null
+                                            ? tasks
+                                            : seen.activeTasks()
+                                                    + (seen.standbyTasks() == null ? 0 : seen.standbyTasks()))));
         }
-        if (seen.streamThreads() != null && seen.streamThreads() != allocation.facts().streamThreadsPerPod()) {
+        if (seen.streamThreads() != null
+                && seen.streamThreads() != allocation.facts().streamThreadsPerPod()) {
             advice.add("declared " + allocation.facts().streamThreadsPerPod() + " stream threads per pod, running "
                     + seen.streamThreads() + ": set spec.streams.threads (or the workload's "
                     + "streamsmemory.io/stream-threads annotation) to what the application runs");
@@ -90,8 +120,13 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
         long memory = allocation.memoryBytes();
         if (seen.peakBytes() != null) {
             long suggested = atLeastWhatFits(allocation, roundUpTo64Mi((long) (seen.peakBytes() * SUGGESTION_MARGIN)));
-            String peak = String.format(Locale.ROOT, "memory %s, peak %s over %s (%.2f)", format(memory),
-                    format(seen.peakBytes()), window, peakRatio);
+            String peak = String.format(
+                    Locale.ROOT,
+                    "memory %s, peak %s over %s (%.2f)",
+                    format(memory),
+                    format(seen.peakBytes()),
+                    window,
+                    peakRatio);
             if (pressure != null) {
                 advice.add(peak + ": raise spec.memory (and the container limit) to at least "
                         + format(Math.max(suggested, memory + 64 * MiB)));
@@ -107,9 +142,9 @@ public record MemoryVerdict(WorkloadObservation seen, ObservedMemoryStatus obser
 
     /** {@code memory}, or the least the engine can split for these facts when that is more. */
     private static long atLeastWhatFits(Allocation allocation, long memory) {
-        AllocationResult result = ENGINE.allocate(allocation.facts().toBuilder().memoryBytes(memory).build());
-        return result.ok() || result.minimumMemoryBytes() == null ? memory
-                : roundUpTo64Mi(result.minimumMemoryBytes());
+        AllocationResult result = ENGINE.allocate(
+                allocation.facts().toBuilder().memoryBytes(memory).build());
+        return result.ok() || result.minimumMemoryBytes() == null ? memory : roundUpTo64Mi(result.minimumMemoryBytes());
     }
 
     private static ObservedMemoryStatus status(WorkloadObservation seen, Double peakRatio) {

@@ -12,8 +12,8 @@ import java.time.Duration;
  */
 public record ObserveSettings(Duration interval, Duration timeout, int concurrency, Duration window) {
     /** Off: nothing is read (tests of other parts, an operator run without pods to read). */
-    public static final ObserveSettings OFF = new ObserveSettings(Duration.ZERO, Duration.ofSeconds(2), 1,
-            Duration.ofHours(24));
+    public static final ObserveSettings OFF =
+            new ObserveSettings(Duration.ZERO, Duration.ofSeconds(2), 1, Duration.ofHours(24));
 
     public boolean enabled() {
         return !interval.isZero() && !interval.isNegative();

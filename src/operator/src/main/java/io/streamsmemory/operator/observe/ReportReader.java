@@ -22,8 +22,10 @@ final class ReportReader {
 
     AgentReport read(String host, int port) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        HttpURLConnection connection = (HttpURLConnection) URI.create("http://" + bracketed(host) + ":" + port
-                + "/report").toURL().openConnection(Proxy.NO_PROXY); // pod IPs: never through an egress proxy
+        HttpURLConnection connection =
+                (HttpURLConnection) URI.create("http://" + bracketed(host) + ":" + port + "/report")
+                        .toURL()
+                        .openConnection(Proxy.NO_PROXY); // pod IPs: never through an egress proxy
         connection.setConnectTimeout((int) timeout.toMillis());
         connection.setReadTimeout((int) timeout.toMillis());
         connection.setInstanceFollowRedirects(false);

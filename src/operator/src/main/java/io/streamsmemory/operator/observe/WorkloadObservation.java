@@ -8,34 +8,67 @@ package io.streamsmemory.operator.observe;
  * @param podsNotAnswering injected, running pods whose report could not be read in the last round
  * @param peakBytes        the highest memory use of any pod over the window (cgroup, else RSS)
  */
-public record WorkloadObservation(int podsReporting, int podsNotAnswering, Long usedBytes, Long peakBytes,
-                                  Long heapUsedBytes, Long blockCacheUsageBytes, Long rocksDbInstances,
-                                  Long activeTasks, Long standbyTasks, Long streamThreads, Long oomKills,
-                                  Long unexplainedBytes) {
+public record WorkloadObservation(
+        int podsReporting,
+        int podsNotAnswering,
+        Long usedBytes,
+        Long peakBytes,
+        Long heapUsedBytes,
+        Long blockCacheUsageBytes,
+        Long rocksDbInstances,
+        Long activeTasks,
+        Long standbyTasks,
+        Long streamThreads,
+        Long oomKills,
+        Long unexplainedBytes) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
-        return new WorkloadObservation(podsReporting + 1, podsNotAnswering, AgentReport.max(usedBytes,
-                report.usedBytes()), AgentReport.max(peakBytes, report.peakBytes()),
+        return new WorkloadObservation(
+                podsReporting + 1,
+                podsNotAnswering,
+                AgentReport.max(usedBytes, report.usedBytes()),
+                AgentReport.max(peakBytes, report.peakBytes()),
                 AgentReport.max(heapUsedBytes, report.heapUsedBytes()),
                 AgentReport.max(blockCacheUsageBytes, report.blockCacheUsageBytes()),
                 AgentReport.max(rocksDbInstances, report.rocksDbInstances()),
                 AgentReport.max(activeTasks, report.activeTasks()),
                 AgentReport.max(standbyTasks, report.standbyTasks()),
-                AgentReport.max(streamThreads, report.streamThreads()), AgentReport.max(oomKills, report.oomKills()),
+                AgentReport.max(streamThreads, report.streamThreads()),
+                AgentReport.max(oomKills, report.oomKills()),
                 AgentReport.max(unexplainedBytes, report.unexplainedBytes()));
     }
 
     WorkloadObservation notAnswering() {
-        return new WorkloadObservation(podsReporting, podsNotAnswering + 1, usedBytes, peakBytes, heapUsedBytes,
-                blockCacheUsageBytes, rocksDbInstances, activeTasks, standbyTasks, streamThreads, oomKills,
+        return new WorkloadObservation(
+                podsReporting,
+                podsNotAnswering + 1,
+                usedBytes,
+                peakBytes,
+                heapUsedBytes,
+                blockCacheUsageBytes,
+                rocksDbInstances,
+                activeTasks,
+                standbyTasks,
+                streamThreads,
+                oomKills,
                 unexplainedBytes);
     }
 
     WorkloadObservation withPeak(Long windowPeak) {
-        return new WorkloadObservation(podsReporting, podsNotAnswering, usedBytes,
-                AgentReport.max(peakBytes, windowPeak), heapUsedBytes, blockCacheUsageBytes, rocksDbInstances,
-                activeTasks, standbyTasks, streamThreads, oomKills, unexplainedBytes);
+        return new WorkloadObservation(
+                podsReporting,
+                podsNotAnswering,
+                usedBytes,
+                AgentReport.max(peakBytes, windowPeak),
+                heapUsedBytes,
+                blockCacheUsageBytes,
+                rocksDbInstances,
+                activeTasks,
+                standbyTasks,
+                streamThreads,
+                oomKills,
+                unexplainedBytes);
     }
 
     static WorkloadObservation none() {

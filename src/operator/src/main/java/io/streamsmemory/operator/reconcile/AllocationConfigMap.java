@@ -27,8 +27,7 @@ import java.util.TreeMap;
  * injects and a hash of what it holds, which the webhook checks before trusting it.
  */
 public final class AllocationConfigMap {
-    private AllocationConfigMap() {
-    }
+    private AllocationConfigMap() {}
 
     /**
      * The ConfigMap a workload's allocation is published in, {@code <workload>-<kind>-streams-memory}: a Deployment
@@ -66,9 +65,12 @@ public final class AllocationConfigMap {
                 .addToAnnotations(FACTS, factsSummary(allocation))
                 .addToAnnotations(TARGET_CONTAINER, target)
                 .addToAnnotations(DATA_HASH, dataHash(target, data))
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion())
-                        .withKind(owner.getKind()).withName(owner.getMetadata().getName())
-                        .withUid(owner.getMetadata().getUid()).build())
+                .withOwnerReferences(new OwnerReferenceBuilder()
+                        .withApiVersion(owner.getApiVersion())
+                        .withKind(owner.getKind())
+                        .withName(owner.getMetadata().getName())
+                        .withUid(owner.getMetadata().getUid())
+                        .build())
                 .endMetadata()
                 .withData(data)
                 .build();
@@ -89,7 +91,9 @@ public final class AllocationConfigMap {
             return Optional.empty();
         }
         List<Container> containers = workload.template().getSpec().getContainers();
-        return containers == null || containers.isEmpty() ? Optional.empty() : Optional.of(containers.get(0).getName());
+        return containers == null || containers.isEmpty()
+                ? Optional.empty()
+                : Optional.of(containers.get(0).getName());
     }
 
     /** SHA-256 (hex) over the target container and every data entry, in key order. */
@@ -97,7 +101,8 @@ public final class AllocationConfigMap {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             digest.update(Objects.requireNonNullElse(targetContainer, "").getBytes(StandardCharsets.UTF_8));
-            for (Map.Entry<String, String> entry : new TreeMap<>(data == null ? Map.<String, String>of() : data).entrySet()) {
+            for (Map.Entry<String, String> entry :
+                    new TreeMap<>(data == null ? Map.<String, String>of() : data).entrySet()) {
                 digest.update((byte) 0);
                 digest.update(entry.getKey().getBytes(StandardCharsets.UTF_8));
                 digest.update((byte) 0);
@@ -115,9 +120,14 @@ public final class AllocationConfigMap {
      * annotation the operator writes.
      */
     static boolean sameAs(ConfigMap published, ConfigMap desired) {
-        return published != null && Objects.equals(published.getData(), desired.getData())
-                && contains(published.getMetadata().getLabels(), desired.getMetadata().getLabels())
-                && contains(published.getMetadata().getAnnotations(), desired.getMetadata().getAnnotations());
+        return published != null
+                && Objects.equals(published.getData(), desired.getData())
+                && contains(
+                        published.getMetadata().getLabels(),
+                        desired.getMetadata().getLabels())
+                && contains(
+                        published.getMetadata().getAnnotations(),
+                        desired.getMetadata().getAnnotations());
     }
 
     private static boolean contains(Map<String, String> actual, Map<String, String> wanted) {
@@ -136,8 +146,10 @@ public final class AllocationConfigMap {
         return publishedByOperator(configMap)
                 && workload.getKind().equals(configMap.getMetadata().getLabels().get(WORKLOAD_KIND_LABEL))
                 && configMap.getMetadata().getOwnerReferences() != null
-                && configMap.getMetadata().getOwnerReferences().stream().anyMatch(owner ->
-                workload.getKind().equals(owner.getKind()) && uid != null && uid.equals(owner.getUid()));
+                && configMap.getMetadata().getOwnerReferences().stream()
+                        .anyMatch(owner -> workload.getKind().equals(owner.getKind())
+                                && uid != null
+                                && uid.equals(owner.getUid()));
     }
 
     static boolean publishedByOperator(ConfigMap configMap) {
@@ -147,12 +159,14 @@ public final class AllocationConfigMap {
 
     /** The policy a published ConfigMap belongs to (the previous version wrote it in a label only). */
     static String policyOf(ConfigMap configMap) {
-        return annotation(configMap, POLICY).orElseGet(() -> configMap.getMetadata().getLabels().get(POLICY_LABEL));
+        return annotation(configMap, POLICY)
+                .orElseGet(() -> configMap.getMetadata().getLabels().get(POLICY_LABEL));
     }
 
     /** The name of the workload a published ConfigMap belongs to (the previous version wrote it in a label only). */
     static String workloadName(ConfigMap configMap) {
-        return annotation(configMap, WORKLOAD).orElseGet(() -> configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL));
+        return annotation(configMap, WORKLOAD)
+                .orElseGet(() -> configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL));
     }
 
     /** The workload a published ConfigMap belongs to, as "Kind name". */
@@ -162,8 +176,11 @@ public final class AllocationConfigMap {
 
     /** What a user compares to see why a split changed: "replicas=3 threads=4 memory=2 GiB". */
     static String factsSummary(Allocation allocation) {
-        return String.format("replicas=%d threads=%d memory=%s", allocation.facts().replicas(),
-                allocation.facts().streamThreads(), ByteSize.format(allocation.memoryBytes()));
+        return String.format(
+                "replicas=%d threads=%d memory=%s",
+                allocation.facts().replicas(),
+                allocation.facts().streamThreads(),
+                ByteSize.format(allocation.memoryBytes()));
     }
 
     public static Optional<String> annotation(ConfigMap configMap, String key) {

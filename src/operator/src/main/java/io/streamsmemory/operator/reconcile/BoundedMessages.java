@@ -15,16 +15,18 @@ final class BoundedMessages {
     static final int MAX_FINDING_CHARS = 500;
     /** The longest condition message (Kubernetes' own metav1.Condition allows 32768; a screenful is enough). */
     static final int MAX_CHARS = 4096;
+
     private static final String CUT = "...";
 
-    private BoundedMessages() {
-    }
+    private BoundedMessages() {}
 
     /** The first {@link #MAX_LISTED} findings joined with "; ", then "and N more" when there are others. */
     static String join(List<String> findings) {
         StringBuilder message = new StringBuilder();
-        findings.stream().limit(MAX_LISTED).forEach(finding -> message.append(message.isEmpty() ? "" : "; ")
-                .append(cut(finding, MAX_FINDING_CHARS)));
+        findings.stream()
+                .limit(MAX_LISTED)
+                .forEach(finding ->
+                        message.append(message.isEmpty() ? "" : "; ").append(cut(finding, MAX_FINDING_CHARS)));
         if (findings.size() > MAX_LISTED) {
             message.append("; and ").append(findings.size() - MAX_LISTED).append(" more");
         }

@@ -28,8 +28,7 @@ public final class CachedWorkloads {
      */
     public static final long LIST_PAGE = 250;
 
-    private CachedWorkloads() {
-    }
+    private CachedWorkloads() {}
 
     /** An item store for a Deployment or StatefulSet informer that keeps what {@link #trim} keeps. */
     public static <W extends HasMetadata> ItemStore<W> store() {
@@ -42,10 +41,14 @@ public final class CachedWorkloads {
         ObjectMeta metadata = workload.getMetadata();
         Map<String, String> annotations = metadata.getAnnotations();
         if (annotations == null || !annotations.containsKey(MetadataKeys.POLICY)) {
-            ObjectMeta identity = new ObjectMetaBuilder().withName(metadata.getName())
-                    .withNamespace(metadata.getNamespace()).withUid(metadata.getUid())
-                    .withResourceVersion(metadata.getResourceVersion()).withGeneration(metadata.getGeneration())
-                    .withDeletionTimestamp(metadata.getDeletionTimestamp()).build();
+            ObjectMeta identity = new ObjectMetaBuilder()
+                    .withName(metadata.getName())
+                    .withNamespace(metadata.getNamespace())
+                    .withUid(metadata.getUid())
+                    .withResourceVersion(metadata.getResourceVersion())
+                    .withGeneration(metadata.getGeneration())
+                    .withDeletionTimestamp(metadata.getDeletionTimestamp())
+                    .build();
             if (workload instanceof Deployment) {
                 Deployment bystander = new Deployment();
                 bystander.setMetadata(identity);

@@ -39,10 +39,17 @@ final class Conditions {
     private Conditions set(String type, String value, String reason, String message) {
         String since = previous.stream()
                 .filter(c -> c.getType().equals(type) && value.equals(c.getStatus()))
-                .map(Condition::getLastTransitionTime).findFirst().orElse(Instant.now().toString());
-        next.add(new ConditionBuilder().withType(type).withStatus(value).withReason(reason)
+                .map(Condition::getLastTransitionTime)
+                .findFirst()
+                .orElse(Instant.now().toString());
+        next.add(new ConditionBuilder()
+                .withType(type)
+                .withStatus(value)
+                .withReason(reason)
                 .withMessage(BoundedMessages.cap(message))
-                .withLastTransitionTime(since).withObservedGeneration(generation).build());
+                .withLastTransitionTime(since)
+                .withObservedGeneration(generation)
+                .build());
         return this;
     }
 

@@ -1,8 +1,8 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
 import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 import static io.streamsmemory.operator.reconcile.AllocationConfigMap.legacyConfigMapName;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -40,8 +40,10 @@ final class ConfigMapPublisher {
         if (cached != null) {
             return cached;
         }
-        return client.configMaps().inNamespace(workload.namespace())
-                .withName(configMapName(workload.kind(), workload.name())).get();
+        return client.configMaps()
+                .inNamespace(workload.namespace())
+                .withName(configMapName(workload.kind(), workload.name()))
+                .get();
     }
 
     /** Applies {@code desired}; the caller has checked that what is there is the operator's for this workload. */
@@ -55,7 +57,8 @@ final class ConfigMapPublisher {
      * the previous version's name once no pod mounts it), telling {@code removed} the workload of each.
      */
     void removeUnwanted(List<Workload> workloads, Collection<ConfigMap> published, Consumer<ConfigMap> removed) {
-        Set<String> wanted = workloads.stream().map(w -> configMapName(w.kind(), w.name())).collect(Collectors.toSet());
+        Set<String> wanted =
+                workloads.stream().map(w -> configMapName(w.kind(), w.name())).collect(Collectors.toSet());
         for (ConfigMap configMap : published) {
             String name = configMap.getMetadata().getName();
             if (wanted.contains(name) || !AllocationConfigMap.publishedByOperator(configMap)) {
@@ -72,14 +75,19 @@ final class ConfigMapPublisher {
                 }
             } catch (KubernetesClientException e) {
                 // Changed or gone since it was read: the next reconcile sees it as it is now.
-                LOG.warn("ConfigMap {}/{} not deleted: {}", configMap.getMetadata().getNamespace(), name, e.getMessage());
+                LOG.warn(
+                        "ConfigMap {}/{} not deleted: {}",
+                        configMap.getMetadata().getNamespace(),
+                        name,
+                        e.getMessage());
             }
         }
     }
 
     /** Deletes exactly the object that was read: same uid and resourceVersion, or nothing. */
     private void delete(ConfigMap configMap) {
-        client.configMaps().inNamespace(configMap.getMetadata().getNamespace())
+        client.configMaps()
+                .inNamespace(configMap.getMetadata().getNamespace())
                 .withName(configMap.getMetadata().getName())
                 .lockResourceVersion(configMap.getMetadata().getResourceVersion())
                 .delete();
@@ -87,9 +95,15 @@ final class ConfigMapPublisher {
 
     private boolean mounted(ConfigMap configMap) {
         String name = configMap.getMetadata().getName();
-        List<Pod> pods = client.pods().inNamespace(configMap.getMetadata().getNamespace()).list().getItems();
-        return pods.stream().filter(p -> p.getSpec() != null && p.getSpec().getVolumes() != null)
-                .flatMap(p -> p.getSpec().getVolumes().stream()).map(Volume::getConfigMap).filter(Objects::nonNull)
+        List<Pod> pods = client.pods()
+                .inNamespace(configMap.getMetadata().getNamespace())
+                .list()
+                .getItems();
+        return pods.stream()
+                .filter(p -> p.getSpec() != null && p.getSpec().getVolumes() != null)
+                .flatMap(p -> p.getSpec().getVolumes().stream())
+                .map(Volume::getConfigMap)
+                .filter(Objects::nonNull)
                 .anyMatch(source -> name.equals(source.getName()));
     }
 }

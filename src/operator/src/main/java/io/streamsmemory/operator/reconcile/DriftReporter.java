@@ -35,8 +35,12 @@ final class DriftReporter {
      * Counts into {@code row} and reports; returns when to look again if a drift rollout waits (for the webhook to
      * serve, or for {@link RolloutGate}), else null.
      */
-    Duration report(StreamsMemoryPolicy policy, Workload workload, Allocation allocation, WorkloadAllocationStatus row,
-                    NamespacePods pods) {
+    Duration report(
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            Allocation allocation,
+            WorkloadAllocationStatus row,
+            NamespacePods pods) {
         Optional<PodDrift.Count> counted = PodDrift.count(workload, allocation.restartHash(), pods);
         if (counted.isEmpty()) {
             return null;
@@ -48,44 +52,73 @@ final class DriftReporter {
         row.setPodsOutdated(count.outdated());
         row.setPodsSkipped(count.skipped());
         boolean manual = policy.getSpec().getRollout() == Rollout.Manual;
-        boolean templateCurrent = workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent();
+        boolean templateCurrent = workload.templateRestartHash()
+                .filter(allocation.restartHash()::equals)
+                .isPresent();
         if (count.drifted() == 0 || !workload.settled() || (!manual && !templateCurrent)) {
             // Nothing drifted, or a rollout is still under way (it replaces these pods).
             return null;
         }
         Optional<RolloutGate.Wait> wait = manual ? Optional.empty() : stamper.mustWait(workload);
-        String what = String.format("%d of %d pod(s) run without the agent (created while the admission webhook was "
+        String what = String.format(
+                "%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
                 count.notInjected(), count.pods(), allocation.hash(), count.outdated());
         if (manual) {
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; rollout is Manual: restart the pods "
-                    + "(kubectl rollout restart) to inject them");
-        } else if (workload.templateAnnotation(DRIFT_ROLLOUT).filter(allocation.restartHash()::equals).isPresent()) {
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload was already rolled once "
-                    + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
-                    + "the pods");
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "Drift",
+                    what + "; rollout is Manual: restart the pods " + "(kubectl rollout restart) to inject them");
+        } else if (workload.templateAnnotation(DRIFT_ROLLOUT)
+                .filter(allocation.restartHash()::equals)
+                .isPresent()) {
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "Drift",
+                    what + "; the workload was already rolled once "
+                            + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
+                            + "the pods");
         } else if (!webhookInstalled()) {
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; the admission webhook is not installed "
-                    + "(MutatingWebhookConfiguration " + WEBHOOK_CONFIGURATION + "), so rolling would not help");
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "Drift",
+                    what + "; the admission webhook is not installed " + "(MutatingWebhookConfiguration "
+                            + WEBHOOK_CONFIGURATION + "), so rolling would not help");
         } else if (webhook.problem().isPresent()) {
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; waiting for the admission webhook to "
-                    + "serve (" + webhook.problem().get() + ") before rolling the workload once");
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "Drift",
+                    what + "; waiting for the admission webhook to " + "serve ("
+                            + webhook.problem().get() + ") before rolling the workload once");
             return PolicyReconciler.RETRY_SOON;
         } else if (wait.isPresent()) {
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; the workload is rolled once when allowed: "
-                    + wait.get().reason());
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "Drift",
+                    what + "; the workload is rolled once when allowed: "
+                            + wait.get().reason());
             return wait.get().retryAfter();
         } else {
             stamper.stampDriftRollout(workload, allocation.restartHash());
-            events.record(workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
+            events.record(
+                    workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
         }
         return null;
     }
 
     private boolean webhookInstalled() {
         try {
-            return client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WEBHOOK_CONFIGURATION)
-                    .get() != null;
+            return client.admissionRegistration()
+                            .v1()
+                            .mutatingWebhookConfigurations()
+                            .withName(WEBHOOK_CONFIGURATION)
+                            .get()
+                    != null;
         } catch (KubernetesClientException e) {
             return false;
         }

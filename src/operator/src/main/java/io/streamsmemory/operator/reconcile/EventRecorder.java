@@ -22,7 +22,10 @@ public class EventRecorder implements AutoCloseable {
     /** Enough recent keys to suppress repeats; an entry is small. */
     private static final int MAX_REMEMBERED = 10_000;
 
-    public enum Type { Normal, Warning }
+    public enum Type {
+        Normal,
+        Warning
+    }
 
     private final KubernetesClient client;
     private final ExecutorService poster = Executors.newSingleThreadExecutor(r -> {
@@ -53,35 +56,53 @@ public class EventRecorder implements AutoCloseable {
         if (lastMessage.size() > MAX_REMEMBERED) {
             lastMessage.clear();
         }
-        LOG.info("{} {} {}/{}: {} {}", type, object.getKind(), object.getMetadata().getNamespace(),
-                object.getMetadata().getName(), reason, message);
+        LOG.info(
+                "{} {} {}/{}: {} {}",
+                type,
+                object.getKind(),
+                object.getMetadata().getNamespace(),
+                object.getMetadata().getName(),
+                reason,
+                message);
         poster.execute(() -> post(object, type, reason, message));
     }
 
     private void post(HasMetadata object, Type type, String reason, String message) {
         String now = Instant.now().toString();
         try {
-            client.v1().events().inNamespace(object.getMetadata().getNamespace()).resource(new EventBuilder()
-                    .withNewMetadata()
-                    .withGenerateName(object.getMetadata().getName() + ".")
-                    .withNamespace(object.getMetadata().getNamespace())
-                    .endMetadata()
-                    .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(object.getApiVersion())
-                            .withKind(object.getKind()).withName(object.getMetadata().getName())
-                            .withNamespace(object.getMetadata().getNamespace()).withUid(object.getMetadata().getUid())
-                            .withResourceVersion(object.getMetadata().getResourceVersion()).build())
-                    .withType(type.name())
-                    .withReason(reason)
-                    .withMessage(message)
-                    .withNewSource(COMPONENT, null)
-                    .withReportingComponent(COMPONENT)
-                    .withFirstTimestamp(now)
-                    .withLastTimestamp(now)
-                    .withCount(1)
-                    .build()).create();
+            client.v1()
+                    .events()
+                    .inNamespace(object.getMetadata().getNamespace())
+                    .resource(new EventBuilder()
+                            .withNewMetadata()
+                            .withGenerateName(object.getMetadata().getName() + ".")
+                            .withNamespace(object.getMetadata().getNamespace())
+                            .endMetadata()
+                            .withInvolvedObject(new ObjectReferenceBuilder()
+                                    .withApiVersion(object.getApiVersion())
+                                    .withKind(object.getKind())
+                                    .withName(object.getMetadata().getName())
+                                    .withNamespace(object.getMetadata().getNamespace())
+                                    .withUid(object.getMetadata().getUid())
+                                    .withResourceVersion(object.getMetadata().getResourceVersion())
+                                    .build())
+                            .withType(type.name())
+                            .withReason(reason)
+                            .withMessage(message)
+                            .withNewSource(COMPONENT, null)
+                            .withReportingComponent(COMPONENT)
+                            .withFirstTimestamp(now)
+                            .withLastTimestamp(now)
+                            .withCount(1)
+                            .build())
+                    .create();
         } catch (RuntimeException e) {
             // An event is a courtesy: losing one must never fail a reconcile.
-            LOG.warn("could not post event {} on {} {}: {}", reason, object.getKind(), object.getMetadata().getName(),
+            LOG.warn(
+                    "could not post event {} on {} {}: {}",
+                    reason,
+                    object.getKind(),
+                    object.getMetadata().getName(),
                     e.getMessage());
         }
     }

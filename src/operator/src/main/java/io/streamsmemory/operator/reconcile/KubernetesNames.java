@@ -18,8 +18,7 @@ final class KubernetesNames {
     /** Hex characters of SHA-256 kept: 40 bits, enough to keep a namespace's names apart. */
     private static final int HASH_CHARS = 10;
 
-    private KubernetesNames() {
-    }
+    private KubernetesNames() {}
 
     /** {@code value} itself when it is a valid label value, else a prefix of it, '-' and a hash of it. */
     static String labelValue(String value) {

@@ -22,6 +22,7 @@ public final class MetadataKeys {
      * {@link #WORKLOAD} on the ConfigMap carry them whole.
      */
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
     public static final String MANAGED_BY = "streams-memory-operator";
     public static final String POLICY_LABEL = "streamsmemory.io/policy";
     public static final String WORKLOAD_KIND_LABEL = "streamsmemory.io/workload-kind";
@@ -33,6 +34,7 @@ public final class MetadataKeys {
     public static final String ALLOCATION_KEY = "allocation.json";
     /** ConfigMap annotations: hashes of what it holds and the facts it was computed from. */
     public static final String ALLOCATION_HASH = "streamsmemory.io/allocation-hash";
+
     public static final String FACTS = "streamsmemory.io/facts";
     /**
      * ConfigMap annotation: the container the webhook injects, chosen by the operator from the workload's pod
@@ -76,6 +78,5 @@ public final class MetadataKeys {
     /** The field manager of every server-side apply the operator makes. */
     public static final String FIELD_MANAGER = "streams-memory-operator";
 
-    private MetadataKeys() {
-    }
+    private MetadataKeys() {}
 }

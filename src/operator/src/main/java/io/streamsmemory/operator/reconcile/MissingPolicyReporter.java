@@ -33,13 +33,21 @@ final class MissingPolicyReporter {
     void check(HasMetadata resource) {
         Workload.of(resource).flatMap(Workload::policyName).ifPresent(name -> {
             ResourceID id = new ResourceID(name, resource.getMetadata().getNamespace());
-            scheduler.schedule(() -> {
-                if (policies.apply(id).isEmpty()) {
-                    events.record(resource, EventRecorder.Type.Warning, "PolicyNotFound", String.format(
-                            "StreamsMemoryPolicy %s does not exist in namespace %s; the workload runs unchanged until "
-                                    + "it does", name, id.getNamespace().orElse("")));
-                }
-            }, GRACE_SECONDS, TimeUnit.SECONDS);
+            scheduler.schedule(
+                    () -> {
+                        if (policies.apply(id).isEmpty()) {
+                            events.record(
+                                    resource,
+                                    EventRecorder.Type.Warning,
+                                    "PolicyNotFound",
+                                    String.format(
+                                            "StreamsMemoryPolicy %s does not exist in namespace %s; the workload runs unchanged until "
+                                                    + "it does",
+                                            name, id.getNamespace().orElse("")));
+                        }
+                    },
+                    GRACE_SECONDS,
+                    TimeUnit.SECONDS);
         });
     }
 }

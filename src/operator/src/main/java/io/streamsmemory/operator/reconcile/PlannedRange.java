@@ -22,12 +22,15 @@ public record PlannedRange(ReplicaRange declared, String source, int replicas) {
     static PlannedRange of(Workload workload, ScalingSpec scaling, Collection<HorizontalPodAutoscaler> autoscalers) {
         int replicas = workload.replicas();
         Optional<HorizontalPodAutoscaler> autoscaler = autoscalers.stream()
-                .filter(h -> h.getSpec() != null && targets(h, workload)).findFirst();
+                .filter(h -> h.getSpec() != null && targets(h, workload))
+                .findFirst();
         if (autoscaler.isPresent()) {
             int min = Math.max(1, orDefault(autoscaler.get().getSpec().getMinReplicas(), 1));
             int max = Math.max(min, orDefault(autoscaler.get().getSpec().getMaxReplicas(), min));
-            return new PlannedRange(new ReplicaRange(min, max), "HorizontalPodAutoscaler "
-                    + autoscaler.get().getMetadata().getName(), replicas);
+            return new PlannedRange(
+                    new ReplicaRange(min, max),
+                    "HorizontalPodAutoscaler " + autoscaler.get().getMetadata().getName(),
+                    replicas);
         }
         if (scaling != null && (scaling.getMinReplicas() != null || scaling.getMaxReplicas() != null)) {
             int min = orDefault(scaling.getMinReplicas(), 1);
@@ -44,8 +47,13 @@ public record PlannedRange(ReplicaRange declared, String source, int replicas) {
 
     /** The default range, starting at {@code min} because the pod's memory cannot hold fewer replicas' tasks. */
     PlannedRange from(int min) {
-        return new PlannedRange(new ReplicaRange(min, declared.max()), String.format("%sfrom %d (the fewest replicas "
-                + "whose tasks the pod's memory holds) to the current replicas", DEFAULT_SOURCE_PREFIX, min), replicas);
+        return new PlannedRange(
+                new ReplicaRange(min, declared.max()),
+                String.format(
+                        "%sfrom %d (the fewest replicas "
+                                + "whose tasks the pod's memory holds) to the current replicas",
+                        DEFAULT_SOURCE_PREFIX, min),
+                replicas);
     }
 
     /** True when the workload runs at a count its range does not include. */
@@ -69,7 +77,9 @@ public record PlannedRange(ReplicaRange declared, String source, int replicas) {
 
     private static boolean targets(HorizontalPodAutoscaler autoscaler, Workload workload) {
         var target = autoscaler.getSpec().getScaleTargetRef();
-        return target != null && workload.kind().equals(target.getKind()) && workload.name().equals(target.getName())
+        return target != null
+                && workload.kind().equals(target.getKind())
+                && workload.name().equals(target.getName())
                 && (target.getApiVersion() == null || target.getApiVersion().startsWith("apps/"));
     }
 

@@ -19,8 +19,7 @@ final class PodDrift {
         }
     }
 
-    private PodDrift() {
-    }
+    private PodDrift() {}
 
     /** The workload's pods (from its namespace's, {@code pods}) against {@code restartHash}; empty without them. */
     static Optional<Count> count(Workload workload, String restartHash, NamespacePods pods) {
@@ -34,7 +33,8 @@ final class PodDrift {
                 continue;
             }
             total++;
-            Map<String, String> annotations = pod.getMetadata().getAnnotations() == null ? Map.of()
+            Map<String, String> annotations = pod.getMetadata().getAnnotations() == null
+                    ? Map.of()
                     : pod.getMetadata().getAnnotations();
             if (annotations.containsKey(MetadataKeys.ALLOCATION_HASH)) {
                 if (Objects.equals(annotations.get(MetadataKeys.APPLIED_RESTART_HASH), restartHash)) {
@@ -57,10 +57,14 @@ final class PodDrift {
     }
 
     private static boolean ownedBy(Pod pod, Workload workload) {
-        String hash = pod.getMetadata().getLabels() == null ? null
+        String hash = pod.getMetadata().getLabels() == null
+                ? null
                 : pod.getMetadata().getLabels().get(Workload.POD_TEMPLATE_HASH);
-        return pod.getMetadata().getOwnerReferences().stream().filter(o -> Boolean.TRUE.equals(o.getController()))
-                .findFirst().flatMap(o -> Workload.controllingWorkload(o.getKind(), o.getName(), hash))
-                .filter(w -> w.getKey().equals(workload.kind()) && w.getValue().equals(workload.name())).isPresent();
+        return pod.getMetadata().getOwnerReferences().stream()
+                .filter(o -> Boolean.TRUE.equals(o.getController()))
+                .findFirst()
+                .flatMap(o -> Workload.controllingWorkload(o.getKind(), o.getName(), hash))
+                .filter(w -> w.getKey().equals(workload.kind()) && w.getValue().equals(workload.name()))
+                .isPresent();
     }
 }

@@ -8,10 +8,10 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -82,9 +82,14 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private final AllocationEngine engine = new AllocationEngine();
     private final StatusSettings statusSettings;
 
-    public PolicyReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                            WebhookServing webhook, RolloutGate gate, MemoryObserver observer,
-                            StatusSettings statusSettings) {
+    public PolicyReconciler(
+            KubernetesClient client,
+            EventRecorder events,
+            AllocationMetrics metrics,
+            WebhookServing webhook,
+            RolloutGate gate,
+            MemoryObserver observer,
+            StatusSettings statusSettings) {
         this.observer = observer;
         this.statusSettings = statusSettings;
         this.client = client;
@@ -95,55 +100,69 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     }
 
     @Override
-    public List<EventSource<?, StreamsMemoryPolicy>> prepareEventSources(EventSourceContext<StreamsMemoryPolicy> context) {
+    public List<EventSource<?, StreamsMemoryPolicy>> prepareEventSources(
+            EventSourceContext<StreamsMemoryPolicy> context) {
         // Every change of a published ConfigMap (a hand edit included) reconciles its policy, which restores it.
         InformerEventSource<ConfigMap, StreamsMemoryPolicy> configMaps = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(ConfigMap.class, StreamsMemoryPolicy.class)
                         .withName("configmaps")
                         .withLabelSelector(MANAGED_BY_LABEL + "=" + MANAGED_BY)
                         .withSecondaryToPrimaryMapper(cm -> Set.of(new ResourceID(
-                                AllocationConfigMap.policyOf(cm), cm.getMetadata().getNamespace())))
-                        .build(), context);
-        MissingPolicyReporter missing = new MissingPolicyReporter(events, id -> context.getPrimaryCache().get(id));
+                                AllocationConfigMap.policyOf(cm),
+                                cm.getMetadata().getNamespace())))
+                        .build(),
+                context);
+        MissingPolicyReporter missing = new MissingPolicyReporter(
+                events, id -> context.getPrimaryCache().get(id));
         // An autoscaler's range is the workloads' planned range: a change re-plans the policies of its namespace.
         InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy> autoscalers = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(HorizontalPodAutoscaler.class, StreamsMemoryPolicy.class)
                         .withName("horizontalpodautoscalers")
                         .withSecondaryToPrimaryMapper(hpa -> context.getPrimaryCache()
                                 .list(hpa.getMetadata().getNamespace())
-                                .map(ResourceID::fromResource).collect(Collectors.toSet()))
-                        .build(), context);
-        return List.of(configMaps, autoscalers,
+                                .map(ResourceID::fromResource)
+                                .collect(Collectors.toSet()))
+                        .build(),
+                context);
+        return List.of(
+                configMaps,
+                autoscalers,
                 workloadSource(Deployment.class, "deployments", configMaps::get, missing, context),
                 workloadSource(StatefulSet.class, "statefulsets", configMaps::get, missing, context));
     }
 
     private static <W extends HasMetadata> InformerEventSource<W, StreamsMemoryPolicy> workloadSource(
-            Class<W> kind, String name, Function<ResourceID, Optional<ConfigMap>> configMaps,
-            MissingPolicyReporter missing, EventSourceContext<StreamsMemoryPolicy> context) {
-        WorkloadToPolicyMapper<W> mapper = new WorkloadToPolicyMapper<>(configMaps,
-                namespace -> context.getPrimaryCache().list(namespace));
-        return new InformerEventSource<>(InformerEventSourceConfiguration.from(kind, StreamsMemoryPolicy.class)
-                .withName(name)
-                .withItemStore(CachedWorkloads.store())
-                .withInformerListLimit(CachedWorkloads.LIST_PAGE)
-                .withSecondaryToPrimaryMapper(workload -> {
-                    missing.check(workload);
-                    return mapper.toPrimaryResourceIDs(workload);
-                })
-                .build(), context);
+            Class<W> kind,
+            String name,
+            Function<ResourceID, Optional<ConfigMap>> configMaps,
+            MissingPolicyReporter missing,
+            EventSourceContext<StreamsMemoryPolicy> context) {
+        WorkloadToPolicyMapper<W> mapper = new WorkloadToPolicyMapper<>(
+                configMaps, namespace -> context.getPrimaryCache().list(namespace));
+        return new InformerEventSource<>(
+                InformerEventSourceConfiguration.from(kind, StreamsMemoryPolicy.class)
+                        .withName(name)
+                        .withItemStore(CachedWorkloads.store())
+                        .withInformerListLimit(CachedWorkloads.LIST_PAGE)
+                        .withSecondaryToPrimaryMapper(workload -> {
+                            missing.check(workload);
+                            return mapper.toPrimaryResourceIDs(workload);
+                        })
+                        .build(),
+                context);
     }
 
     @Override
-    public UpdateControl<StreamsMemoryPolicy> reconcile(StreamsMemoryPolicy deliveredPolicy,
-                                                         Context<StreamsMemoryPolicy> context) {
+    public UpdateControl<StreamsMemoryPolicy> reconcile(
+            StreamsMemoryPolicy deliveredPolicy, Context<StreamsMemoryPolicy> context) {
         if (context.isPrimaryResourceDeleted()) {
             tellWorkloadsThePolicyIsGone(deliveredPolicy, context);
             return UpdateControl.noUpdate();
         }
         StreamsMemoryPolicy policy = withoutPreviousFinalizer(deliveredPolicy, context);
         if (policy.getMetadata().getDeletionTimestamp() != null) {
-            return UpdateControl.noUpdate(); // going away (another finalizer holds it); its delete event tells the workloads
+            return UpdateControl
+                    .noUpdate(); // going away (another finalizer holds it); its delete event tells the workloads
         }
         observer.start(); // here, so only the leader reads the pods' reports
         PolicyStatusBuilder status = new PolicyStatusBuilder(policy, statusSettings.maxWorkloadRows());
@@ -160,21 +179,28 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         // From the cache by namespace, not as secondary resources: an autoscaler created before the policy is
         // mapped to no policy when it arrives, yet targets its workloads all the same.
         List<HorizontalPodAutoscaler> autoscalers = ((InformerEventSource<HorizontalPodAutoscaler, StreamsMemoryPolicy>)
-                context.eventSourceRetriever().getEventSourceFor(HorizontalPodAutoscaler.class))
-                .list(policy.getMetadata().getNamespace()).toList();
+                        context.eventSourceRetriever().getEventSourceFor(HorizontalPodAutoscaler.class))
+                .list(policy.getMetadata().getNamespace())
+                .toList();
         NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
         // Each workload on its own (its failure is its own), several at once: most of the time is API round trips.
-        List<Future<WorkloadOutcome>> running = named.stream().map(w -> workers.submit(() -> workloads.reconcile(
-                policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods))).toList();
-        List<WorkloadOutcome> outcomes = running.stream().map(PolicyReconciler::outcome).toList();
+        List<Future<WorkloadOutcome>> running = named.stream()
+                .map(w -> workers.submit(() -> workloads.reconcile(
+                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods)))
+                .toList();
+        List<WorkloadOutcome> outcomes =
+                running.stream().map(PolicyReconciler::outcome).toList();
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
-        UpdateControl<StreamsMemoryPolicy> control = UpdateControl.patchStatus(withStatus(policy,
-                status(policy, status, outcomes, policyFacts)));
+        UpdateControl<StreamsMemoryPolicy> control =
+                UpdateControl.patchStatus(withStatus(policy, status(policy, status, outcomes, policyFacts)));
         // The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round.
-        return Stream.concat(outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
+        return Stream.concat(
+                        outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
                         observeAgain(outcomes).stream())
-                .min(Comparator.naturalOrder()).map(control::rescheduleAfter).orElse(control);
+                .min(Comparator.naturalOrder())
+                .map(control::rescheduleAfter)
+                .orElse(control);
     }
 
     /**
@@ -184,10 +210,11 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
      * the delete event that waits is reconciled next.
      */
     @Override
-    public ErrorStatusUpdateControl<StreamsMemoryPolicy> updateErrorStatus(StreamsMemoryPolicy policy,
-            Context<StreamsMemoryPolicy> context, Exception e) {
+    public ErrorStatusUpdateControl<StreamsMemoryPolicy> updateErrorStatus(
+            StreamsMemoryPolicy policy, Context<StreamsMemoryPolicy> context, Exception e) {
         if (e instanceof KubernetesClientException failure && failure.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-            return ErrorStatusUpdateControl.<StreamsMemoryPolicy>noStatusUpdate().withNoRetry();
+            return ErrorStatusUpdateControl.<StreamsMemoryPolicy>noStatusUpdate()
+                    .withNoRetry();
         }
         return ErrorStatusUpdateControl.defaultErrorProcessing();
     }
@@ -196,8 +223,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
      * Takes off the finalizer the previous version added: with it, deleting the policy (or its namespace, or the
      * CRD) would wait for this operator, for ever if it is down or uninstalled.
      */
-    private static StreamsMemoryPolicy withoutPreviousFinalizer(StreamsMemoryPolicy policy,
-                                                                Context<StreamsMemoryPolicy> context) {
+    private static StreamsMemoryPolicy withoutPreviousFinalizer(
+            StreamsMemoryPolicy policy, Context<StreamsMemoryPolicy> context) {
         List<String> finalizers = policy.getMetadata().getFinalizers();
         if (finalizers == null || !finalizers.contains(PREVIOUS_FINALIZER)) {
             return policy;
@@ -205,9 +232,15 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         return PrimaryUpdateAndCacheUtils.removeFinalizer(context, PREVIOUS_FINALIZER);
     }
 
-    private StreamsMemoryPolicyStatus status(StreamsMemoryPolicy policy,
-            PolicyStatusBuilder status, List<WorkloadOutcome> outcomes, WorkloadFacts policyFacts) {
-        Allocation shown = outcomes.stream().map(WorkloadOutcome::allocation).filter(Objects::nonNull).findFirst()
+    private StreamsMemoryPolicyStatus status(
+            StreamsMemoryPolicy policy,
+            PolicyStatusBuilder status,
+            List<WorkloadOutcome> outcomes,
+            WorkloadFacts policyFacts) {
+        Allocation shown = outcomes.stream()
+                .map(WorkloadOutcome::allocation)
+                .filter(Objects::nonNull)
+                .findFirst()
                 .orElse(null);
         String policyProblem = null;
         if (outcomes.isEmpty()) {
@@ -220,7 +253,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         if (failure != null) {
             events.record(policy, Type.Warning, PolicyStatusBuilder.failureReason(outcomes), failure);
         }
-        StreamsMemoryPolicyStatus next = status.reconciled(outcomes, shown, failure, policy.getMetadata().getName());
+        StreamsMemoryPolicyStatus next =
+                status.reconciled(outcomes, shown, failure, policy.getMetadata().getName());
         announceObservedChanges(policy, next);
         return next;
     }
@@ -235,14 +269,21 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             if (isTrue && !wasTrue) {
                 events.record(policy, Type.Warning, type, now.get().getMessage());
             } else if (wasTrue && !isTrue) {
-                events.record(policy, Type.Normal, type + "Resolved", now.map(Condition::getMessage).orElse(""));
+                events.record(
+                        policy,
+                        Type.Normal,
+                        type + "Resolved",
+                        now.map(Condition::getMessage).orElse(""));
             }
         }
     }
 
     private static Optional<Condition> condition(StreamsMemoryPolicyStatus status, String type) {
-        return status == null || status.getConditions() == null ? Optional.empty()
-                : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+        return status == null || status.getConditions() == null
+                ? Optional.empty()
+                : status.getConditions().stream()
+                        .filter(c -> type.equals(c.getType()))
+                        .findFirst();
     }
 
     private static WorkloadOutcome outcome(Future<WorkloadOutcome> running) {
@@ -262,16 +303,19 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
      * without an event the policy sees).
      */
     private Optional<Duration> observeAgain(List<WorkloadOutcome> outcomes) {
-        return observer.settings().enabled() && !outcomes.isEmpty() ? Optional.of(observer.settings().interval())
+        return observer.settings().enabled() && !outcomes.isEmpty()
+                ? Optional.of(observer.settings().interval())
                 : Optional.empty();
     }
 
     /** The live workloads that name the policy, in a stable order. */
     private static List<Workload> workloadsNaming(StreamsMemoryPolicy policy, Context<StreamsMemoryPolicy> context) {
         String policyName = policy.getMetadata().getName();
-        return Stream.concat(context.getSecondaryResources(Deployment.class).stream(),
+        return Stream.concat(
+                        context.getSecondaryResources(Deployment.class).stream(),
                         context.getSecondaryResources(StatefulSet.class).stream())
-                .map(Workload::of).flatMap(Optional::stream)
+                .map(Workload::of)
+                .flatMap(Optional::stream)
                 .filter(w -> w.policyName().filter(policyName::equals).isPresent())
                 .filter(w -> w.resource().getMetadata().getDeletionTimestamp() == null)
                 .sorted(Comparator.comparing(Workload::kind).thenComparing(Workload::name))
@@ -280,26 +324,37 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
 
     private void optedOut(StreamsMemoryPolicy policy, ConfigMap removed) {
         metrics.forget(removed.getMetadata().getNamespace(), AllocationConfigMap.workloadName(removed));
-        events.record(policy, Type.Normal, "OptedOut", String.format("%s no longer names this policy: removed "
-                + "ConfigMap %s", AllocationConfigMap.workloadOf(removed), removed.getMetadata().getName()));
+        events.record(
+                policy,
+                Type.Normal,
+                "OptedOut",
+                String.format(
+                        "%s no longer names this policy: removed " + "ConfigMap %s",
+                        AllocationConfigMap.workloadOf(removed),
+                        removed.getMetadata().getName()));
     }
 
     /** Workloads keep running with their last allocation; each is told. */
     private void tellWorkloadsThePolicyIsGone(StreamsMemoryPolicy policy, Context<StreamsMemoryPolicy> context) {
         for (Workload w : workloadsNaming(policy, context)) {
-            events.record(w.resource(), Type.Warning, "PolicyDeleted", String.format(
-                    "StreamsMemoryPolicy %s was deleted; the workload keeps its last allocation (ConfigMap %s)",
-                    policy.getMetadata().getName(), configMapName(w.kind(), w.name())));
+            events.record(
+                    w.resource(),
+                    Type.Warning,
+                    "PolicyDeleted",
+                    String.format(
+                            "StreamsMemoryPolicy %s was deleted; the workload keeps its last allocation (ConfigMap %s)",
+                            policy.getMetadata().getName(), configMapName(w.kind(), w.name())));
         }
         metrics.forgetPolicy(policy);
     }
 
     /** A fresh object carrying only identity and status, so the status patch claims nothing else. */
-    private static StreamsMemoryPolicy withStatus(StreamsMemoryPolicy policy,
-                                                  StreamsMemoryPolicyStatus status) {
+    private static StreamsMemoryPolicy withStatus(StreamsMemoryPolicy policy, StreamsMemoryPolicyStatus status) {
         StreamsMemoryPolicy patch = new StreamsMemoryPolicy();
         patch.setMetadata(new ObjectMetaBuilder()
-                .withName(policy.getMetadata().getName()).withNamespace(policy.getMetadata().getNamespace()).build());
+                .withName(policy.getMetadata().getName())
+                .withNamespace(policy.getMetadata().getNamespace())
+                .build());
         patch.setStatus(status);
         return patch;
     }

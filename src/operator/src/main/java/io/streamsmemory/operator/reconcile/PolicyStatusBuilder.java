@@ -42,7 +42,8 @@ final class PolicyStatusBuilder {
         status.setWorkloads(previous.getWorkloads());
         status.setWorkloadRowsOmitted(previous.getWorkloadRowsOmitted());
         String notEvaluated = "workloads were not re-planned: the spec is invalid";
-        status.setConditions(conditions.set(Conditions.READY, false, "InvalidSpec", message)
+        status.setConditions(conditions
+                .set(Conditions.READY, false, "InvalidSpec", message)
                 .set(Conditions.INVALID_SPEC, true, "InvalidSpec", message)
                 .unknown(Conditions.DEGRADED, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.WARNING, "InvalidSpec", notEvaluated)
@@ -58,8 +59,8 @@ final class PolicyStatusBuilder {
      * @param shown the allocation whose numbers the printer columns show, null to keep the last ones
      * @param failure what failed (see {@link #failure}), null when nothing did
      */
-    StreamsMemoryPolicyStatus reconciled(List<WorkloadOutcome> outcomes, Allocation shown, String failure,
-                                         String policyName) {
+    StreamsMemoryPolicyStatus reconciled(
+            List<WorkloadOutcome> outcomes, Allocation shown, String failure, String policyName) {
         StreamsMemoryPolicyStatus status = start();
         if (shown != null) {
             status.setHeap(format(shown.part("heap").bytes()));
@@ -72,23 +73,33 @@ final class PolicyStatusBuilder {
         status.setWorkloadCount(outcomes.size());
         status.setWorkloads(rows);
         status.setWorkloadRowsOmitted(outcomes.size() - rows.size());
-        status.setDriftedPods(outcomes.stream().mapToInt(o -> driftedPods(o.row())).sum());
+        status.setDriftedPods(
+                outcomes.stream().mapToInt(o -> driftedPods(o.row())).sum());
         String omitted = omitted(rows.size(), outcomes.size());
 
         conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
         if (failure == null) {
-            conditions.set(Conditions.READY, true, "Allocated", (outcomes.isEmpty()
-                    ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY + ": "
-                    + policyName + ")"
-                    : "allocated " + outcomes.size() + " workload(s)") + omitted);
+            conditions.set(
+                    Conditions.READY,
+                    true,
+                    "Allocated",
+                    (outcomes.isEmpty()
+                                    ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY
+                                            + ": " + policyName + ")"
+                                    : "allocated " + outcomes.size() + " workload(s)")
+                            + omitted);
             conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
         } else {
             String reason = failureReason(outcomes);
             conditions.set(Conditions.READY, false, reason, failure + omitted);
             conditions.set(Conditions.DEGRADED, true, reason, failure);
         }
-        List<String> warnings = outcomes.stream().flatMap(o -> o.warnings().stream()).toList();
-        conditions.set(Conditions.WARNING, !warnings.isEmpty(), warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
+        List<String> warnings =
+                outcomes.stream().flatMap(o -> o.warnings().stream()).toList();
+        conditions.set(
+                Conditions.WARNING,
+                !warnings.isEmpty(),
+                warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
                 warnings.isEmpty() ? "no warnings" : BoundedMessages.join(warnings) + omitted);
         observed(outcomes, status);
         status.setConditions(conditions.build());
@@ -103,8 +114,11 @@ final class PolicyStatusBuilder {
     static List<WorkloadAllocationStatus> firstRows(List<WorkloadOutcome> outcomes, int max) {
         return outcomes.stream()
                 .sorted(Comparator.comparingInt(PolicyStatusBuilder::attention)
-                        .thenComparing(o -> o.row().getKind()).thenComparing(o -> o.row().getName()))
-                .limit(max).map(WorkloadOutcome::row).toList();
+                        .thenComparing(o -> o.row().getKind())
+                        .thenComparing(o -> o.row().getName()))
+                .limit(max)
+                .map(WorkloadOutcome::row)
+                .toList();
     }
 
     /** 0 for a failed workload, 1 for one that needs a look, 2 for the others. */
@@ -113,7 +127,8 @@ final class PolicyStatusBuilder {
             return 0;
         }
         MemoryVerdict verdict = outcome.verdict();
-        boolean needsLook = !outcome.warnings().isEmpty() || driftedPods(outcome.row()) > 0
+        boolean needsLook = !outcome.warnings().isEmpty()
+                || driftedPods(outcome.row()) > 0
                 || Boolean.TRUE.equals(outcome.row().getRestartPending())
                 || verdict != null && (verdict.pressure() != null || verdict.mismatch() != null);
         return needsLook ? 1 : 2;
@@ -126,17 +141,24 @@ final class PolicyStatusBuilder {
 
     /** What a condition message adds when the status lists only some workloads; empty when it lists all. */
     private static String omitted(int listed, int all) {
-        return listed == all ? "" : String.format("; the status lists %d of %d workloads (failed first, then those "
-                + "with warnings, drift, a pending restart, memory pressure or a topology mismatch), %d omitted: "
-                + "each workload's allocation is in its ConfigMap %s and its Events", listed, all, all - listed,
-                AllocationConfigMap.configMapName("<kind>", "<workload>"));
+        return listed == all
+                ? ""
+                : String.format(
+                        "; the status lists %d of %d workloads (failed first, then those "
+                                + "with warnings, drift, a pending restart, memory pressure or a topology mismatch), %d omitted: "
+                                + "each workload's allocation is in its ConfigMap %s and its Events",
+                        listed, all, all - listed, AllocationConfigMap.configMapName("<kind>", "<workload>"));
     }
 
     /** The observed conditions and the worst peak ratio, from the workloads' memory reports. */
     private void observed(List<WorkloadOutcome> outcomes, StreamsMemoryPolicyStatus status) {
-        List<WorkloadOutcome> seen = outcomes.stream().filter(o -> o.verdict() != null).toList();
-        status.setPeakMemoryRatio(MemoryVerdict.ratio(seen.stream().map(o -> o.verdict().peakRatio())
-                .filter(Objects::nonNull).max(Double::compare).orElse(null)));
+        List<WorkloadOutcome> seen =
+                outcomes.stream().filter(o -> o.verdict() != null).toList();
+        status.setPeakMemoryRatio(MemoryVerdict.ratio(seen.stream()
+                .map(o -> o.verdict().peakRatio())
+                .filter(Objects::nonNull)
+                .max(Double::compare)
+                .orElse(null)));
         if (seen.isEmpty()) {
             String none = "no pod of the policy's workloads has reported its memory yet";
             conditions.set(Conditions.MEMORY_PRESSURE, false, "NoReports", none);
@@ -144,18 +166,26 @@ final class PolicyStatusBuilder {
             return;
         }
         List<String> pressure = findings(seen, MemoryVerdict::pressure);
-        conditions.set(Conditions.MEMORY_PRESSURE, !pressure.isEmpty(), pressure.isEmpty() ? "WithinMemory"
-                : "MemoryPressure", pressure.isEmpty() ? "every reporting pod is within its memory"
-                : BoundedMessages.join(pressure));
+        conditions.set(
+                Conditions.MEMORY_PRESSURE,
+                !pressure.isEmpty(),
+                pressure.isEmpty() ? "WithinMemory" : "MemoryPressure",
+                pressure.isEmpty() ? "every reporting pod is within its memory" : BoundedMessages.join(pressure));
         List<String> mismatch = findings(seen, MemoryVerdict::mismatch);
-        conditions.set(Conditions.TOPOLOGY_MISMATCH, !mismatch.isEmpty(), mismatch.isEmpty() ? "AsPlanned"
-                : "TopologyMismatch", mismatch.isEmpty() ? "the pods run the threads, tasks and RocksDB instances "
-                + "the plan assumed" : BoundedMessages.join(mismatch));
+        conditions.set(
+                Conditions.TOPOLOGY_MISMATCH,
+                !mismatch.isEmpty(),
+                mismatch.isEmpty() ? "AsPlanned" : "TopologyMismatch",
+                mismatch.isEmpty()
+                        ? "the pods run the threads, tasks and RocksDB instances " + "the plan assumed"
+                        : BoundedMessages.join(mismatch));
     }
 
     private static List<String> findings(List<WorkloadOutcome> seen, Function<MemoryVerdict, String> finding) {
-        return seen.stream().filter(o -> finding.apply(o.verdict()) != null)
-                .map(o -> o.row().getKind() + " " + o.row().getName() + ": " + finding.apply(o.verdict())).toList();
+        return seen.stream()
+                .filter(o -> finding.apply(o.verdict()) != null)
+                .map(o -> o.row().getKind() + " " + o.row().getName() + ": " + finding.apply(o.verdict()))
+                .toList();
     }
 
     /**
@@ -163,7 +193,10 @@ final class PolicyStatusBuilder {
      * pod running every task does not fit) when it has no workload; null when nothing failed.
      */
     static String failure(List<WorkloadOutcome> outcomes, String policyProblem) {
-        List<String> failures = outcomes.stream().filter(WorkloadOutcome::failed).map(WorkloadOutcome::failure).toList();
+        List<String> failures = outcomes.stream()
+                .filter(WorkloadOutcome::failed)
+                .map(WorkloadOutcome::failure)
+                .toList();
         if (!failures.isEmpty()) {
             return failures.size() + " of " + outcomes.size() + " workload(s) failed: "
                     + BoundedMessages.join(failures);
@@ -173,8 +206,11 @@ final class PolicyStatusBuilder {
 
     /** Unsatisfiable when only the engine said no (more memory helps), else WorkloadsFailed. */
     static String failureReason(List<WorkloadOutcome> outcomes) {
-        return outcomes.stream().filter(WorkloadOutcome::failed).allMatch(o -> "AllocationFailed".equals(o.failureReason()))
-                ? "Unsatisfiable" : "WorkloadsFailed";
+        return outcomes.stream()
+                        .filter(WorkloadOutcome::failed)
+                        .allMatch(o -> "AllocationFailed".equals(o.failureReason()))
+                ? "Unsatisfiable"
+                : "WorkloadsFailed";
     }
 
     private StreamsMemoryPolicyStatus start() {

@@ -34,8 +34,11 @@ public final class RolloutGate {
         Instant now = clock.instant();
         if (last.isPresent() && last.get().plus(minInterval).isAfter(now)) {
             Instant next = last.get().plus(minInterval);
-            return Optional.of(new Wait(String.format("the operator rolled it at %s and rolls a workload at most "
-                    + "once every %s (streamsmemory.rollout.min-interval): next at %s", last.get(), minInterval, next),
+            return Optional.of(new Wait(
+                    String.format(
+                            "the operator rolled it at %s and rolls a workload at most "
+                                    + "once every %s (streamsmemory.rollout.min-interval): next at %s",
+                            last.get(), minInterval, next),
                     Duration.between(now, next).plusSeconds(1)));
         }
         return Optional.empty();
@@ -54,6 +57,5 @@ public final class RolloutGate {
         }
     }
 
-    record Wait(String reason, Duration retryAfter) {
-    }
+    record Wait(String reason, Duration retryAfter) {}
 }

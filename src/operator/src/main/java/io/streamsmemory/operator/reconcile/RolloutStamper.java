@@ -28,7 +28,10 @@ public class RolloutStamper {
 
     public void stamp(Workload workload, String restartHash) {
         // Server-side apply drops what the manager no longer applies: keep the drift marker it stamped.
-        apply(workload, restartHash, workload.templateAnnotation(MetadataKeys.DRIFT_ROLLOUT).orElse(null));
+        apply(
+                workload,
+                restartHash,
+                workload.templateAnnotation(MetadataKeys.DRIFT_ROLLOUT).orElse(null));
     }
 
     /**
@@ -49,10 +52,13 @@ public class RolloutStamper {
         GenericKubernetesResource patch = new GenericKubernetesResourceBuilder()
                 .withApiVersion(workload.resource().getApiVersion())
                 .withKind(workload.kind())
-                .withNewMetadata().withName(workload.name()).withNamespace(workload.namespace())
-                .addToAnnotations(MetadataKeys.LAST_ROLLOUT, gate.now()).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("template", Map.of("metadata",
-                        Map.of("annotations", annotations)))))
+                .withNewMetadata()
+                .withName(workload.name())
+                .withNamespace(workload.namespace())
+                .addToAnnotations(MetadataKeys.LAST_ROLLOUT, gate.now())
+                .endMetadata()
+                .withAdditionalProperties(Map.of(
+                        "spec", Map.of("template", Map.of("metadata", Map.of("annotations", annotations)))))
                 .build();
         client.genericKubernetesResources(workload.resource().getApiVersion(), workload.kind())
                 .inNamespace(workload.namespace())

@@ -9,8 +9,8 @@ package io.streamsmemory.operator.reconcile;
 public record StatusSettings(int maxWorkloadRows) {
     public StatusSettings {
         if (maxWorkloadRows < 0) {
-            throw new IllegalArgumentException("streamsmemory.status.max-workload-rows must not be negative, was "
-                    + maxWorkloadRows);
+            throw new IllegalArgumentException(
+                    "streamsmemory.status.max-workload-rows must not be negative, was " + maxWorkloadRows);
         }
     }
 }

@@ -22,11 +22,17 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
 
     public static Optional<Workload> of(HasMetadata resource) {
         if (resource instanceof Deployment d && d.getSpec() != null) {
-            return Optional.of(new Workload(d, defaulted(d.getSpec().getReplicas()), d.getSpec().getTemplate(),
+            return Optional.of(new Workload(
+                    d,
+                    defaulted(d.getSpec().getReplicas()),
+                    d.getSpec().getTemplate(),
                     d.getSpec().getSelector()));
         }
         if (resource instanceof StatefulSet s && s.getSpec() != null) {
-            return Optional.of(new Workload(s, defaulted(s.getSpec().getReplicas()), s.getSpec().getTemplate(),
+            return Optional.of(new Workload(
+                    s,
+                    defaulted(s.getSpec().getReplicas()),
+                    s.getSpec().getTemplate(),
                     s.getSpec().getSelector()));
         }
         return Optional.empty();
@@ -46,15 +52,17 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
      * pods; a Deployment's pods are owned by its ReplicaSets, named {@code <deployment>-<pod-template-hash>}.
      * Empty for any other owner.
      */
-    public static Optional<Map.Entry<String, String>> controllingWorkload(String ownerKind, String ownerName,
-                                                                           String podTemplateHash) {
+    public static Optional<Map.Entry<String, String>> controllingWorkload(
+            String ownerKind, String ownerName, String podTemplateHash) {
         if ("StatefulSet".equals(ownerKind)) {
             return Optional.of(Map.entry("StatefulSet", ownerName));
         }
-        if ("ReplicaSet".equals(ownerKind) && podTemplateHash != null && !podTemplateHash.isEmpty()
+        if ("ReplicaSet".equals(ownerKind)
+                && podTemplateHash != null
+                && !podTemplateHash.isEmpty()
                 && ownerName.endsWith("-" + podTemplateHash)) {
-            return Optional.of(Map.entry("Deployment",
-                    ownerName.substring(0, ownerName.length() - podTemplateHash.length() - 1)));
+            return Optional.of(
+                    Map.entry("Deployment", ownerName.substring(0, ownerName.length() - podTemplateHash.length() - 1)));
         }
         return Optional.empty();
     }
@@ -78,7 +86,8 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
 
     /** The policy this workload names, if any. */
     public Optional<String> policyName() {
-        return Optional.ofNullable(annotations().get(MetadataKeys.POLICY)).map(String::trim)
+        return Optional.ofNullable(annotations().get(MetadataKeys.POLICY))
+                .map(String::trim)
                 .filter(name -> !name.isEmpty());
     }
 
@@ -94,7 +103,9 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
 
     /** An annotation of the pod template, if any. */
     public Optional<String> templateAnnotation(String key) {
-        if (template == null || template.getMetadata() == null || template.getMetadata().getAnnotations() == null) {
+        if (template == null
+                || template.getMetadata() == null
+                || template.getMetadata().getAnnotations() == null) {
             return Optional.empty();
         }
         return Optional.ofNullable(template.getMetadata().getAnnotations().get(key));
@@ -108,14 +119,18 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
         Long generation = resource.getMetadata().getGeneration();
         if (resource instanceof Deployment d) {
             DeploymentStatus status = d.getStatus();
-            return status != null && status.getObservedGeneration() != null && generation != null
+            return status != null
+                    && status.getObservedGeneration() != null
+                    && generation != null
                     && status.getObservedGeneration() >= generation
                     && count(status.getUpdatedReplicas()) == declaredReplicas
                     && count(status.getReplicas()) == declaredReplicas;
         }
         if (resource instanceof StatefulSet s) {
             StatefulSetStatus status = s.getStatus();
-            return status != null && status.getObservedGeneration() != null && generation != null
+            return status != null
+                    && status.getObservedGeneration() != null
+                    && generation != null
                     && status.getObservedGeneration() >= generation
                     && Objects.equals(status.getUpdateRevision(), status.getCurrentRevision())
                     && count(status.getReplicas()) == declaredReplicas;

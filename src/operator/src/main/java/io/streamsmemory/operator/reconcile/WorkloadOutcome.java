@@ -12,8 +12,14 @@ import java.util.List;
  * {@code retryAfter} (else null) when something waits (a rollout for its rate limit, a drift rollout for the
  * webhook) and nothing else would wake it; {@code verdict} (else null) holds what its pods reported against the plan.
  */
-record WorkloadOutcome(WorkloadAllocationStatus row, Allocation allocation, String failureReason, String failure,
-                       List<String> warnings, Duration retryAfter, MemoryVerdict verdict) {
+record WorkloadOutcome(
+        WorkloadAllocationStatus row,
+        Allocation allocation,
+        String failureReason,
+        String failure,
+        List<String> warnings,
+        Duration retryAfter,
+        MemoryVerdict verdict) {
     boolean failed() {
         return failure != null;
     }

@@ -21,8 +21,7 @@ import java.util.Optional;
  */
 public final class WorkloadPlanner {
     /** The facts for one workload, and what the user should hear about how they were read. */
-    public record Plan(WorkloadFacts facts, List<String> warnings) {
-    }
+    public record Plan(WorkloadFacts facts, List<String> warnings) {}
 
     /**
      * The facts the policy alone gives, for one pod running every task (replicas = 1).
@@ -41,7 +40,9 @@ public final class WorkloadPlanner {
                 .instancesPerPod(orDefault(streams.getInstancesPerPod(), 1))
                 .replicas(1)
                 .standbyReplicas(orDefault(streams.getStandbyReplicas(), 0))
-                .stores(new StoreCounts(orDefault(stores.getKeyValue(), 0), orDefault(stores.getWindow(), 0),
+                .stores(new StoreCounts(
+                        orDefault(stores.getKeyValue(), 0),
+                        orDefault(stores.getWindow(), 0),
                         orDefault(stores.getSession(), 0)))
                 .globalStores(orDefault(streams.getGlobalStores(), 0))
                 .transactionalStateStores(Boolean.TRUE.equals(streams.getTransactionalStateStores()))
@@ -75,7 +76,8 @@ public final class WorkloadPlanner {
     public static Plan plan(StreamsMemoryPolicySpec spec, Workload workload, PlannedRange range) {
         WorkloadFacts facts = policyFacts(spec);
         List<String> warnings = new ArrayList<>();
-        WorkloadFacts.Builder builder = facts.toBuilder().replicas(workload.replicas()).replicaRange(range.planned());
+        WorkloadFacts.Builder builder =
+                facts.toBuilder().replicas(workload.replicas()).replicaRange(range.planned());
 
         String threads = workload.annotations().get(MetadataKeys.STREAM_THREADS);
         if (threads != null) {
@@ -83,20 +85,24 @@ public final class WorkloadPlanner {
             if (parsed.isPresent() && parsed.get() <= StreamsSpec.MAX_THREADS) {
                 builder.streamThreads(parsed.get());
             } else {
-                warnings.add(String.format("annotation %s=\"%s\" is not a thread count between 1 and %d; using the "
-                        + "policy's %d threads", MetadataKeys.STREAM_THREADS, threads, StreamsSpec.MAX_THREADS,
-                        facts.streamThreads()));
+                warnings.add(String.format(
+                        "annotation %s=\"%s\" is not a thread count between 1 and %d; using the "
+                                + "policy's %d threads",
+                        MetadataKeys.STREAM_THREADS, threads, StreamsSpec.MAX_THREADS, facts.streamThreads()));
             }
         }
 
         Optional<Container> container = targetContainer(workload, warnings);
-        Optional<Long> limit = container.map(Container::getResources)
-                .map(resources -> resources.getLimits() == null ? null : resources.getLimits().get("memory"))
+        Optional<Long> limit = container
+                .map(Container::getResources)
+                .map(resources -> resources.getLimits() == null
+                        ? null
+                        : resources.getLimits().get("memory"))
                 .map(q -> Quantity.getAmountInBytes(q).longValue());
         if (limit.isPresent() && limit.get() < facts.memoryBytes()) {
-            warnings.add(String.format("container %s has a memory limit of %s, below the policy's %s; splitting the "
-                            + "limit", container.get().getName(), ByteSize.format(limit.get()),
-                    ByteSize.format(facts.memoryBytes())));
+            warnings.add(String.format(
+                    "container %s has a memory limit of %s, below the policy's %s; splitting the " + "limit",
+                    container.get().getName(), ByteSize.format(limit.get()), ByteSize.format(facts.memoryBytes())));
             builder.memoryBytes(limit.get());
         }
         return new Plan(builder.build(), warnings);
@@ -104,7 +110,8 @@ public final class WorkloadPlanner {
 
     /** The container named by the annotation, else the first; a bad name is a warning. */
     public static Optional<Container> targetContainer(Workload workload, List<String> warnings) {
-        if (workload.template() == null || workload.template().getSpec() == null
+        if (workload.template() == null
+                || workload.template().getSpec() == null
                 || workload.template().getSpec().getContainers() == null
                 || workload.template().getSpec().getContainers().isEmpty()) {
             return Optional.empty();
@@ -112,12 +119,14 @@ public final class WorkloadPlanner {
         List<Container> containers = workload.template().getSpec().getContainers();
         String wanted = workload.annotations().get(MetadataKeys.CONTAINER);
         if (wanted != null) {
-            Optional<Container> named = containers.stream().filter(c -> wanted.equals(c.getName())).findFirst();
+            Optional<Container> named =
+                    containers.stream().filter(c -> wanted.equals(c.getName())).findFirst();
             if (named.isPresent()) {
                 return named;
             }
-            warnings.add(String.format("annotation %s=\"%s\" names no container of the pod template; using the first "
-                    + "container, %s", MetadataKeys.CONTAINER, wanted, containers.get(0).getName()));
+            warnings.add(String.format(
+                    "annotation %s=\"%s\" names no container of the pod template; using the first " + "container, %s",
+                    MetadataKeys.CONTAINER, wanted, containers.get(0).getName()));
         }
         return Optional.of(containers.get(0));
     }
@@ -139,8 +148,11 @@ public final class WorkloadPlanner {
         if (spec == null) {
             return Overrides.NONE;
         }
-        return new Overrides(spec.getHeap() == null ? null : quantity("spec.overrides.heap", spec.getHeap()),
-                spec.getRocksDbFraction(), spec.getRecordCacheFraction(), spec.getStrictCacheLimit(),
+        return new Overrides(
+                spec.getHeap() == null ? null : quantity("spec.overrides.heap", spec.getHeap()),
+                spec.getRocksDbFraction(),
+                spec.getRecordCacheFraction(),
+                spec.getStrictCacheLimit(),
                 spec.getHighPriorityPoolRatio());
     }
 

@@ -1,10 +1,10 @@
 package io.streamsmemory.operator.reconcile;
 
 import static io.streamsmemory.engine.ByteSize.format;
+import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.FACTS;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
@@ -43,9 +43,14 @@ final class WorkloadReconciler {
     private final MemoryObserver observer;
     private final AllocationEngine engine = new AllocationEngine();
 
-    WorkloadReconciler(KubernetesClient client, EventRecorder events, AllocationMetrics metrics,
-                       ConfigMapPublisher publisher, WebhookServing webhook, RolloutGate gate,
-                       MemoryObserver observer) {
+    WorkloadReconciler(
+            KubernetesClient client,
+            EventRecorder events,
+            AllocationMetrics metrics,
+            ConfigMapPublisher publisher,
+            WebhookServing webhook,
+            RolloutGate gate,
+            MemoryObserver observer) {
         this.observer = observer;
         this.events = events;
         this.metrics = metrics;
@@ -58,8 +63,12 @@ final class WorkloadReconciler {
      * @param cached      the workload's ConfigMap from the operator's cache, null when it holds none
      * @param autoscalers the HorizontalPodAutoscalers of the workload's namespace (one may target it)
      */
-    WorkloadOutcome reconcile(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
-                              Collection<HorizontalPodAutoscaler> autoscalers, NamespacePods pods) {
+    WorkloadOutcome reconcile(
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            ConfigMap cached,
+            Collection<HorizontalPodAutoscaler> autoscalers,
+            NamespacePods pods) {
         WorkloadAllocationStatus row = new WorkloadAllocationStatus();
         row.setKind(workload.kind());
         row.setName(workload.name());
@@ -71,14 +80,25 @@ final class WorkloadReconciler {
             return allocate(policy, workload, cached, range, row, warnings, pods);
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
-            return failed(workload, row, warnings, "WorkloadFailed", "could not be reconciled: "
-                    + Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName()));
+            return failed(
+                    workload,
+                    row,
+                    warnings,
+                    "WorkloadFailed",
+                    "could not be reconciled: "
+                            + Objects.requireNonNullElse(
+                                    e.getMessage(), e.getClass().getSimpleName()));
         }
     }
 
-    private WorkloadOutcome allocate(StreamsMemoryPolicy policy, Workload workload, ConfigMap cached,
-                                     PlannedRange range, WorkloadAllocationStatus row, List<String> warnings,
-                                     NamespacePods pods) {
+    private WorkloadOutcome allocate(
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            ConfigMap cached,
+            PlannedRange range,
+            WorkloadAllocationStatus row,
+            List<String> warnings,
+            NamespacePods pods) {
         WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
         AllocationResult result = engine.allocate(plan.facts());
         if (!result.ok() && range.isDefault()) {
@@ -89,9 +109,14 @@ final class WorkloadReconciler {
         row.setReplicaRange(range.text());
         row.setReplicaRangeSource(range.source());
         if (range.outside()) {
-            String warning = String.format("runs at %d replicas, outside the range %s (%s) its JVM flags and "
-                    + "RocksDB settings are planned for; planned for %d-%d instead", range.replicas(), range.text(),
-                    range.source(), range.planned().min(), range.planned().max());
+            String warning = String.format(
+                    "runs at %d replicas, outside the range %s (%s) its JVM flags and "
+                            + "RocksDB settings are planned for; planned for %d-%d instead",
+                    range.replicas(),
+                    range.text(),
+                    range.source(),
+                    range.planned().min(),
+                    range.planned().max());
             events.record(workload.resource(), Type.Warning, "OutsideReplicaRange", warning);
             warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
         }
@@ -103,10 +128,16 @@ final class WorkloadReconciler {
         row.setMemory(format(plan.facts().memoryBytes()));
         ConfigMap current = publisher.current(workload, cached);
         if (current != null && !AllocationConfigMap.publishedFor(current, workload.resource())) {
-            return failed(workload, row, warnings, "ConfigMapConflict", String.format("ConfigMap %s exists and was "
-                    + "not created by the operator for this %s (it lacks the operator's managed-by label or an owner "
-                    + "reference to the workload): it is left as it is and nothing is published; rename or delete it",
-                    current.getMetadata().getName(), workload.kind()));
+            return failed(
+                    workload,
+                    row,
+                    warnings,
+                    "ConfigMapConflict",
+                    String.format(
+                            "ConfigMap %s exists and was "
+                                    + "not created by the operator for this %s (it lacks the operator's managed-by label or an owner "
+                                    + "reference to the workload): it is left as it is and nothing is published; rename or delete it",
+                            current.getMetadata().getName(), workload.kind()));
         }
         if (!result.ok()) {
             // Keep what is published; report why it could not be updated.
@@ -127,11 +158,15 @@ final class WorkloadReconciler {
 
         String resplit = publish(policy, workload, current, allocation);
         Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit);
-        row.setRestartPending(!workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()
+        row.setRestartPending(!workload.templateRestartHash()
+                        .filter(allocation.restartHash()::equals)
+                        .isPresent()
                 && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
         Duration driftLater = drift.report(policy, workload, allocation, row, pods);
         MemoryVerdict verdict = observer.observation(workload.namespace(), workload.kind(), workload.name())
-                .map(seen -> MemoryVerdict.of(allocation, seen, observer.settings().window())).orElse(null);
+                .map(seen ->
+                        MemoryVerdict.of(allocation, seen, observer.settings().window()))
+                .orElse(null);
         if (verdict != null) {
             row.setObserved(verdict.observed());
             row.setRecommendation(verdict.recommendation());
@@ -164,15 +199,17 @@ final class WorkloadReconciler {
     }
 
     private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
-        return engine.allocate(WorkloadPlanner.plan(policy.getSpec(), workload, range).facts()).ok();
+        return engine.allocate(
+                        WorkloadPlanner.plan(policy.getSpec(), workload, range).facts())
+                .ok();
     }
 
-    private WorkloadOutcome failed(Workload workload, WorkloadAllocationStatus row, List<String> warnings,
-                                   String reason, String message) {
+    private WorkloadOutcome failed(
+            Workload workload, WorkloadAllocationStatus row, List<String> warnings, String reason, String message) {
         row.setMessage(message);
         events.record(workload.resource(), Type.Warning, reason, message);
-        return new WorkloadOutcome(row, null, reason, workload.kind() + " " + workload.name() + ": " + message,
-                warnings, null, null);
+        return new WorkloadOutcome(
+                row, null, reason, workload.kind() + " " + workload.name() + ": " + message, warnings, null, null);
     }
 
     /**
@@ -185,15 +222,25 @@ final class WorkloadReconciler {
             return null;
         }
         publisher.apply(desired);
-        if (AllocationConfigMap.annotation(current, ALLOCATION_HASH).filter(allocation.hash()::equals).isPresent()) {
+        if (AllocationConfigMap.annotation(current, ALLOCATION_HASH)
+                .filter(allocation.hash()::equals)
+                .isPresent()) {
             return null; // the same allocation: restored after a hand edit, or the target container (re)recorded
         }
-        String numbers = String.format("heap %s, RocksDB %s, record cache %s (allocation %s)",
-                format(allocation.part("heap").bytes()), format(allocation.part("rocksdb").bytes()),
-                format(allocation.part("record-cache").bytes()), allocation.hash());
+        String numbers = String.format(
+                "heap %s, RocksDB %s, record cache %s (allocation %s)",
+                format(allocation.part("heap").bytes()),
+                format(allocation.part("rocksdb").bytes()),
+                format(allocation.part("record-cache").bytes()),
+                allocation.hash());
         if (current == null) {
-            events.record(workload.resource(), Type.Normal, "Allocated", String.format(
-                    "published to ConfigMap %s: %s", desired.getMetadata().getName(), numbers));
+            events.record(
+                    workload.resource(),
+                    Type.Normal,
+                    "Allocated",
+                    String.format(
+                            "published to ConfigMap %s: %s",
+                            desired.getMetadata().getName(), numbers));
             return null;
         }
         String before = AllocationConfigMap.annotation(current, FACTS).orElse("?");
@@ -205,9 +252,11 @@ final class WorkloadReconciler {
      * lets it start now; returns when to look again if it waits, else null. A re-split ({@code resplit}, null when
      * none) is told in the same Event as the restart it needs, so a re-split of N workloads posts N Events, not 2N.
      */
-    private Duration rollIfNeeded(StreamsMemoryPolicy policy, Workload workload, Allocation allocation,
-                                  PlannedRange range, String resplit) {
-        if (workload.templateRestartHash().filter(allocation.restartHash()::equals).isPresent()) {
+    private Duration rollIfNeeded(
+            StreamsMemoryPolicy policy, Workload workload, Allocation allocation, PlannedRange range, String resplit) {
+        if (workload.templateRestartHash()
+                .filter(allocation.restartHash()::equals)
+                .isPresent()) {
             if (resplit != null) {
                 events.record(workload.resource(), Type.Normal, "Resplit", resplit);
             }
@@ -216,36 +265,48 @@ final class WorkloadReconciler {
         String why = whyRestart(workload, allocation, range);
         String told = resplit == null ? "" : resplit + "; ";
         if (policy.getSpec().getRollout() == Rollout.Manual) {
-            String pending = String.format("%s (restart hash %s); rollout is Manual, restart the pods to apply them",
+            String pending = String.format(
+                    "%s (restart hash %s); rollout is Manual, restart the pods to apply them",
                     why, allocation.restartHash());
             events.record(workload.resource(), Type.Normal, "RestartPending", told + pending, pending);
             return null;
         }
         Optional<RolloutGate.Wait> wait = stamper.mustWait(workload);
         if (wait.isPresent()) {
-            String waiting = String.format("%s (restart hash %s); not rolled yet: %s", why, allocation.restartHash(),
-                    wait.get().reason());
+            String waiting = String.format(
+                    "%s (restart hash %s); not rolled yet: %s",
+                    why, allocation.restartHash(), wait.get().reason());
             events.record(workload.resource(), Type.Normal, "RestartPending", told + waiting, waiting);
             return wait.get().retryAfter();
         }
         stamper.stamp(workload, allocation.restartHash());
-        events.record(workload.resource(), Type.Normal, "RollingRestart", String.format(
-                "%s%s: stamped restart hash %s on the pod template", told, why, allocation.restartHash()));
+        events.record(
+                workload.resource(),
+                Type.Normal,
+                "RollingRestart",
+                String.format(
+                        "%s%s: stamped restart hash %s on the pod template", told, why, allocation.restartHash()));
         return null;
     }
 
     /** The reason a restart is needed, as the Event says it. */
     private static String whyRestart(Workload workload, Allocation allocation, PlannedRange range) {
         if (range.outside() && range.replicas() < range.declared().min()) {
-            return String.format("scaled to %d replicas, below the range %s the running pods' RocksDB settings were "
-                    + "planned for (%s): restarting them with settings for %d RocksDB instances per pod, for safety",
-                    range.replicas(), range.text(), range.source(), allocation.plannedTopology().rocksDbInstances());
+            return String.format(
+                    "scaled to %d replicas, below the range %s the running pods' RocksDB settings were "
+                            + "planned for (%s): restarting them with settings for %d RocksDB instances per pod, for safety",
+                    range.replicas(),
+                    range.text(),
+                    range.source(),
+                    allocation.plannedTopology().rocksDbInstances());
         }
         // From the template, not from what this reconcile changed: the same state gives the same words every time,
         // so the Event is posted once (the opt-in's reconcile and the next one used to tell it twice).
-        return workload.templateRestartHash().map(rolledFor -> "JVM flags or RocksDB capacities changed since the "
-                + "pods were rolled for restart hash " + rolledFor).orElse("the pods have not been rolled with the "
-                + "operator's JVM flags and RocksDB settings yet (the workload opted in)");
+        return workload.templateRestartHash()
+                .map(rolledFor -> "JVM flags or RocksDB capacities changed since the "
+                        + "pods were rolled for restart hash " + rolledFor)
+                .orElse("the pods have not been rolled with the "
+                        + "operator's JVM flags and RocksDB settings yet (the workload opted in)");
     }
 
     private static Duration earliest(Duration a, Duration b) {

@@ -21,8 +21,9 @@ final class WorkloadToPolicyMapper<W extends HasMetadata> implements SecondaryTo
     private final Function<ResourceID, Optional<ConfigMap>> publishedConfigMaps;
     private final Function<String, Stream<StreamsMemoryPolicy>> policiesIn;
 
-    WorkloadToPolicyMapper(Function<ResourceID, Optional<ConfigMap>> publishedConfigMaps,
-                           Function<String, Stream<StreamsMemoryPolicy>> policiesIn) {
+    WorkloadToPolicyMapper(
+            Function<ResourceID, Optional<ConfigMap>> publishedConfigMaps,
+            Function<String, Stream<StreamsMemoryPolicy>> policiesIn) {
         this.publishedConfigMaps = publishedConfigMaps;
         this.policiesIn = policiesIn;
     }
@@ -32,21 +33,29 @@ final class WorkloadToPolicyMapper<W extends HasMetadata> implements SecondaryTo
         String namespace = resource.getMetadata().getNamespace();
         String name = resource.getMetadata().getName();
         Set<ResourceID> policies = new HashSet<>();
-        Workload.of(resource).flatMap(Workload::policyName)
+        Workload.of(resource)
+                .flatMap(Workload::policyName)
                 .ifPresent(policy -> policies.add(new ResourceID(policy, namespace)));
-        for (String configMap : Set.of(AllocationConfigMap.configMapName(resource.getKind(), name),
+        for (String configMap : Set.of(
+                AllocationConfigMap.configMapName(resource.getKind(), name),
                 AllocationConfigMap.legacyConfigMapName(name))) {
-            publishedConfigMaps.apply(new ResourceID(configMap, namespace)).map(AllocationConfigMap::policyOf)
+            publishedConfigMaps
+                    .apply(new ResourceID(configMap, namespace))
+                    .map(AllocationConfigMap::policyOf)
                     .ifPresent(policy -> policies.add(new ResourceID(policy, namespace)));
         }
-        policiesIn.apply(namespace).filter(policy -> lists(policy, resource))
+        policiesIn
+                .apply(namespace)
+                .filter(policy -> lists(policy, resource))
                 .forEach(policy -> policies.add(ResourceID.fromResource(policy)));
         return policies;
     }
 
     private static boolean lists(StreamsMemoryPolicy policy, HasMetadata workload) {
-        return policy.getStatus() != null && policy.getStatus().getWorkloads() != null
-                && policy.getStatus().getWorkloads().stream().anyMatch(row -> workload.getKind().equals(row.getKind())
-                && workload.getMetadata().getName().equals(row.getName()));
+        return policy.getStatus() != null
+                && policy.getStatus().getWorkloads() != null
+                && policy.getStatus().getWorkloads().stream()
+                        .anyMatch(row -> workload.getKind().equals(row.getKind())
+                                && workload.getMetadata().getName().equals(row.getName()));
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class CertificateManagerTest {
     @Test
     void aNewCaGoesIntoTheBundleBeforeTheServingCertificateMovesToIt() {
-        WebhookSettings settings = new WebhookSettings().caValidity(Duration.ofDays(10), Duration.ofDays(3))
+        WebhookSettings settings = new WebhookSettings()
+                .caValidity(Duration.ofDays(10), Duration.ofDays(3))
                 .certificateValidity(Duration.ofDays(20), Duration.ofDays(1));
         CertificateManager manager = new CertificateManager(null, settings, Clock.systemUTC());
         Instant start = Instant.parse("2030-01-01T00:00:00Z");
@@ -31,9 +32,12 @@ class CertificateManagerTest {
         assertThat(rotated.serving()).isEqualTo(first.serving());
         // Once the API server's configuration holds the new CA, the serving certificate moves to it.
         CertificateManager.State moved = manager.renew(rotated, later, configurationTrusting(rotated));
-        assertThat(Certificates.signedBy(moved.serving().cert(), rotated.ca().cert())).isTrue();
+        assertThat(Certificates.signedBy(moved.serving().cert(), rotated.ca().cert()))
+                .isTrue();
         // The old CA leaves the bundle when it expires.
-        assertThat(manager.renew(moved, start.plus(Duration.ofDays(11)), configurationTrusting(moved)).previousCas()).isEmpty();
+        assertThat(manager.renew(moved, start.plus(Duration.ofDays(11)), configurationTrusting(moved))
+                        .previousCas())
+                .isEmpty();
     }
 
     @Test
@@ -41,7 +45,8 @@ class CertificateManagerTest {
         CertificateManager manager = new CertificateManager(null, new WebhookSettings(), Clock.systemUTC());
         CertificateManager.State state = manager.renew(null, Instant.now(), null);
         CertificateManager.State read = manager.parse(new SecretBuilder()
-                .withData(CertificateManager.secretData(state)).build());
+                .withData(CertificateManager.secretData(state))
+                .build());
         assertThat(read).isNotNull();
         assertThat(read.ca().cert()).isEqualTo(state.ca().cert());
         assertThat(read.serving().cert()).isEqualTo(state.serving().cert());
@@ -49,8 +54,14 @@ class CertificateManagerTest {
     }
 
     private static MutatingWebhookConfiguration configurationTrusting(CertificateManager.State state) {
-        return new MutatingWebhookConfigurationBuilder().addNewWebhook().withName("w").withNewClientConfig()
-                .withCaBundle(Base64.getEncoder().encodeToString(state.bundlePem().getBytes(StandardCharsets.UTF_8)))
-                .endClientConfig().endWebhook().build();
+        return new MutatingWebhookConfigurationBuilder()
+                .addNewWebhook()
+                .withName("w")
+                .withNewClientConfig()
+                .withCaBundle(
+                        Base64.getEncoder().encodeToString(state.bundlePem().getBytes(StandardCharsets.UTF_8)))
+                .endClientConfig()
+                .endWebhook()
+                .build();
     }
 }

@@ -71,8 +71,14 @@ final class DoNoHarm {
 
     private boolean ran(Pod admitted) {
         try {
-            client.pods().resource(admitted).waitUntilCondition(p -> p != null && p.getStatus() != null
-                    && "Running".equals(p.getStatus().getPhase()), RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            client.pods()
+                    .resource(admitted)
+                    .waitUntilCondition(
+                            p -> p != null
+                                    && p.getStatus() != null
+                                    && "Running".equals(p.getStatus().getPhase()),
+                            RUN_TIMEOUT.toSeconds(),
+                            TimeUnit.SECONDS);
             return true;
         } catch (KubernetesClientException notRunning) {
             return false;
@@ -108,7 +114,9 @@ final class DoNoHarm {
         for (Container container : nonNull(before)) {
             Container now = admitted.get(container.getName());
             if (now == null) {
-                lost += 1 + nonNull(container.getEnv()).size() + nonNull(container.getEnvFrom()).size();
+                lost += 1
+                        + nonNull(container.getEnv()).size()
+                        + nonNull(container.getEnvFrom()).size();
                 continue;
             }
             if (!sameContainer(container, now)) {
@@ -128,10 +136,14 @@ final class DoNoHarm {
         for (int i = 0; i < submitted.size(); i++) {
             EnvVar was = submitted.get(i);
             EnvVar now = i < env.size() ? env.get(i) : null;
-            boolean kept = now != null && was.getName().equals(now.getName())
+            boolean kept = now != null
+                    && was.getName().equals(now.getName())
                     && Objects.equals(was.getValueFrom(), now.getValueFrom())
-                    && (Objects.equals(was.getValue(), now.getValue()) || ("JAVA_TOOL_OPTIONS".equals(was.getName())
-                    && was.getValue() != null && now.getValue() != null && now.getValue().startsWith(was.getValue().trim())));
+                    && (Objects.equals(was.getValue(), now.getValue())
+                            || ("JAVA_TOOL_OPTIONS".equals(was.getName())
+                                    && was.getValue() != null
+                                    && now.getValue() != null
+                                    && now.getValue().startsWith(was.getValue().trim())));
             lost += kept ? 0 : 1;
         }
         List<EnvFromSource> from = nonNull(after.getEnvFrom());
@@ -162,7 +174,9 @@ final class DoNoHarm {
     }
 
     private static List<String> tokens(String value) {
-        return value == null || value.isBlank() ? List.of() : List.of(value.trim().split("\\s+"));
+        return value == null || value.isBlank()
+                ? List.of()
+                : List.of(value.trim().split("\\s+"));
     }
 
     /** What the container's process sees: envFrom sources in order, then env (the last of a name wins). */
@@ -172,21 +186,31 @@ final class DoNoHarm {
         for (EnvFromSource source : nonNull(container.getEnvFrom())) {
             String prefix = Objects.requireNonNullElse(source.getPrefix(), "");
             if (source.getConfigMapRef() != null) {
-                ConfigMap map = client.configMaps().inNamespace(namespace).withName(source.getConfigMapRef().getName()).get();
+                ConfigMap map = client.configMaps()
+                        .inNamespace(namespace)
+                        .withName(source.getConfigMapRef().getName())
+                        .get();
                 if (map != null && map.getData() != null) {
                     map.getData().forEach((k, v) -> env.put(prefix + k, v));
                 }
             } else if (source.getSecretRef() != null) {
-                Secret secret = client.secrets().inNamespace(namespace).withName(source.getSecretRef().getName()).get();
+                Secret secret = client.secrets()
+                        .inNamespace(namespace)
+                        .withName(source.getSecretRef().getName())
+                        .get();
                 if (secret != null && secret.getData() != null) {
-                    secret.getData().forEach((k, v) -> env.put(prefix + k,
-                            new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+                    secret.getData()
+                            .forEach((k, v) -> env.put(
+                                    prefix + k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
                 }
             }
         }
         for (EnvVar variable : nonNull(container.getEnv())) {
-            env.put(variable.getName(), variable.getValueFrom() != null ? "valueFrom:" + variable.getValueFrom()
-                    : Objects.requireNonNullElse(variable.getValue(), ""));
+            env.put(
+                    variable.getName(),
+                    variable.getValueFrom() != null
+                            ? "valueFrom:" + variable.getValueFrom()
+                            : Objects.requireNonNullElse(variable.getValue(), ""));
         }
         return env;
     }
@@ -194,9 +218,11 @@ final class DoNoHarm {
     /** What the user set is still there: image, command, args, resources, security context, their mounts. */
     private static boolean sameContainer(Container before, Container after) {
         return Objects.equals(before.getImage(), after.getImage())
-                && Objects.equals(before.getCommand(), after.getCommand()) && Objects.equals(before.getArgs(), after.getArgs())
+                && Objects.equals(before.getCommand(), after.getCommand())
+                && Objects.equals(before.getArgs(), after.getArgs())
                 && keeps(before.getResources(), after.getResources())
-                && (before.getSecurityContext() == null || Objects.equals(before.getSecurityContext(), after.getSecurityContext()))
+                && (before.getSecurityContext() == null
+                        || Objects.equals(before.getSecurityContext(), after.getSecurityContext()))
                 && nonNull(after.getVolumeMounts()).containsAll(nonNull(before.getVolumeMounts()));
     }
 
@@ -205,25 +231,36 @@ final class DoNoHarm {
         if (before == null) {
             return true;
         }
-        return after != null && containsAll(after.getRequests(), before.getRequests())
+        return after != null
+                && containsAll(after.getRequests(), before.getRequests())
                 && containsAll(after.getLimits(), before.getLimits());
     }
 
     private static boolean containsAll(Map<String, Quantity> after, Map<String, Quantity> before) {
-        return before == null || before.entrySet().stream().allMatch(e -> after != null && after.containsKey(e.getKey())
-                && Quantity.getAmountInBytes(after.get(e.getKey())).compareTo(Quantity.getAmountInBytes(e.getValue())) == 0);
+        return before == null
+                || before.entrySet().stream()
+                        .allMatch(e -> after != null
+                                && after.containsKey(e.getKey())
+                                && Quantity.getAmountInBytes(after.get(e.getKey()))
+                                                .compareTo(Quantity.getAmountInBytes(e.getValue()))
+                                        == 0);
     }
 
     private static boolean sameVolume(Volume before, Volume after) {
         return Objects.equals(before.getEmptyDir() != null, after.getEmptyDir() != null)
-                && Objects.equals(before.getConfigMap() == null ? null : before.getConfigMap().getName(),
-                after.getConfigMap() == null ? null : after.getConfigMap().getName())
-                && Objects.equals(before.getSecret() == null ? null : before.getSecret().getSecretName(),
-                after.getSecret() == null ? null : after.getSecret().getSecretName());
+                && Objects.equals(
+                        before.getConfigMap() == null
+                                ? null
+                                : before.getConfigMap().getName(),
+                        after.getConfigMap() == null
+                                ? null
+                                : after.getConfigMap().getName())
+                && Objects.equals(
+                        before.getSecret() == null ? null : before.getSecret().getSecretName(),
+                        after.getSecret() == null ? null : after.getSecret().getSecretName());
     }
 
-    private static <T> int lost(List<T> before, List<T> after, Function<T, String> name,
-                                BiPredicate<T, T> same) {
+    private static <T> int lost(List<T> before, List<T> after, Function<T, String> name, BiPredicate<T, T> same) {
         Map<String, T> admitted = byName(after, name);
         int lost = 0;
         for (T item : nonNull(before)) {

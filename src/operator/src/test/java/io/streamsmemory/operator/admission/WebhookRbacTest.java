@@ -14,9 +14,9 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
@@ -46,57 +46,111 @@ class WebhookRbacTest {
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
 
         // Least privilege: its own Secret and webhook configuration only; pods read, never deleted.
-        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "streams-memory-operator-webhook-tls")).isTrue();
-        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "other")).isFalse();
-        assertThat(allowed(asOperator, "", "secrets", "list", OPERATOR_NAMESPACE, null)).isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "streams-memory-operator-webhook-tls"))
+                .isTrue();
+        assertThat(allowed(asOperator, "", "secrets", "get", OPERATOR_NAMESPACE, "other"))
+                .isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "list", OPERATOR_NAMESPACE, null))
+                .isFalse();
         // Create a Secret in its own namespace only (to recreate a missing TLS Secret; create cannot name one).
-        assertThat(allowed(asOperator, "", "secrets", "create", OPERATOR_NAMESPACE, null)).isTrue();
+        assertThat(allowed(asOperator, "", "secrets", "create", OPERATOR_NAMESPACE, null))
+                .isTrue();
         assertThat(allowed(asOperator, "", "secrets", "create", "shop", null)).isFalse();
-        assertThat(allowed(asOperator, "", "secrets", "get", "shop", "streams-memory-operator-webhook-tls")).isFalse();
-        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "patch", null,
-                "someone-else")).isFalse();
-        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "create", null,
-                null)).isFalse();
-        assertThat(allowed(asOperator, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "patch", null,
-                "streams-memory-operator")).isFalse();
+        assertThat(allowed(asOperator, "", "secrets", "get", "shop", "streams-memory-operator-webhook-tls"))
+                .isFalse();
+        assertThat(allowed(
+                        asOperator,
+                        "admissionregistration.k8s.io",
+                        "mutatingwebhookconfigurations",
+                        "patch",
+                        null,
+                        "someone-else"))
+                .isFalse();
+        assertThat(allowed(
+                        asOperator,
+                        "admissionregistration.k8s.io",
+                        "mutatingwebhookconfigurations",
+                        "create",
+                        null,
+                        null))
+                .isFalse();
+        assertThat(allowed(
+                        asOperator,
+                        "admissionregistration.k8s.io",
+                        "validatingwebhookconfigurations",
+                        "patch",
+                        null,
+                        "streams-memory-operator"))
+                .isFalse();
         assertThat(allowed(asOperator, "", "pods", "delete", "shop", null)).isFalse();
         assertThat(allowed(asOperator, "", "pods", "patch", "shop", null)).isFalse();
         // LimitRanges: read in every namespace (the webhook checks its init container against them), never written.
         assertThat(allowed(asOperator, "", "limitranges", "watch", null, null)).isTrue();
-        assertThat(allowed(asOperator, "", "limitranges", "create", "shop", null)).isFalse();
+        assertThat(allowed(asOperator, "", "limitranges", "create", "shop", null))
+                .isFalse();
         // Autoscalers: read for their replica range, never changed.
-        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "watch", null, null)).isTrue();
-        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "patch", "shop", null)).isFalse();
+        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "watch", null, null))
+                .isTrue();
+        assertThat(allowed(asOperator, "autoscaling", "horizontalpodautoscalers", "patch", "shop", null))
+                .isFalse();
 
         // A serving certificate valid for 30 s, renewed 20 s before it ends: a rotation every ~10 s.
-        WebhookSettings settings = WebhookOperator.localSettings(port)
-                .certificateValidity(Duration.ofSeconds(30), Duration.ofSeconds(20));
+        WebhookSettings settings =
+                WebhookOperator.localSettings(port).certificateValidity(Duration.ofSeconds(30), Duration.ofSeconds(20));
         String ns = "shop";
         WebhookOperator.namespace(client, ns, Map.of());
         try (WebhookOperator operator = WebhookOperator.start(asOperator, settings)) {
             // Every cache it answers from could be listed and watched (LimitRanges included).
             assertThat(operator.webhook.cachesSynced()).isTrue();
-            assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName("streams-memory-operator-webhook-tls")
-                    .get().getData()).containsKeys("ca.crt", "tls.crt");
-            String caBundle = client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                    .withName("streams-memory-operator").get().getWebhooks().get(1).getClientConfig().getCaBundle();
-            assertThat(new String(Base64.getDecoder().decode(caBundle), StandardCharsets.UTF_8)).isEqualTo(operator.webhook.caBundlePem());
+            assertThat(client.secrets()
+                            .inNamespace(OPERATOR_NAMESPACE)
+                            .withName("streams-memory-operator-webhook-tls")
+                            .get()
+                            .getData())
+                    .containsKeys("ca.crt", "tls.crt");
+            String caBundle = client.admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName("streams-memory-operator")
+                    .get()
+                    .getWebhooks()
+                    .get(1)
+                    .getClientConfig()
+                    .getCaBundle();
+            assertThat(new String(Base64.getDecoder().decode(caBundle), StandardCharsets.UTF_8))
+                    .isEqualTo(operator.webhook.caBundlePem());
 
             client.resource(policy(ns, "orders", Rollout.Automatic)).create();
-            client.resource(deployment(ns, "orders-app", "orders", 1, List.of())).create();
+            client.resource(deployment(ns, "orders-app", "orders", 1, List.of()))
+                    .create();
             String hash = awaitInjected(ns);
 
             BigInteger first = operator.webhook.servingCertificate().getSerialNumber();
-            await().atMost(Duration.ofSeconds(30)).until(() -> !operator.webhook.servingCertificate().getSerialNumber()
-                    .equals(first));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> !operator.webhook
+                            .servingCertificate()
+                            .getSerialNumber()
+                            .equals(first));
             // The API server verifies the renewed certificate with the unchanged caBundle: a new pod is injected.
-            assertThat(client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                    .withName("streams-memory-operator").get().getWebhooks().get(0).getClientConfig().getCaBundle())
+            assertThat(client.admissionRegistration()
+                            .v1()
+                            .mutatingWebhookConfigurations()
+                            .withName("streams-memory-operator")
+                            .get()
+                            .getWebhooks()
+                            .get(0)
+                            .getClientConfig()
+                            .getCaBundle())
                     .isEqualTo(caBundle);
-            client.pods().inNamespace(ns).withLabel("app", "orders-app").withGracePeriod(0).delete();
+            client.pods()
+                    .inNamespace(ns)
+                    .withLabel("app", "orders-app")
+                    .withGracePeriod(0)
+                    .delete();
             await().atMost(WAIT).until(() -> {
                 List<Pod> pods = livePods(client, ns, "orders-app");
-                return pods.size() == 1 && hash.equals(annotation(pods.get(0), MetadataKeys.ALLOCATION_HASH))
+                return pods.size() == 1
+                        && hash.equals(annotation(pods.get(0), MetadataKeys.ALLOCATION_HASH))
                         && !pods.get(0).getMetadata().getUid().equals(firstPodUid);
             });
             assertThat(operator.webhook.errors()).isZero();
@@ -109,18 +163,32 @@ class WebhookRbacTest {
         int port = WebhookOperator.freePort();
         Fixtures.installWebhookConfiguration(client, port);
         // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
-        client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
-        await().atMost(WAIT).until(() -> client.secrets().inNamespace(OPERATOR_NAMESPACE)
-                .withName(WebhookSettings.DEFAULT_SECRET_NAME).get() == null);
+        client.secrets()
+                .inNamespace(OPERATOR_NAMESPACE)
+                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
+                .delete();
+        await().atMost(WAIT)
+                .until(() -> client.secrets()
+                                .inNamespace(OPERATOR_NAMESPACE)
+                                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
+                                .get()
+                        == null);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
-        try (AdmissionWebhook webhook = AdmissionWebhook.start(asOperator,
-                new EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
-            assertThat(client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                    .get().getData()).containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
+        try (AdmissionWebhook webhook = AdmissionWebhook.start(
+                asOperator, new EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
+            assertThat(client.secrets()
+                            .inNamespace(OPERATOR_NAMESPACE)
+                            .withName(WebhookSettings.DEFAULT_SECRET_NAME)
+                            .get()
+                            .getData())
+                    .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
             assertThat(webhook.servingCertificate()).isNotNull();
         } finally {
             // The other test of this class starts from the shipped (empty) Secret, with its own certificate validity.
-            client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME).delete();
+            client.secrets()
+                    .inNamespace(OPERATOR_NAMESPACE)
+                    .withName(WebhookSettings.DEFAULT_SECRET_NAME)
+                    .delete();
         }
     }
 
@@ -147,11 +215,23 @@ class WebhookRbacTest {
         return annotation(configMap(client, ns, "orders-app"), MetadataKeys.ALLOCATION_HASH);
     }
 
-    private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace,
-                                   String name) {
-        return as.authorization().v1().selfSubjectAccessReview().create(new SelfSubjectAccessReviewBuilder()
-                .withNewSpec().withNewResourceAttributes().withGroup(group).withResource(resource).withVerb(verb)
-                .withNamespace(namespace).withName(name).endResourceAttributes().endSpec().build())
-                .getStatus().getAllowed();
+    private static boolean allowed(
+            KubernetesClient as, String group, String resource, String verb, String namespace, String name) {
+        return as.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withNewResourceAttributes()
+                        .withGroup(group)
+                        .withResource(resource)
+                        .withVerb(verb)
+                        .withNamespace(namespace)
+                        .withName(name)
+                        .endResourceAttributes()
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getAllowed();
     }
 }

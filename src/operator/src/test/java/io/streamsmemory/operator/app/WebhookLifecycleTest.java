@@ -37,6 +37,7 @@ class WebhookLifecycleTest {
 
     @Test
     void aUserIdIsKept() {
-        assertThat(configured(65532, "10m", "100m", "32Mi").settings().runAsUser()).isEqualTo(65532L);
+        assertThat(configured(65532, "10m", "100m", "32Mi").settings().runAsUser())
+                .isEqualTo(65532L);
     }
 }

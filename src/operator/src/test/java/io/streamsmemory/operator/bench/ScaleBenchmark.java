@@ -67,12 +67,19 @@ public final class ScaleBenchmark {
         try (LocalControlPlane controlPlane = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly())) {
             KubernetesClient client = controlPlane.adminClient();
             DeployedJvm heap = DeployedJvm.fromDeployManifest(client);
-            System.out.printf("bench-scale: %d workloads, %d bystanders; the operator runs with %s and %s (deploy/: "
-                    + "%d MiB limit)%n", workloads, bystanders, heap.jvmOptions(), heap.env(), heap.limitMiB());
+            System.out.printf(
+                    "bench-scale: %d workloads, %d bystanders; the operator runs with %s and %s (deploy/: "
+                            + "%d MiB limit)%n",
+                    workloads, bystanders, heap.jvmOptions(), heap.env(), heap.limitMiB());
             Fixtures.installCrd(client);
             for (String ns : List.of(NS, BYSTANDERS, "streams-memory-system")) {
-                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata()
-                        .build()).serverSideApply();
+                client.namespaces()
+                        .resource(new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(ns)
+                                .endMetadata()
+                                .build())
+                        .serverSideApply();
             }
             long created = System.nanoTime();
             create(client, workloads, bystanders);
@@ -83,12 +90,17 @@ public final class ScaleBenchmark {
             int webhookPort = PackagedOperator.freePort();
             Fixtures.installWebhookConfiguration(client, webhookPort);
             List<String> jvm = new ArrayList<>(heap.jvmOptions());
-            jvm.addAll(List.of("-Dstreamsmemory.webhook.port=" + webhookPort,
-                    "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1"));
-            try (PackagedOperator operator = PackagedOperator.start(controlPlane.kubeconfigPath(),
-                    "streams-memory-system", "operator-0", log, heap.env(), jvm.toArray(String[]::new));
-                 RssSampler rss = new RssSampler(operator.process().pid());
-                 Published published = new Published(client)) {
+            jvm.addAll(List.of(
+                    "-Dstreamsmemory.webhook.port=" + webhookPort, "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1"));
+            try (PackagedOperator operator = PackagedOperator.start(
+                            controlPlane.kubeconfigPath(),
+                            "streams-memory-system",
+                            "operator-0",
+                            log,
+                            heap.env(),
+                            jvm.toArray(String[]::new));
+                    RssSampler rss = new RssSampler(operator.process().pid());
+                    Published published = new Published(client)) {
                 long ready = System.nanoTime() + WAIT.toNanos();
                 while (!readyAt(operator)) {
                     if (System.nanoTime() > ready) {
@@ -108,7 +120,9 @@ public final class ScaleBenchmark {
                 Map<String, Double> before = quiet(client); // the publish's last Events posted
                 long benchRequestsBefore = published.requests();
                 start = System.nanoTime();
-                client.resources(StreamsMemoryPolicy.class).inNamespace(NS).withName("orders")
+                client.resources(StreamsMemoryPolicy.class)
+                        .inNamespace(NS)
+                        .withName("orders")
                         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":2}}}");
                 published.await(workloads, 2);
                 double resplitSeconds = seconds(start);
@@ -116,10 +130,14 @@ public final class ScaleBenchmark {
                 made.remove("GET "); // the benchmark's readings of /metrics
                 // The Lease is renewed every few seconds whatever the operator does: not requests of the re-split.
                 made.keySet().removeIf(key -> key.endsWith(" leases"));
-                double operatorRequests = made.values().stream().mapToDouble(Double::doubleValue).sum()
-                        - 1 /* our patch */ - (published.requests() - benchRequestsBefore);
-                System.out.printf("API requests during the re-split, by verb and resource (the benchmark's own "
-                        + "patch included, the Lease's renewals not): %s%n", made);
+                double operatorRequests =
+                        made.values().stream().mapToDouble(Double::doubleValue).sum()
+                                - 1 /* our patch */
+                                - (published.requests() - benchRequestsBefore);
+                System.out.printf(
+                        "API requests during the re-split, by verb and resource (the benchmark's own "
+                                + "patch included, the Lease's renewals not): %s%n",
+                        made);
 
                 String one = name(0);
                 start = System.nanoTime();
@@ -127,13 +145,28 @@ public final class ScaleBenchmark {
                 published.awaitReplicas(one, 3);
                 long singleMillis = (System.nanoTime() - start) / 1_000_000;
 
-                System.out.printf("publish %.1f s, re-split %.1f s, single re-split %d ms, RSS idle %d MiB peak %d MiB"
-                        + " (limit %d MiB), %.0f API requests for the re-split%n", publishSeconds, resplitSeconds,
-                        singleMillis, idle >> 20, rss.peak() >> 20, heap.limitMiB(), operatorRequests);
-                System.out.printf("summary: workloads=%d bystanders=%d publish_s=%.1f resplit_s=%.1f "
+                System.out.printf(
+                        "publish %.1f s, re-split %.1f s, single re-split %d ms, RSS idle %d MiB peak %d MiB"
+                                + " (limit %d MiB), %.0f API requests for the re-split%n",
+                        publishSeconds,
+                        resplitSeconds,
+                        singleMillis,
+                        idle >> 20,
+                        rss.peak() >> 20,
+                        heap.limitMiB(),
+                        operatorRequests);
+                System.out.printf(
+                        "summary: workloads=%d bystanders=%d publish_s=%.1f resplit_s=%.1f "
                                 + "single_resplit_ms=%d idle_rss_mib=%d peak_rss_mib=%d limit_mib=%d "
-                                + "requests_per_workload=%.2f%n", workloads, bystanders, publishSeconds,
-                        resplitSeconds, singleMillis, idle >> 20, rss.peak() >> 20, heap.limitMiB(),
+                                + "requests_per_workload=%.2f%n",
+                        workloads,
+                        bystanders,
+                        publishSeconds,
+                        resplitSeconds,
+                        singleMillis,
+                        idle >> 20,
+                        rss.peak() >> 20,
+                        heap.limitMiB(),
                         operatorRequests / workloads);
             }
         }
@@ -149,7 +182,8 @@ public final class ScaleBenchmark {
         }
         for (int i = 0; i < bystanders; i++) {
             int index = i;
-            done.add(pool.submit(() -> client.resource(deployment(BYSTANDERS, "bystander-" + index, null)).create()));
+            done.add(pool.submit(() -> client.resource(deployment(BYSTANDERS, "bystander-" + index, null))
+                    .create()));
         }
         for (var future : done) {
             future.get();
@@ -162,19 +196,43 @@ public final class ScaleBenchmark {
         if (index % 5 != 4) {
             return deployment;
         }
-        return new StatefulSetBuilder().withMetadata(deployment.getMetadata()).withNewSpec()
-                .withServiceName(name(index)).withReplicas(0).withSelector(deployment.getSpec().getSelector())
-                .withTemplate(deployment.getSpec().getTemplate()).endSpec().build();
+        return new StatefulSetBuilder()
+                .withMetadata(deployment.getMetadata())
+                .withNewSpec()
+                .withServiceName(name(index))
+                .withReplicas(0)
+                .withSelector(deployment.getSpec().getSelector())
+                .withTemplate(deployment.getSpec().getTemplate())
+                .endSpec()
+                .build();
     }
 
     private static Deployment deployment(String namespace, String name, String policy) {
-        DeploymentBuilder builder = new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-                .endMetadata().withNewSpec().withReplicas(0)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
-                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-                .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")
-                .withNewResources().addToLimits("memory", new Quantity("2Gi")).endResources().endContainer()
-                .endSpec().endTemplate().endSpec();
+        DeploymentBuilder builder = new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(0)
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("streams")
+                .withImage("example/streams-app:1")
+                .withNewResources()
+                .addToLimits("memory", new Quantity("2Gi"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec();
         if (policy != null) {
             builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
         }
@@ -242,22 +300,25 @@ public final class ScaleBenchmark {
         private final Watch watch;
 
         Published(KubernetesClient client) {
-            watch = client.configMaps().inNamespace(NS).withLabel(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
+            watch = client.configMaps()
+                    .inNamespace(NS)
+                    .withLabel(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)
                     .watch(new Watcher<>() {
                         @Override
                         public void eventReceived(Action action, ConfigMap configMap) {
-                            String data = configMap.getData() == null ? null
+                            String data = configMap.getData() == null
+                                    ? null
                                     : configMap.getData().get(MetadataKeys.ALLOCATION_KEY);
                             if (data != null && action != Action.DELETED) {
                                 var inputs = AllocationJson.read(data).inputs();
-                                byWorkload.put(configMap.getMetadata().getAnnotations().get(MetadataKeys.WORKLOAD),
+                                byWorkload.put(
+                                        configMap.getMetadata().getAnnotations().get(MetadataKeys.WORKLOAD),
                                         new int[] {inputs.streamThreads(), inputs.replicas()});
                             }
                         }
 
                         @Override
-                        public void onClose(WatcherException cause) {
-                        }
+                        public void onClose(WatcherException cause) {}
                     });
         }
 
@@ -266,7 +327,11 @@ public final class ScaleBenchmark {
         }
 
         void await(int workloads, int threads) throws InterruptedException {
-            until(() -> byWorkload.values().stream().filter(v -> v[0] == threads).count() >= workloads,
+            until(
+                    () -> byWorkload.values().stream()
+                                    .filter(v -> v[0] == threads)
+                                    .count()
+                            >= workloads,
                     workloads + " workloads on " + threads + " threads");
         }
 
@@ -298,8 +363,8 @@ public final class ScaleBenchmark {
 
         RssSampler(long pid) {
             this.pid = pid;
-            sampler.scheduleAtFixedRate(() -> peak.accumulateAndGet(current(), Math::max), 0, 100,
-                    TimeUnit.MILLISECONDS);
+            sampler.scheduleAtFixedRate(
+                    () -> peak.accumulateAndGet(current(), Math::max), 0, 100, TimeUnit.MILLISECONDS);
         }
 
         long current() {
@@ -335,11 +400,19 @@ public final class ScaleBenchmark {
 
         static DeployedJvm fromDeployManifest(KubernetesClient client) {
             Deployment operator = (Deployment) Fixtures.deployFile(client, "operator.yaml").stream()
-                    .filter(Deployment.class::isInstance).findFirst().orElseThrow();
-            var container = operator.getSpec().getTemplate().getSpec().getContainers().get(0);
-            long limit = Quantity.getAmountInBytes(container.getResources().getLimits().get("memory")).longValue();
-            String toolOptions = container.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
-                    .map(EnvVar::getValue).findFirst().orElse("");
+                    .filter(Deployment.class::isInstance)
+                    .findFirst()
+                    .orElseThrow();
+            var container =
+                    operator.getSpec().getTemplate().getSpec().getContainers().get(0);
+            long limit = Quantity.getAmountInBytes(
+                            container.getResources().getLimits().get("memory"))
+                    .longValue();
+            String toolOptions = container.getEnv().stream()
+                    .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                    .map(EnvVar::getValue)
+                    .findFirst()
+                    .orElse("");
             List<String> options = new ArrayList<>();
             for (String option : toolOptions.trim().split("\\s+")) {
                 Matcher percent = PERCENT.matcher(option);
@@ -350,7 +423,8 @@ public final class ScaleBenchmark {
                 }
             }
             Map<String, String> env = new TreeMap<>();
-            container.getEnv().stream().filter(e -> e.getName().startsWith("MALLOC_") && e.getValue() != null)
+            container.getEnv().stream()
+                    .filter(e -> e.getName().startsWith("MALLOC_") && e.getValue() != null)
                     .forEach(e -> env.put(e.getName(), e.getValue()));
             return new DeployedJvm(limit, options, env);
         }

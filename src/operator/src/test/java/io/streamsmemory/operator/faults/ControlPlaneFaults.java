@@ -39,8 +39,10 @@ final class ControlPlaneFaults {
         }
         Path log = controlPlane.stateDir().resolve("logs").resolve("apiserver-restarted.log");
         Files.createDirectories(log.getParent());
-        Process restarted = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process restarted = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         // The control plane's teardown stops what the pid file names.
         Files.writeString(pidFile, Long.toString(restarted.pid()));
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -82,7 +84,9 @@ final class ControlPlaneFaults {
     }
 
     private static void signal(long pid, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
         }

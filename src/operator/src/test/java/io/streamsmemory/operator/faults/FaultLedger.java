@@ -23,13 +23,15 @@ final class FaultLedger {
         }
         lost += result.lost();
         extraRollouts += result.extraRollouts();
-        System.out.printf("faults: %s converged=%s in %d ms lost=%d extra_rollouts=%d (%s)%n", scenario,
-                result.converged(), result.millis(), result.lost(), result.extraRollouts(), result.detail());
+        System.out.printf(
+                "faults: %s converged=%s in %d ms lost=%d extra_rollouts=%d (%s)%n",
+                scenario, result.converged(), result.millis(), result.lost(), result.extraRollouts(), result.detail());
     }
 
     synchronized String summary() {
-        return String.format("faults: scenarios=%d converged=%d lost=%d extra_rollouts=%d", scenarios, converged, lost,
-                extraRollouts);
+        return String.format(
+                "faults: scenarios=%d converged=%d lost=%d extra_rollouts=%d",
+                scenarios, converged, lost, extraRollouts);
     }
 
     void write() {
@@ -47,6 +49,5 @@ final class FaultLedger {
      * latest policy's, and ConfigMaps duplicated or orphaned; {@code extraRollouts} counts pod-template stamps
      * beyond one per workload for the change.
      */
-    record Convergence(boolean converged, long millis, int lost, int extraRollouts, String detail) {
-    }
+    record Convergence(boolean converged, long millis, int lost, int extraRollouts, String detail) {}
 }

@@ -34,6 +34,7 @@ class FaultScenarios {
     private static final int WORKLOADS = 50;
     /** The webhook scenario's workloads and their pods (kwok runs them). */
     private static final int WORKLOADS_WITH_PODS = 10;
+
     private static final int REPLICAS = 2;
     private static final String OPERATOR_NAMESPACE = "streams-memory-system";
     /** Generous: a follower takes over only once the killed leader's Lease expires. */
@@ -48,8 +49,13 @@ class FaultScenarios {
     @BeforeAll
     void installCrd() throws Exception {
         Fixtures.installCrd(client);
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE)
-                .endMetadata().build()).serverSideApply();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(OPERATOR_NAMESPACE)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
         operator = operator("operator-0");
     }
 
@@ -68,8 +74,9 @@ class FaultScenarios {
         waitUntilSomePublished(workloads, 2);
         int before = workloads.publishedFor(2);
         operator.kill9();
-        record("operator killed -9 with " + before + "/" + WORKLOADS + " re-split", workloads.awaitConverged(2,
-                CONVERGE));
+        record(
+                "operator killed -9 with " + before + "/" + WORKLOADS + " re-split",
+                workloads.awaitConverged(2, CONVERGE));
         assertThat(operator.starts()).as("started again after kill -9").isGreaterThan(startsBefore);
     }
 
@@ -81,7 +88,8 @@ class FaultScenarios {
         waitUntilSomePublished(workloads, 2);
         int before = workloads.publishedFor(2);
         new ControlPlaneFaults(controlPlane).restartApiServer();
-        record("kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
+        record(
+                "kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
                 workloads.awaitConverged(2, CONVERGE));
     }
 
@@ -95,8 +103,10 @@ class FaultScenarios {
         int before = workloads.publishedFor(2);
         new ControlPlaneFaults(controlPlane).freezeEtcd(Duration.ofSeconds(10));
         Convergence result = workloads.awaitConverged(2, CONVERGE);
-        record("etcd frozen 10 s with " + before + "/" + WORKLOADS + " re-split (operator restarted "
-                + (operator.starts() - startsBefore) + "x)", result);
+        record(
+                "etcd frozen 10 s with " + before + "/" + WORKLOADS + " re-split (operator restarted "
+                        + (operator.starts() - startsBefore) + "x)",
+                result);
     }
 
     @Test
@@ -118,17 +128,19 @@ class FaultScenarios {
     void webhookStoppedWhilePodsAreCreated() throws Exception {
         int port = PackagedOperator.freePort();
         Fixtures.installWebhookConfiguration(client, port);
-        try (OperatorProcess withWebhook = operator("operator-2", "-Dstreamsmemory.webhook.enabled=true",
-                "-Dstreamsmemory.webhook.port=" + port, "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1",
+        try (OperatorProcess withWebhook = operator(
+                "operator-2",
+                "-Dstreamsmemory.webhook.enabled=true",
+                "-Dstreamsmemory.webhook.port=" + port,
+                "-Dstreamsmemory.webhook.extra-sans=IP:127.0.0.1",
                 "-Dstreamsmemory.webhook.refresh-period=PT1S")) {
             operator = withWebhook; // its log goes with a failure
-            ManagedWorkloads workloads = ManagedWorkloads.create(client, "stop-webhook", WORKLOADS_WITH_PODS,
-                    REPLICAS, CONVERGE);
+            ManagedWorkloads workloads =
+                    ManagedWorkloads.create(client, "stop-webhook", WORKLOADS_WITH_PODS, REPLICAS, CONVERGE);
             int[] created = new int[1];
             // failurePolicy Ignore: the pods start without the agent; the operator, back, rolls each workload once.
             withWebhook.downWhile(() -> created[0] = workloads.recreatePods(CONVERGE));
-            record("webhook stopped while " + created[0] + " pods were created", workloads.awaitConverged(4,
-                    CONVERGE));
+            record("webhook stopped while " + created[0] + " pods were created", workloads.awaitConverged(4, CONVERGE));
         }
     }
 
@@ -137,15 +149,21 @@ class FaultScenarios {
     }
 
     private String leaseHolder() {
-        var lease = client.leases().inNamespace(OPERATOR_NAMESPACE).withName(LeaseLeaderElection.LEASE_NAME).get();
+        var lease = client.leases()
+                .inNamespace(OPERATOR_NAMESPACE)
+                .withName(LeaseLeaderElection.LEASE_NAME)
+                .get();
         return lease == null ? "" : lease.getSpec().getHolderIdentity();
     }
 
     private void record(String scenario, Convergence result) {
         ledger.record(scenario, result);
-        assertThat(result.converged()).as(scenario + ": " + result.detail() + " (operator log: " + operator.log() + ")")
+        assertThat(result.converged())
+                .as(scenario + ": " + result.detail() + " (operator log: " + operator.log() + ")")
                 .isTrue();
-        assertThat(result.extraRollouts()).as(scenario + ": workloads rolled more than once").isZero();
+        assertThat(result.extraRollouts())
+                .as(scenario + ": workloads rolled more than once")
+                .isZero();
     }
 
     private static void waitUntilSomePublished(ManagedWorkloads workloads, int threads) throws InterruptedException {

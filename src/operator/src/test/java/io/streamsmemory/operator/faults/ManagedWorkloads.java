@@ -68,11 +68,17 @@ final class ManagedWorkloads {
      */
     static ManagedWorkloads create(KubernetesClient client, String namespace, int count, int replicas, Duration wait)
             throws InterruptedException {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
                 .serverSideApply();
         client.resource(policy(namespace, 4)).create();
         for (int i = 0; i < count; i++) {
-            client.resource(deployment(namespace, String.format("app-%03d", i), replicas)).create();
+            client.resource(deployment(namespace, String.format("app-%03d", i), replicas))
+                    .create();
         }
         ManagedWorkloads workloads = new ManagedWorkloads(client, namespace, count, replicas);
         Convergence first = workloads.awaitConverged(4, wait);
@@ -80,7 +86,8 @@ final class ManagedWorkloads {
             throw new IllegalStateException("the first allocation never settled: " + first.detail());
         }
         for (Deployment deployment : workloads.deployments()) {
-            workloads.settledGenerations.put(deployment.getMetadata().getName(), deployment.getMetadata().getGeneration());
+            workloads.settledGenerations.put(
+                    deployment.getMetadata().getName(), deployment.getMetadata().getGeneration());
         }
         return workloads;
     }
@@ -88,7 +95,9 @@ final class ManagedWorkloads {
     /** The change the faults interrupt: the policy's stream threads (heap and client buffers follow: a restart). */
     void changeThreads(int threads) {
         // A merge patch, as `kubectl patch` sends: no resourceVersion, so the operator's own writes cannot conflict.
-        client.resources(StreamsMemoryPolicy.class).inNamespace(namespace).withName(POLICY_NAME)
+        client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(POLICY_NAME)
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"streams\":{\"threads\":" + threads + "}}}");
     }
 
@@ -104,7 +113,8 @@ final class ManagedWorkloads {
         while (System.nanoTime() < deadline) {
             List<Pod> pods = pods();
             if (pods.size() == count * replicas
-                    && pods.stream().noneMatch(p -> before.contains(p.getMetadata().getUid()))) {
+                    && pods.stream()
+                            .noneMatch(p -> before.contains(p.getMetadata().getUid()))) {
                 if (pods.stream().anyMatch(p -> annotations(p).containsKey(ALLOCATION_HASH))) {
                     throw new IllegalStateException("a pod was injected although the webhook is down");
                 }
@@ -118,7 +128,9 @@ final class ManagedWorkloads {
     /** How many workloads already carry an allocation for {@code threads}. */
     int publishedFor(int threads) {
         Map<String, AllocationDocument> documents = documentsByOwner(managedConfigMaps());
-        return (int) documents.values().stream().filter(d -> d.inputs().streamThreads() == threads).count();
+        return (int) documents.values().stream()
+                .filter(d -> d.inputs().streamThreads() == threads)
+                .count();
     }
 
     /** Polls until converged on {@code threads} or {@code wait} passes; then measures. */
@@ -145,8 +157,8 @@ final class ManagedWorkloads {
         int extraRollouts = 0;
         int unstamped = 0;
         int withoutAgent = 0;
-        Map<String, List<Pod>> podsByApp = pods().stream().collect(Collectors.groupingBy(p ->
-                p.getMetadata().getLabels().get("app")));
+        Map<String, List<Pod>> podsByApp = pods().stream()
+                .collect(Collectors.groupingBy(p -> p.getMetadata().getLabels().get("app")));
         for (Deployment deployment : deployments) {
             AllocationDocument document = documents.get(deployment.getMetadata().getUid());
             if (document == null || document.inputs().streamThreads() != threads) {
@@ -156,8 +168,8 @@ final class ManagedWorkloads {
             if (!Objects.equals(document.restartHash(), templateRestartHash(deployment))) {
                 unstamped++;
             }
-            withoutAgent += withoutAgent(podsByApp.getOrDefault(deployment.getMetadata().getName(), List.of()),
-                    document);
+            withoutAgent +=
+                    withoutAgent(podsByApp.getOrDefault(deployment.getMetadata().getName(), List.of()), document);
             Long settled = settledGenerations.get(deployment.getMetadata().getName());
             if (settled != null) {
                 extraRollouts += (int) Math.max(0, deployment.getMetadata().getGeneration() - settled - 1);
@@ -166,42 +178,56 @@ final class ManagedWorkloads {
         // A second ConfigMap for one workload, or one whose owner is gone.
         int strayConfigMaps = configMaps.size() - matched(deployments, documents);
         String status = policyStatusProblem();
-        boolean converged = deployments.size() == count && lost == 0 && unstamped == 0 && withoutAgent == 0
-                && strayConfigMaps == 0 && status == null;
-        String detail = String.format("%d workloads, %d not on the latest allocation, %d templates not stamped, "
+        boolean converged = deployments.size() == count
+                && lost == 0
+                && unstamped == 0
+                && withoutAgent == 0
+                && strayConfigMaps == 0
+                && status == null;
+        String detail = String.format(
+                "%d workloads, %d not on the latest allocation, %d templates not stamped, "
                         + "%d pods missing or without the agent, %d duplicated or orphaned ConfigMaps, status: %s",
                 deployments.size(), lost, unstamped, withoutAgent, strayConfigMaps, status == null ? "true" : status);
-        return new Convergence(converged, (System.nanoTime() - start) / 1_000_000, lost + strayConfigMaps,
-                extraRollouts, detail);
+        return new Convergence(
+                converged, (System.nanoTime() - start) / 1_000_000, lost + strayConfigMaps, extraRollouts, detail);
     }
 
     /** Pods missing from {@code replicas}, plus pods not injected with {@code document}'s restart hash. */
     private int withoutAgent(List<Pod> pods, AllocationDocument document) {
-        int notInjected = (int) pods.stream().filter(p -> !Objects.equals(document.restartHash(),
-                annotations(p).get(APPLIED_RESTART_HASH))).count();
+        int notInjected = (int) pods.stream()
+                .filter(p ->
+                        !Objects.equals(document.restartHash(), annotations(p).get(APPLIED_RESTART_HASH)))
+                .count();
         return Math.max(0, replicas - pods.size()) + notInjected;
     }
 
     private static int matched(List<Deployment> deployments, Map<String, AllocationDocument> documents) {
-        return (int) deployments.stream().filter(d -> documents.containsKey(d.getMetadata().getUid())).count();
+        return (int) deployments.stream()
+                .filter(d -> documents.containsKey(d.getMetadata().getUid()))
+                .count();
     }
 
     /** Why the policy's status is not the truth about the workloads, or null. */
     private String policyStatusProblem() {
-        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class).inNamespace(namespace)
-                .withName(POLICY_NAME).get();
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(POLICY_NAME)
+                .get();
         if (policy.getStatus() == null) {
             return "no status";
         }
-        if (!Objects.equals(policy.getStatus().getObservedGeneration(), policy.getMetadata().getGeneration())) {
+        if (!Objects.equals(
+                policy.getStatus().getObservedGeneration(), policy.getMetadata().getGeneration())) {
             return "observedGeneration " + policy.getStatus().getObservedGeneration() + " of "
                     + policy.getMetadata().getGeneration();
         }
         if (!Objects.equals(policy.getStatus().getWorkloadCount(), count)) {
             return "workloadCount " + policy.getStatus().getWorkloadCount();
         }
-        boolean ready = policy.getStatus().getConditions() != null && policy.getStatus().getConditions().stream()
-                .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+        boolean ready = policy.getStatus().getConditions() != null
+                && policy.getStatus().getConditions().stream()
+                        .anyMatch(c ->
+                                c.getType().equals("Ready") && c.getStatus().equals("True"));
         return ready ? null : "not Ready";
     }
 
@@ -212,15 +238,22 @@ final class ManagedWorkloads {
     /** The pods that are not being deleted. */
     private List<Pod> pods() {
         return client.pods().inNamespace(namespace).list().getItems().stream()
-                .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
     }
 
     private static Map<String, String> annotations(Pod pod) {
-        return pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+        return pod.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : pod.getMetadata().getAnnotations();
     }
 
     private List<ConfigMap> managedConfigMaps() {
-        return client.configMaps().inNamespace(namespace).withLabel(MANAGED_BY_LABEL, MANAGED_BY).list().getItems();
+        return client.configMaps()
+                .inNamespace(namespace)
+                .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+                .list()
+                .getItems();
     }
 
     /** The published allocation of each workload, by the workload's uid (its ConfigMap's owner). */
@@ -228,7 +261,8 @@ final class ManagedWorkloads {
         Map<String, AllocationDocument> documents = new HashMap<>();
         for (ConfigMap configMap : configMaps) {
             List<OwnerReference> owners = configMap.getMetadata().getOwnerReferences();
-            String data = configMap.getData() == null ? null : configMap.getData().get(ALLOCATION_KEY);
+            String data =
+                    configMap.getData() == null ? null : configMap.getData().get(ALLOCATION_KEY);
             if (owners == null || owners.size() != 1 || data == null) {
                 continue;
             }
@@ -238,7 +272,8 @@ final class ManagedWorkloads {
     }
 
     private static String templateRestartHash(Deployment deployment) {
-        Map<String, String> annotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        Map<String, String> annotations =
+                deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(RESTART_HASH);
     }
 
@@ -261,14 +296,31 @@ final class ManagedWorkloads {
 
     private static Deployment deployment(String namespace, String name, int replicas) {
         return new DeploymentBuilder()
-                .withNewMetadata().withName(name).withNamespace(namespace).addToAnnotations(POLICY, POLICY_NAME)
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .addToAnnotations(POLICY, POLICY_NAME)
                 .endMetadata()
-                .withNewSpec().withReplicas(replicas)
-                .withNewSelector().addToMatchLabels("app", name).endSelector()
-                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-                .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")
-                .withNewResources().addToLimits("memory", new Quantity("2Gi"))
-                .endResources().endContainer().endSpec()
-                .endTemplate().endSpec().build();
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("streams")
+                .withImage("example/streams-app:1")
+                .withNewResources()
+                .addToLimits("memory", new Quantity("2Gi"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
     }
 }

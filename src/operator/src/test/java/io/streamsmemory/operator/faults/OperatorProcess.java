@@ -79,7 +79,9 @@ final class OperatorProcess implements AutoCloseable {
 
     private PackagedOperator start() throws IOException {
         starts.incrementAndGet();
-        List<String> args = new ArrayList<>(List.of("-Xmx256m", "-Dstreamsmemory.webhook.enabled=false",
+        List<String> args = new ArrayList<>(List.of(
+                "-Xmx256m",
+                "-Dstreamsmemory.webhook.enabled=false",
                 // The scenarios change a policy seconds after the workloads opted in: no rate limit between rollouts.
                 "-Dstreamsmemory.rollout.min-interval=PT0S"));
         args.addAll(jvmArgs); // later -D settings win

@@ -16,8 +16,7 @@ final class AgentBuild {
     /** Builds both (the Makefile's {@code make agent}). */
     static final String COMMAND = "mvn -B -ntp -pl src/agent -am package -DskipTests";
 
-    private AgentBuild() {
-    }
+    private AgentBuild() {}
 
     /** {@code built}, or an error saying which command builds it: a missing file never skips a test. */
     static Path require(Path built) {

@@ -16,9 +16,13 @@ final class ForkedHog implements AutoCloseable {
 
     ForkedHog(int port) throws IOException {
         this.port = port;
-        ProcessBuilder builder = new ProcessBuilder(List.of("java", "-Xmx768m",
-                "-javaagent:" + AgentBuild.require(AgentBuild.AGENT_JAR),
-                "-cp", System.getProperty("java.class.path"), MemoryHog.class.getName()))
+        ProcessBuilder builder = new ProcessBuilder(List.of(
+                        "java",
+                        "-Xmx768m",
+                        "-javaagent:" + AgentBuild.require(AgentBuild.AGENT_JAR),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        MemoryHog.class.getName()))
                 .redirectError(ProcessBuilder.Redirect.INHERIT);
         builder.environment().put("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
         builder.environment().remove("STREAMS_MEMORY_ALLOCATION");

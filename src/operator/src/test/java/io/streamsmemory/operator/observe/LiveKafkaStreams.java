@@ -38,12 +38,14 @@ final class LiveKafkaStreams implements AutoCloseable {
      * opens its first segment's instance only when the record cache first flushes, at the first commit: 30 s later).
      */
     static final int KEY_VALUE_STORES_PER_TASK = 2;
+
     private static final Duration START = Duration.ofSeconds(120);
     /** A fixed Kafka cluster id (a Uuid not starting with '-', which the format tool would take for an option). */
     private static final String CLUSTER_ID = "c3RyZWFtc21lbW9yeS1sbw";
     /** Both JVMs log through slf4j-simple (the agent module's test classpath): with the time, for a slow start. */
-    private static final List<String> LOG_TIMES = List.of("-Dorg.slf4j.simpleLogger.showDateTime=true",
-            "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+    private static final List<String> LOG_TIMES = List.of(
+            "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+
     private static final Pattern STREAMS_JAR = Pattern.compile("kafka-streams-([0-9][^/]*)\\.jar$");
 
     private final Path dir;
@@ -65,7 +67,8 @@ final class LiveKafkaStreams implements AutoCloseable {
      */
     static LiveKafkaStreams start(Path dir, String allocationJson, int reportPort, int threads, int partitions)
             throws Exception {
-        String classpath = Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim();
+        String classpath =
+                Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim();
         AgentBuild.require(AgentBuild.AGENT_JAR);
         deleteTree(dir);
         Files.createDirectories(dir.resolve("broker"));
@@ -73,8 +76,10 @@ final class LiveKafkaStreams implements AutoCloseable {
         try {
             String bootstrap = live.startBroker(classpath);
             live.startApp(classpath, bootstrap, allocationJson, threads, partitions);
-            live.awaitReport(r -> r.activeTasks() != null && r.activeTasks() == partitions && r.rocksDbInstances()
-                    != null && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
+            live.awaitReport(r -> r.activeTasks() != null
+                    && r.activeTasks() == partitions
+                    && r.rocksDbInstances() != null
+                    && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
             return live;
         } catch (Exception | Error e) {
             live.close();
@@ -84,7 +89,8 @@ final class LiveKafkaStreams implements AutoCloseable {
 
     /** The Kafka Streams version the application runs: the kafka-streams jar of the agent module's test classpath. */
     static String kafkaStreamsVersion() throws IOException {
-        for (String entry : Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim()
+        for (String entry : Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH))
+                .trim()
                 .split(File.pathSeparator)) {
             Matcher jar = STREAMS_JAR.matcher(entry);
             if (jar.find()) {
@@ -108,38 +114,61 @@ final class LiveKafkaStreams implements AutoCloseable {
         int port = freePort();
         int controllerPort = freePort();
         Path config = dir.resolve("broker/server.properties");
-        Files.writeString(config, String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + dir.resolve("broker/data").toAbsolutePath(),
-                "num.partitions=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=4",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                ""));
-        Process format = java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath,
-                "kafka.tools.StorageTool", "format", "-t", CLUSTER_ID, "-c", config.toString()), Map.of(),
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "log.dirs=" + dir.resolve("broker/data").toAbsolutePath(),
+                        "num.partitions=1",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=4",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        ""));
+        Process format = java(
+                List.of(
+                        "-Xmx256m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        classpath,
+                        "kafka.tools.StorageTool",
+                        "format",
+                        "-t",
+                        CLUSTER_ID,
+                        "-c",
+                        config.toString()),
+                Map.of(),
                 "broker-format.log");
         if (!format.waitFor(START.toSeconds(), TimeUnit.SECONDS) || format.exitValue() != 0) {
             throw new IllegalStateException("formatting the broker's storage failed:\n" + tail("broker-format.log"));
         }
-        Process broker = java(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath,
-                "kafka.Kafka", config.toString()), Map.of(), "broker.log");
+        Process broker = java(
+                List.of(
+                        "-Xmx512m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-cp",
+                        classpath,
+                        "kafka.Kafka",
+                        config.toString()),
+                Map.of(),
+                "broker.log");
         long deadline = System.nanoTime() + START.toNanos();
         while (!listening(port)) {
             if (!broker.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the broker does not listen on 127.0.0.1:" + port + ":\n"
-                        + tail("broker.log"));
+                throw new IllegalStateException(
+                        "the broker does not listen on 127.0.0.1:" + port + ":\n" + tail("broker.log"));
             }
             Thread.sleep(200);
         }
@@ -152,13 +181,26 @@ final class LiveKafkaStreams implements AutoCloseable {
         String appClasspath = Arrays.stream(classpath.split(File.pathSeparator))
                 .filter(entry -> !entry.contains("streams-memory-engine") && !entry.contains("/engine/target/"))
                 .collect(Collectors.joining(File.pathSeparator)); // the application's own: the agent brings the rest
-        List<String> command = new ArrayList<>(AllocationJson.read(allocationJson).jvmOptions());
-        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-javaagent:" + AgentBuild.AGENT_JAR.toAbsolutePath(),
-                "-cp", appClasspath, APP_SOURCE.toAbsolutePath().toString(), bootstrap,
-                dir.resolve("state").toAbsolutePath().toString(), Integer.toString(threads),
+        List<String> command =
+                new ArrayList<>(AllocationJson.read(allocationJson).jvmOptions());
+        command.addAll(List.of(
+                "-XX:TieredStopAtLevel=1",
+                "-javaagent:" + AgentBuild.AGENT_JAR.toAbsolutePath(),
+                "-cp",
+                appClasspath,
+                APP_SOURCE.toAbsolutePath().toString(),
+                bootstrap,
+                dir.resolve("state").toAbsolutePath().toString(),
+                Integer.toString(threads),
                 Integer.toString(partitions)));
-        java(command, Map.of("STREAMS_MEMORY_ALLOCATION", allocation.toAbsolutePath().toString(),
-                "STREAMS_MEMORY_REPORT_PORT", Integer.toString(reportPort)), "app.log");
+        java(
+                command,
+                Map.of(
+                        "STREAMS_MEMORY_ALLOCATION",
+                        allocation.toAbsolutePath().toString(),
+                        "STREAMS_MEMORY_REPORT_PORT",
+                        Integer.toString(reportPort)),
+                "app.log");
     }
 
     /** Waits until the agent's report satisfies {@code wanted} (Kafka Streams started, tasks assigned, stores open). */
@@ -180,8 +222,8 @@ final class LiveKafkaStreams implements AutoCloseable {
             }
             Thread.sleep(500);
         }
-        throw new IllegalStateException("the application's agent did not report its tasks running within "
-                + START + " (last report: " + last + "):\n" + tail("app.log"));
+        throw new IllegalStateException("the application's agent did not report its tasks running within " + START
+                + " (last report: " + last + "):\n" + tail("app.log"));
     }
 
     private Process java(List<String> arguments, Map<String, String> env, String log) throws IOException {
@@ -189,7 +231,8 @@ final class LiveKafkaStreams implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(LOG_TIMES);
         command.addAll(arguments);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(log).toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
         builder.environment().remove("JDK_JAVA_OPTIONS");

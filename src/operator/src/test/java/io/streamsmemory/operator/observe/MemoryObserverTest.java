@@ -41,8 +41,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MemoryObserverTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final ObserveSettings FAST = new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4,
-            Duration.ofHours(1));
+    private static final ObserveSettings FAST =
+            new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4, Duration.ofHours(1));
     KubernetesClient client;
     LocalControlPlane controlPlane;
     private RunningOperator operator;
@@ -64,19 +64,24 @@ class MemoryObserverTest {
         String ns = "observed";
         workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
         try (ForkedHog jvm = new ForkedHog(PackagedOperator.freePort());
-             ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+                ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             runningPod(ns, "orders-app-abc-1", jvm.port());
             runningPod(ns, "orders-app-abc-2", silent.getLocalPort()); // accepts, never answers
 
-            await().atMost(WAIT).ignoreExceptions().until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1
-                    && observed(ns).getObserved().getPodsNotAnswering() == 1);
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> observed(ns) != null
+                            && observed(ns).getObserved().getPodsReporting() == 1
+                            && observed(ns).getObserved().getPodsNotAnswering() == 1);
             WorkloadAllocationStatus row = observed(ns);
             assertThat(row.getObserved().getPeakMemory()).endsWith("MiB");
             assertThat(row.getObserved().getHeapUsed()).endsWith("MiB");
-            assertThat(Double.parseDouble(row.getObserved().getPeakMemoryRatio())).isBetween(0.001, 0.5);
+            assertThat(Double.parseDouble(row.getObserved().getPeakMemoryRatio()))
+                    .isBetween(0.001, 0.5);
             assertThat(row.getRecommendation()).contains("peak");
             StreamsMemoryPolicy policy = policy(ns);
-            assertThat(policy.getStatus().getPeakMemoryRatio()).isEqualTo(row.getObserved().getPeakMemoryRatio());
+            assertThat(policy.getStatus().getPeakMemoryRatio())
+                    .isEqualTo(row.getObserved().getPeakMemoryRatio());
             assertThat(condition(policy, "Ready").getStatus()).isEqualTo("True");
             assertThat(condition(policy, "MemoryPressure").getStatus()).isEqualTo("False");
             assertThat(condition(policy, "TopologyMismatch").getReason()).isEqualTo("AsPlanned");
@@ -99,16 +104,27 @@ class MemoryObserverTest {
         runningPod(ns, "orders-app-abc-1", port);
         try (ForkedHog jvm = new ForkedHog(port)) {
             jvm.hold(450); // resident: above 95% of 448 MiB
-            await().atMost(WAIT).ignoreExceptions().until(() -> "True".equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> "True"
+                            .equals(condition(policy(ns), "MemoryPressure").getStatus()));
             assertThat(condition(policy(ns), "MemoryPressure").getMessage())
-                    .startsWith("Deployment orders-app: a pod uses").contains("above 95%");
+                    .startsWith("Deployment orders-app: a pod uses")
+                    .contains("above 95%");
             assertThat(observed(ns).getRecommendation()).contains("raise spec.memory");
-            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressure").isEmpty());
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> !events(ns, "MemoryPressure").isEmpty());
         }
         // The pod restarts: a fresh JVM on the same port, well within its memory.
         try (ForkedHog fresh = new ForkedHog(port)) {
-            await().atMost(WAIT).ignoreExceptions().until(() -> "False".equals(condition(policy(ns), "MemoryPressure").getStatus()));
-            await().atMost(WAIT).ignoreExceptions().until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> "False"
+                            .equals(condition(policy(ns), "MemoryPressure").getStatus()));
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> !events(ns, "MemoryPressureResolved").isEmpty());
             assertThat(events(ns, "MemoryPressure")).hasSize(1); // on the change, not on every read
         }
     }
@@ -117,19 +133,29 @@ class MemoryObserverTest {
     void aRolloutWaitingForItsRateLimitDoesNotHoldTheObservedFiguresBack() throws Exception {
         String ns = "waiting";
         workload(ns, Fixtures.policy(ns, "orders", "2Gi"));
-        await().atMost(WAIT).until(() -> Fixtures.templateRestartHash(client.apps().deployments().inNamespace(ns)
-                .withName("orders-app").get()) != null); // the opt-in's rollout: the next waits an hour
-        Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
-            p.getSpec().getStreams().setThreads(2); // needs a restart, which now waits for the rate limit
-            return p;
-        });
-        await().atMost(WAIT).ignoreExceptions().until(() -> Boolean.TRUE.equals(observedRow(ns).getRestartPending()));
+        await().atMost(WAIT)
+                .until(() -> Fixtures.templateRestartHash(client.apps()
+                                .deployments()
+                                .inNamespace(ns)
+                                .withName("orders-app")
+                                .get())
+                        != null); // the opt-in's rollout: the next waits an hour
+        Fixtures.edit(
+                client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
+                    p.getSpec().getStreams().setThreads(2); // needs a restart, which now waits for the rate limit
+                    return p;
+                });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> Boolean.TRUE.equals(observedRow(ns).getRestartPending()));
         int port = PackagedOperator.freePort();
         runningPod(ns, "orders-app-abc-1", port);
         try (ForkedHog jvm = new ForkedHog(port)) {
             // Pods are not watched: only the next observation round brings the report into the status.
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                    .until(() -> observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1);
+            await().atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .until(() ->
+                            observed(ns) != null && observed(ns).getObserved().getPodsReporting() == 1);
         }
     }
 
@@ -151,12 +177,24 @@ class MemoryObserverTest {
         declared.getSpec().getStreams().getStores().setWindow(0);
         Fixtures.namespace(client, ns);
         client.resource(declared).create();
-        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi")).create();
-        String allocation = await().atMost(WAIT).ignoreExceptions().until(() -> client.configMaps().inNamespace(ns)
-                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app")).get().getData()
-                .get(MetadataKeys.ALLOCATION_KEY), json -> json != null);
-        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(Path.of("target", "live-kafka-streams"), allocation,
-                PackagedOperator.freePort(), threads, partitions)) {
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
+                .create();
+        String allocation = await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> client.configMaps()
+                                .inNamespace(ns)
+                                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
+                                .get()
+                                .getData()
+                                .get(MetadataKeys.ALLOCATION_KEY),
+                        json -> json != null);
+        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(
+                Path.of("target", "live-kafka-streams"),
+                allocation,
+                PackagedOperator.freePort(),
+                threads,
+                partitions)) {
             runningPod(ns, "orders-app-abc-1", jvm.reportPort());
             // The message holds the numbers the JVM reports now: 2 key-value stores per task, and once the record cache
             // first flushes (at the first commit) one RocksDB instance per live segment of its window store.
@@ -164,31 +202,40 @@ class MemoryObserverTest {
                 AgentReport running = jvm.report();
                 assertThat(running.streamThreads()).isEqualTo(threads);
                 assertThat(running.activeTasks()).isEqualTo(partitions);
-                assertThat(running.rocksDbInstances()).isGreaterThanOrEqualTo(partitions
-                        * LiveKafkaStreams.KEY_VALUE_STORES_PER_TASK);
+                assertThat(running.rocksDbInstances())
+                        .isGreaterThanOrEqualTo(partitions * LiveKafkaStreams.KEY_VALUE_STORES_PER_TASK);
                 Condition mismatch = condition(policy(ns), "TopologyMismatch");
                 assertThat(mismatch.getStatus()).isEqualTo("True");
-                assertThat(mismatch.getMessage()).isEqualTo("Deployment orders-app: running 2 stream threads, "
-                        + "planned 1; running " + running.rocksDbInstances() + " RocksDB instances in a pod, planned "
-                        + "at most 4");
-                assertThat(observed(ns).getRecommendation()).contains(String.format(Locale.ROOT, "declared 1 "
-                        + "RocksDB instance(s) per task, running about %.1f: raise spec.streams.stores",
-                        running.rocksDbInstances() / (double) partitions))
+                assertThat(mismatch.getMessage())
+                        .isEqualTo("Deployment orders-app: running 2 stream threads, "
+                                + "planned 1; running " + running.rocksDbInstances()
+                                + " RocksDB instances in a pod, planned "
+                                + "at most 4");
+                assertThat(observed(ns).getRecommendation())
+                        .contains(String.format(
+                                Locale.ROOT,
+                                "declared 1 "
+                                        + "RocksDB instance(s) per task, running about %.1f: raise spec.streams.stores",
+                                running.rocksDbInstances() / (double) partitions))
                         .contains("declared 1 stream threads per pod, running 2");
             });
             System.out.println("Kafka Streams " + LiveKafkaStreams.kafkaStreamsVersion() + " JVM: "
                     + condition(policy(ns), "TopologyMismatch").getMessage());
             assertThat(events(ns, "TopologyMismatch")).hasSize(1);
 
-            Fixtures.edit(client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
-                p.getSpec().getStreams().setThreads(threads);
-                p.getSpec().getStreams().getStores().setKeyValue(2);
-                p.getSpec().getStreams().getStores().setWindow(1);
-                return p;
-            });
-            await().atMost(WAIT).ignoreExceptions()
-                    .until(() -> "False".equals(condition(policy(ns), "TopologyMismatch").getStatus()));
-            await().atMost(WAIT).until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
+            Fixtures.edit(
+                    client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
+                        p.getSpec().getStreams().setThreads(threads);
+                        p.getSpec().getStreams().getStores().setKeyValue(2);
+                        p.getSpec().getStreams().getStores().setWindow(1);
+                        return p;
+                    });
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> "False"
+                            .equals(condition(policy(ns), "TopologyMismatch").getStatus()));
+            await().atMost(WAIT)
+                    .until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
             assertThat(jvm.report().streamThreads()).isEqualTo(threads); // cleared by the policy, not by the JVM going
         }
     }
@@ -196,34 +243,63 @@ class MemoryObserverTest {
     private void workload(String ns, StreamsMemoryPolicy policy) {
         Fixtures.namespace(client, ns);
         client.resource(policy).create();
-        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 2, policy.getSpec().getMemory())).create();
+        client.resource(Fixtures.deployment(
+                        ns, "orders-app", "orders", 2, policy.getSpec().getMemory()))
+                .create();
         await().atMost(WAIT).ignoreExceptions().until(() -> observedRow(ns) != null);
     }
 
     /** A pod of the Deployment as its ReplicaSet and the webhook would leave it, Running on 127.0.0.1. */
     private void runningPod(String ns, String name, int reportPort) {
-        Pod pod = client.resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(ns)
-                .addToLabels("app", "orders-app").addToLabels("pod-template-hash", "abc")
-                .addToLabels(MetadataKeys.INJECTED_LABEL, "true")
-                .addToAnnotations(MetadataKeys.ALLOCATION_HASH, "test").addToAnnotations(MetadataKeys.INJECTED_CONTAINER,
-                        "streams")
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("orders-app-abc")
-                .withUid(UUID.randomUUID().toString()).withController(true).endOwnerReference()
-                .endMetadata()
-                .withNewSpec().addNewContainer().withName("streams").withImage("example.test/streams-app:1")
-                .addNewEnv().withName("STREAMS_MEMORY_REPORT_PORT").withValue(Integer.toString(reportPort)).endEnv()
-                .endContainer().endSpec().build()).create();
-        pod.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("127.0.0.1").build());
+        Pod pod = client.resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(ns)
+                        .addToLabels("app", "orders-app")
+                        .addToLabels("pod-template-hash", "abc")
+                        .addToLabels(MetadataKeys.INJECTED_LABEL, "true")
+                        .addToAnnotations(MetadataKeys.ALLOCATION_HASH, "test")
+                        .addToAnnotations(MetadataKeys.INJECTED_CONTAINER, "streams")
+                        .addNewOwnerReference()
+                        .withApiVersion("apps/v1")
+                        .withKind("ReplicaSet")
+                        .withName("orders-app-abc")
+                        .withUid(UUID.randomUUID().toString())
+                        .withController(true)
+                        .endOwnerReference()
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("streams")
+                        .withImage("example.test/streams-app:1")
+                        .addNewEnv()
+                        .withName("STREAMS_MEMORY_REPORT_PORT")
+                        .withValue(Integer.toString(reportPort))
+                        .endEnv()
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
+        pod.setStatus(new PodStatusBuilder()
+                .withPhase("Running")
+                .withPodIP("127.0.0.1")
+                .build());
         client.pods().resource(pod).updateStatus();
     }
 
     private StreamsMemoryPolicy policy(String ns) {
-        return client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .get();
     }
 
     private WorkloadAllocationStatus observedRow(String ns) {
         StreamsMemoryPolicy policy = policy(ns);
-        return policy == null || policy.getStatus() == null || policy.getStatus().getWorkloads() == null ? null
+        return policy == null
+                        || policy.getStatus() == null
+                        || policy.getStatus().getWorkloads() == null
+                ? null
                 : policy.getStatus().getWorkloads().stream().findFirst().orElse(null);
     }
 
@@ -234,12 +310,15 @@ class MemoryObserverTest {
     }
 
     private static Condition condition(StreamsMemoryPolicy policy, String type) {
-        return policy.getStatus().getConditions().stream().filter(c -> c.getType().equals(type)).findFirst()
+        return policy.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst()
                 .orElseThrow();
     }
 
     private List<Event> events(String ns, String reason) {
         return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> e.getReason().equals(reason)).toList();
+                .filter(e -> e.getReason().equals(reason))
+                .toList();
     }
 }

@@ -15,8 +15,15 @@ import org.junit.jupiter.api.Test;
 /** The observed figures against the engine's own plan (1Gi, 2 threads, 8 partitions over 2 pods, 1 store per task). */
 class MemoryVerdictTest {
     private static final Duration DAY = Duration.ofHours(24);
-    private final Allocation plan = new AllocationEngine().allocate(WorkloadFacts.builder().memoryBytes(ByteSize.GiB)
-            .streamThreads(2).partitions(8).replicas(2).stores(new StoreCounts(1, 0, 0)).build()).allocation();
+    private final Allocation plan = new AllocationEngine()
+            .allocate(WorkloadFacts.builder()
+                    .memoryBytes(ByteSize.GiB)
+                    .streamThreads(2)
+                    .partitions(8)
+                    .replicas(2)
+                    .stores(new StoreCounts(1, 0, 0))
+                    .build())
+            .allocation();
 
     @Test
     void aPodWithinItsPlanGetsNoConditionAndAMemoryAdvice() {
@@ -26,13 +33,16 @@ class MemoryVerdictTest {
         assertThat(verdict.peakRatio()).isCloseTo(400.0 / 1024, Offset.offset(1e-9));
         assertThat(verdict.observed().getPeakMemoryRatio()).isEqualTo("0.39");
         // 400 MiB x 1.25 = 500 MiB, rounded up to 512 MiB: well below the 1 GiB planned.
-        assertThat(verdict.recommendation()).isEqualTo("memory 1 GiB, peak 400 MiB over PT24H (0.39): 512 MiB would "
-                + "hold with a 25% margin over the peak (and the plan's floors)");
+        assertThat(verdict.recommendation())
+                .isEqualTo("memory 1 GiB, peak 400 MiB over PT24H (0.39): 512 MiB would "
+                        + "hold with a 25% margin over the peak (and the plan's floors)");
         // Never below what the engine can split for the same facts: a 50 MiB peak still needs the JVM's floors.
-        long floor = new AllocationEngine().allocate(plan.facts().toBuilder().memoryBytes(64 * MiB).build())
+        long floor = new AllocationEngine()
+                .allocate(plan.facts().toBuilder().memoryBytes(64 * MiB).build())
                 .minimumMemoryBytes();
         long floorIn64Mi = (floor + 64 * MiB - 1) / (64 * MiB) * (64 * MiB);
-        assertThat(MemoryVerdict.of(plan, seen(40 * MiB, 50 * MiB, 2, 4, 4, 0), DAY).recommendation())
+        assertThat(MemoryVerdict.of(plan, seen(40 * MiB, 50 * MiB, 2, 4, 4, 0), DAY)
+                        .recommendation())
                 .contains(": " + ByteSize.format(floorIn64Mi) + " would hold");
     }
 
@@ -43,16 +53,20 @@ class MemoryVerdictTest {
         assertThat(high.recommendation()).contains("raise spec.memory (and the container limit) to at least 1.25 GiB");
         MemoryVerdict killed = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 1), DAY);
         assertThat(killed.pressure()).isEqualTo("1 OOM kill(s) recorded by a pod's cgroup");
-        assertThat(MemoryVerdict.of(plan, seen(900 * MiB, 1000 * MiB, 2, 4, 4, 0), DAY).pressure()).isNull();
+        assertThat(MemoryVerdict.of(plan, seen(900 * MiB, 1000 * MiB, 2, 4, 4, 0), DAY)
+                        .pressure())
+                .isNull();
     }
 
     @Test
     void moreStoresOrOtherThreadsThanDeclaredIsAMismatchWithTheFix() {
         MemoryVerdict stores = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 20, 0), DAY);
-        assertThat(stores.mismatch()).isEqualTo("running 20 RocksDB instances in a pod, planned at most "
-                + plan.plannedTopology().rocksDbInstances());
-        assertThat(stores.recommendation()).startsWith("declared 1 RocksDB instance(s) per task, running about 5.0: "
-                + "raise spec.streams.stores");
+        assertThat(stores.mismatch())
+                .isEqualTo("running 20 RocksDB instances in a pod, planned at most "
+                        + plan.plannedTopology().rocksDbInstances());
+        assertThat(stores.recommendation())
+                .startsWith(
+                        "declared 1 RocksDB instance(s) per task, running about 5.0: " + "raise spec.streams.stores");
         MemoryVerdict threads = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 3, 4, 4, 0), DAY);
         assertThat(threads.mismatch()).isEqualTo("running 3 stream threads, planned 2");
         assertThat(threads.recommendation()).startsWith("declared 2 stream threads per pod, running 3");
@@ -60,15 +74,19 @@ class MemoryVerdictTest {
 
     @Test
     void unknownFiguresDecideNothing() {
-        MemoryVerdict verdict = MemoryVerdict.of(plan, WorkloadObservation.none().notAnswering(), DAY);
+        MemoryVerdict verdict =
+                MemoryVerdict.of(plan, WorkloadObservation.none().notAnswering(), DAY);
         assertThat(verdict.pressure()).isNull();
         assertThat(verdict.mismatch()).isNull();
         assertThat(verdict.recommendation()).isNull();
         assertThat(verdict.observed().getPodsNotAnswering()).isEqualTo(1);
     }
 
-    private static WorkloadObservation seen(long rss, long peak, long threads, long tasks, long rocksDb, long oomKills) {
-        return WorkloadObservation.none().with(new AgentReport("h", rss, peak, null, null, oomKills, 100 * MiB,
-                50 * MiB, rocksDb, tasks, 0L, threads, 10 * MiB));
+    private static WorkloadObservation seen(
+            long rss, long peak, long threads, long tasks, long rocksDb, long oomKills) {
+        return WorkloadObservation.none()
+                .with(new AgentReport(
+                        "h", rss, peak, null, null, oomKills, 100 * MiB, 50 * MiB, rocksDb, tasks, 0L, threads,
+                        10 * MiB));
     }
 }

@@ -22,9 +22,11 @@ class ReportReaderTest {
 
     @Test
     void aReportIsRead() throws Exception {
-        try (Server server = new Server(out -> respond(out, "{\"formatVersion\":1,\"allocationHash\":\"abc\","
-                + "\"process\":{\"rssBytes\":1000,\"rssPeakBytes\":1500},\"jvm\":{\"heapUsedBytes\":10},"
-                + "\"streams\":{\"streamThreads\":4},\"unexplainedBytes\":-774000000}"))) {
+        try (Server server = new Server(out -> respond(
+                out,
+                "{\"formatVersion\":1,\"allocationHash\":\"abc\","
+                        + "\"process\":{\"rssBytes\":1000,\"rssPeakBytes\":1500},\"jvm\":{\"heapUsedBytes\":10},"
+                        + "\"streams\":{\"streamThreads\":4},\"unexplainedBytes\":-774000000}"))) {
             AgentReport report = reader.read("127.0.0.1", server.port());
             assertThat(report.allocationHash()).isEqualTo("abc");
             assertThat(report.usedBytes()).isEqualTo(1000);
@@ -38,8 +40,11 @@ class ReportReaderTest {
 
     @Test
     void aJvmWhoseKafkaStreamsHasNotStartedSaysNothingOfTheTopology() throws Exception {
-        try (Server server = new Server(out -> respond(out, "{\"formatVersion\":1,\"process\":{\"rssBytes\":1000},"
-                + "\"streams\":{\"instances\":0,\"streamThreads\":0,\"activeTasks\":0,\"rocksDbInstances\":0}}"))) {
+        try (Server server = new Server(
+                out -> respond(
+                        out,
+                        "{\"formatVersion\":1,\"process\":{\"rssBytes\":1000},"
+                                + "\"streams\":{\"instances\":0,\"streamThreads\":0,\"activeTasks\":0,\"rocksDbInstances\":0}}"))) {
             AgentReport report = reader.read("127.0.0.1", server.port());
             assertThat(report.streamThreads()).isNull();
             assertThat(report.activeTasks()).isNull();
@@ -51,16 +56,17 @@ class ReportReaderTest {
     @Test
     void silenceDripAndGarbageFailWithinTheTimeout() throws Exception {
         try (Server silent = new Server(out -> sleep(5000));
-             Server drip = new Server(out -> {
-                 write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{");
-                 for (int i = 0; i < 50; i++) {
-                     write(out, " ");
-                     sleep(100);
-                 }
-             });
-             Server garbage = new Server(out -> respond(out, "<html>not a report</html>"));
-             Server otherFormat = new Server(out -> respond(out, "{\"formatVersion\":2}"));
-             Server huge = new Server(out -> respond(out, "{\"formatVersion\":1,\"x\":\"" + "a".repeat(2 << 20) + "\"}"))) {
+                Server drip = new Server(out -> {
+                    write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{");
+                    for (int i = 0; i < 50; i++) {
+                        write(out, " ");
+                        sleep(100);
+                    }
+                });
+                Server garbage = new Server(out -> respond(out, "<html>not a report</html>"));
+                Server otherFormat = new Server(out -> respond(out, "{\"formatVersion\":2}"));
+                Server huge = new Server(
+                        out -> respond(out, "{\"formatVersion\":1,\"x\":\"" + "a".repeat(2 << 20) + "\"}"))) {
             for (Server server : new Server[] {silent, drip, garbage, otherFormat, huge}) {
                 long start = System.nanoTime();
                 assertThatThrownBy(() -> reader.read("127.0.0.1", server.port()))
@@ -81,8 +87,10 @@ class ReportReaderTest {
 
     private static void respond(OutputStream out, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
-                + "\r\nConnection: close\r\n\r\n");
+        write(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+                        + "\r\nConnection: close\r\n\r\n");
         try {
             out.write(bytes);
             out.flush();

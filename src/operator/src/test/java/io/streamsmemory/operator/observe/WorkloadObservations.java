@@ -2,11 +2,23 @@ package io.streamsmemory.operator.observe;
 
 /** Observations as one reporting pod would give them, for tests outside this package. */
 public final class WorkloadObservations {
-    private WorkloadObservations() {
-    }
+    private WorkloadObservations() {}
 
     public static WorkloadObservation reporting(long rssBytes, long peakBytes) {
-        return WorkloadObservation.none().with(new AgentReport("h", rssBytes, peakBytes, null, null, 0L,
-                rssBytes / 3, rssBytes / 4, 4L, 4L, 0L, 2L, rssBytes / 20));
+        return WorkloadObservation.none()
+                .with(new AgentReport(
+                        "h",
+                        rssBytes,
+                        peakBytes,
+                        null,
+                        null,
+                        0L,
+                        rssBytes / 3,
+                        rssBytes / 4,
+                        4L,
+                        4L,
+                        0L,
+                        2L,
+                        rssBytes / 20));
     }
 }

@@ -40,9 +40,13 @@ class BoundedStatusTest {
         created.setStatus(written);
         client.resource(created).updateStatus();
 
-        StreamsMemoryPolicy read = client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders").get();
-        System.out.printf("status of %d workloads as stored: %d bytes%n", WORKLOADS,
-                Serialization.asJson(read).getBytes(StandardCharsets.UTF_8).length);
+        StreamsMemoryPolicy read = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(ns)
+                .withName("orders")
+                .get();
+        System.out.printf(
+                "status of %d workloads as stored: %d bytes%n",
+                WORKLOADS, Serialization.asJson(read).getBytes(StandardCharsets.UTF_8).length);
         StreamsMemoryPolicyStatus status = read.getStatus();
         assertThat(status.getWorkloadCount()).isEqualTo(WORKLOADS);
         assertThat(status.getWorkloadRowsOmitted()).isEqualTo(WORKLOADS - MAX_ROWS);
@@ -51,7 +55,8 @@ class BoundedStatusTest {
         // Every field of every row survived the CRD's schema (nothing pruned).
         assertThat(Serialization.asJson(status.getWorkloads())).isEqualTo(Serialization.asJson(written.getWorkloads()));
         assertThat(status.getWorkloads().get(0).getMessage()).isNotNull();
-        assertThat(status.getConditions()).hasSize(6)
+        assertThat(status.getConditions())
+                .hasSize(6)
                 .allSatisfy(c -> assertThat(c.getMessage()).hasSizeLessThanOrEqualTo(BoundedMessages.MAX_CHARS))
                 .anySatisfy(c -> assertThat(c.getMessage()).contains("2900 omitted"));
     }
@@ -63,9 +68,15 @@ class BoundedStatusTest {
         StreamsMemoryPolicy created = create(many);
         created.setStatus(many.status(created, Integer.MAX_VALUE));
         assertThatThrownBy(() -> client.resource(created).updateStatus())
-                .isInstanceOfSatisfying(KubernetesClientException.class, refused -> System.out.printf(
-                        "the status listing all %d workloads: refused with %d %s%n", WORKLOADS, refused.getCode(),
-                        refused.getStatus() == null ? refused.getMessage() : refused.getStatus().getMessage()));
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        refused -> System.out.printf(
+                                "the status listing all %d workloads: refused with %d %s%n",
+                                WORKLOADS,
+                                refused.getCode(),
+                                refused.getStatus() == null
+                                        ? refused.getMessage()
+                                        : refused.getStatus().getMessage()));
     }
 
     private StreamsMemoryPolicy create(ManyWorkloads many) {

@@ -31,7 +31,9 @@ class CachedWorkloadsTest {
         assertThat(cached.getSpec()).isNull();
         assertThat(cached.getMetadata().getAnnotations()).isNullOrEmpty();
         assertThat(Workload.of(cached)).isEmpty();
-        assertThat(Serialization.asJson(bystander)).as("the object event handlers see").isEqualTo(whole);
+        assertThat(Serialization.asJson(bystander))
+                .as("the object event handlers see")
+                .isEqualTo(whole);
         assertThat(Serialization.asJson(cached).length()).isLessThan(whole.length() / 4);
     }
 
@@ -44,11 +46,17 @@ class CachedWorkloadsTest {
 
         Deployment cached = store.get("shop/orders");
         assertThat(cached.getMetadata().getManagedFields()).isNull();
-        assertThat(cached.getMetadata().getAnnotations()).containsEntry(MetadataKeys.POLICY, "orders-policy")
+        assertThat(cached.getMetadata().getAnnotations())
+                .containsEntry(MetadataKeys.POLICY, "orders-policy")
                 .doesNotContainKey(CachedWorkloads.LAST_APPLIED);
         Workload workload = Workload.of(cached).orElseThrow();
         assertThat(workload.declaredReplicas()).isEqualTo(3);
-        assertThat(workload.template().getSpec().getContainers().get(0).getResources().getLimits())
+        assertThat(workload.template()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getResources()
+                        .getLimits())
                 .containsEntry("memory", new Quantity("2Gi"));
         assertThat(cached.getStatus().getObservedGeneration()).isEqualTo(4L);
     }
@@ -63,24 +71,49 @@ class CachedWorkloadsTest {
         StatefulSet optedIn = statefulSet("orders-policy");
         store.put(Cache.metaNamespaceKeyFunc(optedIn), optedIn);
 
-        assertThat(Workload.of(store.get("shop/ledger")).orElseThrow().declaredReplicas()).isEqualTo(2);
+        assertThat(Workload.of(store.get("shop/ledger")).orElseThrow().declaredReplicas())
+                .isEqualTo(2);
         assertThat(store.get("shop/ledger").getKind()).isEqualTo("StatefulSet");
     }
 
     private static Deployment deployment(String name, String policy) {
-        DeploymentBuilder builder = new DeploymentBuilder().withNewMetadata().withName(name).withNamespace("shop")
-                .withUid("uid-" + name).withResourceVersion("7").withGeneration(4L)
+        DeploymentBuilder builder = new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("shop")
+                .withUid("uid-" + name)
+                .withResourceVersion("7")
+                .withGeneration(4L)
                 .addToLabels("app", name)
                 .addToAnnotations(CachedWorkloads.LAST_APPLIED, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"}")
-                .addToManagedFields(new ManagedFieldsEntryBuilder().withManager("kubectl").withOperation("Apply")
+                .addToManagedFields(new ManagedFieldsEntryBuilder()
+                        .withManager("kubectl")
+                        .withOperation("Apply")
                         .build())
                 .endMetadata()
-                .withNewSpec().withReplicas(3).withNewSelector().addToMatchLabels("app", name).endSelector()
-                .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-                .withNewSpec().addNewContainer().withName("streams").withImage("example/streams-app:1")
-                .withNewResources().addToLimits("memory", new Quantity("2Gi")).endResources().endContainer()
-                .endSpec().endTemplate().endSpec()
-                .withNewStatus().withObservedGeneration(4L).endStatus();
+                .withNewSpec()
+                .withReplicas(3)
+                .withNewSelector()
+                .addToMatchLabels("app", name)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("streams")
+                .withImage("example/streams-app:1")
+                .withNewResources()
+                .addToLimits("memory", new Quantity("2Gi"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .withNewStatus()
+                .withObservedGeneration(4L)
+                .endStatus();
         if (policy != null) {
             builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
         }
@@ -89,8 +122,14 @@ class CachedWorkloadsTest {
 
     private static StatefulSet statefulSet(String policy) {
         Deployment shape = deployment("ledger", policy);
-        return new StatefulSetBuilder().withMetadata(shape.getMetadata()).withNewSpec().withReplicas(2)
-                .withServiceName("ledger").withSelector(shape.getSpec().getSelector())
-                .withTemplate(shape.getSpec().getTemplate()).endSpec().build();
+        return new StatefulSetBuilder()
+                .withMetadata(shape.getMetadata())
+                .withNewSpec()
+                .withReplicas(2)
+                .withServiceName("ledger")
+                .withSelector(shape.getSpec().getSelector())
+                .withTemplate(shape.getSpec().getTemplate())
+                .endSpec()
+                .build();
     }
 }

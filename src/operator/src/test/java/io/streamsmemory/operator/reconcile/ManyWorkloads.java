@@ -68,8 +68,8 @@ final class ManyWorkloads {
                     + "RocksDB memtables and block cache at least; raise spec.memory to 2.9 GiB or add replicas";
             row.setMessage(message);
             row.setRestartPending(false);
-            return new WorkloadOutcome(row, null, "AllocationFailed", kind + " " + name + ": " + message, warnings,
-                    null, null);
+            return new WorkloadOutcome(
+                    row, null, "AllocationFailed", kind + " " + name + ": " + message, warnings, null, null);
         }
         fillAllocation(row);
         boolean look = needsLook(index);
@@ -86,9 +86,19 @@ final class ManyWorkloads {
         row.setPodsOutdated(look ? 1 : 0);
         row.setPodsSkipped(0);
         long memory = allocation.memoryBytes();
-        WorkloadObservation seen = new WorkloadObservation(6, look ? 1 : 0, look ? memory * 97 / 100 : memory / 2,
-                look ? memory * 98 / 100 : memory * 6 / 10, 700L << 20, 300L << 20, look ? 400L : 60L, 8L, 0L,
-                look ? 8L : 4L, look ? 2L : 0L, 90L << 20);
+        WorkloadObservation seen = new WorkloadObservation(
+                6,
+                look ? 1 : 0,
+                look ? memory * 97 / 100 : memory / 2,
+                look ? memory * 98 / 100 : memory * 6 / 10,
+                700L << 20,
+                300L << 20,
+                look ? 400L : 60L,
+                8L,
+                0L,
+                look ? 8L : 4L,
+                look ? 2L : 0L,
+                90L << 20);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         row.setObserved(verdict.observed());
         row.setRecommendation(verdict.recommendation());
@@ -121,7 +131,11 @@ final class ManyWorkloads {
 
     /** The status a reconcile of these workloads builds, listing at most {@code maxRows}. */
     StreamsMemoryPolicyStatus status(StreamsMemoryPolicy current, int maxRows) {
-        return new PolicyStatusBuilder(current, maxRows).reconciled(outcomes, allocation,
-                PolicyStatusBuilder.failure(outcomes, null), current.getMetadata().getName());
+        return new PolicyStatusBuilder(current, maxRows)
+                .reconciled(
+                        outcomes,
+                        allocation,
+                        PolicyStatusBuilder.failure(outcomes, null),
+                        current.getMetadata().getName());
     }
 }

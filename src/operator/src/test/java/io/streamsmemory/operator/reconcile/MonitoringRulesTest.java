@@ -34,12 +34,27 @@ class MonitoringRulesTest {
     @Test
     void theDashboardAndTheAlertsUseOnlyExportedMetrics() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        Allocation allocation = new AllocationEngine().allocate(WorkloadFacts.builder().memoryBytes(ByteSize.GiB)
-                .streamThreads(2).partitions(8).replicas(2).stores(new StoreCounts(1, 0, 0)).build()).allocation();
-        Workload workload = Workload.of(new DeploymentBuilder().withNewMetadata().withName("orders").withNamespace("shop")
-                .endMetadata().withNewSpec().withReplicas(2).endSpec().build()).orElseThrow();
-        MemoryVerdict verdict = MemoryVerdict.of(allocation, WorkloadObservations.reporting(300 * MiB, 400 * MiB),
-                Duration.ofHours(24));
+        Allocation allocation = new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(ByteSize.GiB)
+                        .streamThreads(2)
+                        .partitions(8)
+                        .replicas(2)
+                        .stores(new StoreCounts(1, 0, 0))
+                        .build())
+                .allocation();
+        Workload workload = Workload.of(new DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName("orders")
+                        .withNamespace("shop")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withReplicas(2)
+                        .endSpec()
+                        .build())
+                .orElseThrow();
+        MemoryVerdict verdict = MemoryVerdict.of(
+                allocation, WorkloadObservations.reporting(300 * MiB, 400 * MiB), Duration.ofHours(24));
         new AllocationMetrics(registry).recordWorkload(workload, allocation, verdict);
         String scrape = registry.scrape();
 

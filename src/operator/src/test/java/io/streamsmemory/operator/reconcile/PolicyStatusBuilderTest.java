@@ -35,42 +35,60 @@ class PolicyStatusBuilderTest {
         StreamsMemoryPolicy unbounded = new ManyWorkloads("shop", WORKLOADS).policy;
         unbounded.setStatus(many.status(unbounded, Integer.MAX_VALUE));
         int unboundedBytes = Serialization.asJson(unbounded).getBytes(StandardCharsets.UTF_8).length;
-        System.out.printf("status of %d workloads: %d bytes with %d rows listed, %d bytes with every row%n", WORKLOADS,
-                bytes, MAX_ROWS, unboundedBytes);
+        System.out.printf(
+                "status of %d workloads: %d bytes with %d rows listed, %d bytes with every row%n",
+                WORKLOADS, bytes, MAX_ROWS, unboundedBytes);
         assertThat(bytes).isLessThan(1 << 20);
-        assertThat(unboundedBytes).as("what the bound prevents: etcd refuses objects over 1.5 MiB")
+        assertThat(unboundedBytes)
+                .as("what the bound prevents: etcd refuses objects over 1.5 MiB")
                 .isGreaterThan(3 << 19);
 
         assertThat(status.getWorkloadCount()).isEqualTo(WORKLOADS);
         assertThat(status.getWorkloads()).hasSize(MAX_ROWS);
         assertThat(status.getWorkloadRowsOmitted()).isEqualTo(WORKLOADS - MAX_ROWS);
-        int failed = (int) IntStream.range(0, WORKLOADS).filter(ManyWorkloads::failed).count();
+        int failed = (int)
+                IntStream.range(0, WORKLOADS).filter(ManyWorkloads::failed).count();
         List<WorkloadAllocationStatus> failedRows = status.getWorkloads().subList(0, failed);
         List<WorkloadAllocationStatus> troubledRows = status.getWorkloads().subList(failed, MAX_ROWS);
-        assertThat(failedRows).allSatisfy(row -> assertThat(row.getMessage()).isNotNull())
+        assertThat(failedRows)
+                .allSatisfy(row -> assertThat(row.getMessage()).isNotNull())
                 .isSortedAccordingTo(KIND_AND_NAME);
-        assertThat(troubledRows).allSatisfy(row -> {
-            assertThat(row.getMessage()).isNull();
-            assertThat(row.getRestartPending()).isTrue();
-            assertThat(row.getPodsNotInjected() + row.getPodsOutdated()).isPositive();
-        }).isSortedAccordingTo(KIND_AND_NAME);
+        assertThat(troubledRows)
+                .allSatisfy(row -> {
+                    assertThat(row.getMessage()).isNull();
+                    assertThat(row.getRestartPending()).isTrue();
+                    assertThat(row.getPodsNotInjected() + row.getPodsOutdated()).isPositive();
+                })
+                .isSortedAccordingTo(KIND_AND_NAME);
 
         // Drift and the peak cover every workload, listed or not.
-        assertThat(status.getDriftedPods()).isEqualTo(IntStream.range(0, WORKLOADS)
-                .filter(i -> !ManyWorkloads.failed(i)).map(ManyWorkloads::driftedPods).sum());
+        assertThat(status.getDriftedPods())
+                .isEqualTo(IntStream.range(0, WORKLOADS)
+                        .filter(i -> !ManyWorkloads.failed(i))
+                        .map(ManyWorkloads::driftedPods)
+                        .sum());
         assertThat(status.getPeakMemoryRatio()).isEqualTo("0.98");
-        assertThat(status.getConditions()).allSatisfy(c -> assertThat(c.getMessage()).hasSizeLessThanOrEqualTo(
-                BoundedMessages.MAX_CHARS));
+        assertThat(status.getConditions())
+                .allSatisfy(c -> assertThat(c.getMessage()).hasSizeLessThanOrEqualTo(BoundedMessages.MAX_CHARS));
         assertThat(message(status, Conditions.READY))
                 .startsWith(failed + " of " + WORKLOADS + " workload(s) failed: ")
                 .contains("; and " + (failed - BoundedMessages.MAX_LISTED) + " more")
-                .contains("the status lists 100 of 3000 workloads", "2900 omitted",
+                .contains(
+                        "the status lists 100 of 3000 workloads",
+                        "2900 omitted",
                         "ConfigMap <workload>-<kind>-streams-memory and its Events");
-        int warnings = (int) IntStream.range(0, WORKLOADS).filter(ManyWorkloads::needsLook).count() * 2;
+        int warnings = (int) IntStream.range(0, WORKLOADS)
+                        .filter(ManyWorkloads::needsLook)
+                        .count()
+                * 2;
         assertThat(message(status, Conditions.WARNING))
                 .contains("; and " + (warnings - BoundedMessages.MAX_LISTED) + " more", "2900 omitted");
-        assertThat(message(status, Conditions.MEMORY_PRESSURE)).contains("; and ").contains(" more");
-        assertThat(message(status, Conditions.TOPOLOGY_MISMATCH)).contains("; and ").contains(" more");
+        assertThat(message(status, Conditions.MEMORY_PRESSURE))
+                .contains("; and ")
+                .contains(" more");
+        assertThat(message(status, Conditions.TOPOLOGY_MISMATCH))
+                .contains("; and ")
+                .contains(" more");
     }
 
     @Test
@@ -83,11 +101,19 @@ class PolicyStatusBuilderTest {
         // The 5 failed (Deployments 0, 100, ... 400), then the 200 that need a look, then the clean ones, each
         // group by kind and name: the last is the clean StatefulSet of the highest index.
         List<WorkloadAllocationStatus> all = PolicyStatusBuilder.firstRows(many.outcomes, 500);
-        assertThat(all).extracting(WorkloadAllocationStatus::getName).startsWith(ManyWorkloads.name(0),
-                ManyWorkloads.name(100), ManyWorkloads.name(200), ManyWorkloads.name(300), ManyWorkloads.name(400))
+        assertThat(all)
+                .extracting(WorkloadAllocationStatus::getName)
+                .startsWith(
+                        ManyWorkloads.name(0),
+                        ManyWorkloads.name(100),
+                        ManyWorkloads.name(200),
+                        ManyWorkloads.name(300),
+                        ManyWorkloads.name(400))
                 .endsWith(ManyWorkloads.name(499));
-        assertThat(all.subList(5, 205)).allSatisfy(row -> assertThat(row.getRestartPending()).isTrue());
-        assertThat(all.subList(205, 500)).allSatisfy(row -> assertThat(row.getRestartPending()).isFalse());
+        assertThat(all.subList(5, 205))
+                .allSatisfy(row -> assertThat(row.getRestartPending()).isTrue());
+        assertThat(all.subList(205, 500))
+                .allSatisfy(row -> assertThat(row.getRestartPending()).isFalse());
     }
 
     @Test
@@ -107,12 +133,16 @@ class PolicyStatusBuilderTest {
                 .isEqualTo("a; b; c; d; e; and 2 more");
         String huge = "x".repeat(100_000);
         assertThat(BoundedMessages.join(List.of(huge, huge, huge, huge, huge, huge)))
-                .hasSizeLessThan(BoundedMessages.MAX_CHARS).endsWith("...; and 1 more");
+                .hasSizeLessThan(BoundedMessages.MAX_CHARS)
+                .endsWith("...; and 1 more");
         assertThat(BoundedMessages.cap(huge)).hasSize(BoundedMessages.MAX_CHARS).endsWith("...");
     }
 
     private static String message(StreamsMemoryPolicyStatus status, String type) {
-        return status.getConditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow()
+        return status.getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst()
+                .orElseThrow()
                 .getMessage();
     }
 }
