@@ -108,22 +108,7 @@ final class WorkloadReconciler {
         }
         row.setReplicaRange(range.text());
         row.setReplicaRangeSource(range.source());
-        if (range.outside()) {
-            String warning = String.format(
-                    "runs at %d replicas, outside the range %s (%s) its JVM flags and "
-                            + "RocksDB settings are planned for; planned for %d-%d instead",
-                    range.replicas(),
-                    range.text(),
-                    range.source(),
-                    range.planned().min(),
-                    range.planned().max());
-            events.record(workload.resource(), Type.Warning, "OutsideReplicaRange", warning);
-            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
-        }
-        for (String warning : plan.warnings()) {
-            events.record(workload.resource(), Type.Warning, "WorkloadWarning", warning);
-            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
-        }
+        reportWarnings(workload, range, plan, warnings);
         row.setThreads(plan.facts().streamThreads());
         row.setMemory(format(plan.facts().memoryBytes()));
         ConfigMap current = publisher.current(workload, cached);
@@ -147,14 +132,7 @@ final class WorkloadReconciler {
             return failed(workload, row, warnings, "AllocationFailed", result.message());
         }
         Allocation allocation = result.allocation();
-        row.setTasksPerPod(allocation.topology().activeTasksPerPod());
-        row.setRocksDbInstances(allocation.topology().rocksDbInstances());
-        row.setPlannedRocksDbInstances(allocation.plannedTopology().rocksDbInstances());
-        row.setHeap(format(allocation.part("heap").bytes()));
-        row.setRocksDb(format(allocation.part("rocksdb").bytes()));
-        row.setRecordCache(format(allocation.part("record-cache").bytes()));
-        row.setAllocationHash(allocation.hash());
-        row.setRestartHash(allocation.restartHash());
+        showAllocation(row, allocation);
 
         String resplit = publish(policy, workload, current, allocation);
         Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit);
@@ -173,6 +151,38 @@ final class WorkloadReconciler {
         }
         metrics.recordWorkload(workload, allocation, verdict);
         return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater), verdict);
+    }
+
+    /** A workload running outside its planned range, and the planner's warnings, each told once as an Event. */
+    private void reportWarnings(
+            Workload workload, PlannedRange range, WorkloadPlanner.Plan plan, List<String> warnings) {
+        if (range.outside()) {
+            String warning = String.format(
+                    "runs at %d replicas, outside the range %s (%s) its JVM flags and "
+                            + "RocksDB settings are planned for; planned for %d-%d instead",
+                    range.replicas(),
+                    range.text(),
+                    range.source(),
+                    range.planned().min(),
+                    range.planned().max());
+            events.record(workload.resource(), Type.Warning, "OutsideReplicaRange", warning);
+            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
+        for (String warning : plan.warnings()) {
+            events.record(workload.resource(), Type.Warning, "WorkloadWarning", warning);
+            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
+    }
+
+    private static void showAllocation(WorkloadAllocationStatus row, Allocation allocation) {
+        row.setTasksPerPod(allocation.topology().activeTasksPerPod());
+        row.setRocksDbInstances(allocation.topology().rocksDbInstances());
+        row.setPlannedRocksDbInstances(allocation.plannedTopology().rocksDbInstances());
+        row.setHeap(format(allocation.part("heap").bytes()));
+        row.setRocksDb(format(allocation.part("rocksdb").bytes()));
+        row.setRecordCache(format(allocation.part("record-cache").bytes()));
+        row.setAllocationHash(allocation.hash());
+        row.setRestartHash(allocation.restartHash());
     }
 
     /**
