@@ -554,6 +554,8 @@ public final class MemoryBenchmark {
         ValueMarker marker = new ValueMarker(budget / 1048576.0, Color.RED, new BasicStroke(2f));
         marker.setLabel("budget");
         plot.addRangeMarker(marker);
+        // The budget line stays in view when every run stays well under it.
+        plot.getRangeAxis().setUpperBound(Math.max(plot.getRangeAxis().getUpperBound(), budget / 1048576.0 * 1.05));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 1100, 650);
