@@ -14,10 +14,16 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +31,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -57,6 +65,17 @@ public final class MemoryBenchmark {
     private static final int PARTITIONS = 16;
     private static final String TOPIC = "bench-input";
     private static final String JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    /** The agent report's figures printed after an agent run: where its RSS went. */
+    private static final List<String> REPORTED = List.of(
+            "rssBytes",
+            "heapCommittedBytes",
+            "heapUsedBytes",
+            "metaspaceUsedBytes",
+            "codeCacheUsedBytes",
+            "directUsedBytes",
+            "blockCacheUsageBytes",
+            "memtableBytes",
+            "unexplained_bytes");
     /** Within this share of its earlier peak, RSS counts as no longer rising. */
     private static final double PLATEAU_GROWTH = 0.01;
 
@@ -65,15 +84,48 @@ public final class MemoryBenchmark {
 
     private record Sample(double seconds, long rssBytes) {}
 
-    /** How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". */
+    /** Records processed so far, as the application printed it. */
+    private record Progress(long millis, long count) {}
+
+    /**
+     * How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". Its
+     * throughput is over the whole run; variants are compared over the same first seconds ({@link #throughputWithin}).
+     */
     private record Result(
             Variant variant,
             long peakRss,
             List<Sample> samples,
-            double throughput,
-            long processed,
+            List<Progress> progress,
             int rocksDbInstances,
-            String ending) {}
+            String ending) {
+        double measuredSeconds() {
+            return progress.size() < 2
+                    ? 0
+                    : (progress.get(progress.size() - 1).millis()
+                                    - progress.get(0).millis())
+                            / 1000.0;
+        }
+
+        double throughput() {
+            return throughputWithin(measuredSeconds());
+        }
+
+        /** Records/s over the first {@code seconds} after the first record: runs ending at different times compare. */
+        double throughputWithin(double seconds) {
+            if (progress.size() < 2 || seconds <= 0) {
+                return 0;
+            }
+            Progress first = progress.get(0);
+            Progress last = first;
+            for (Progress p : progress) {
+                if (p.millis() - first.millis() <= seconds * 1000) {
+                    last = p;
+                }
+            }
+            double span = (last.millis() - first.millis()) / 1000.0;
+            return span > 0 ? (last.count() - first.count()) / span : 0;
+        }
+    }
 
     /** The application as sized for one budget, and the engine's allocation for it. */
     private record Sizing(long budget, int threads, StoreCounts stores, AllocationDocument allocation, String json) {
@@ -247,7 +299,11 @@ public final class MemoryBenchmark {
         Result defaults = find(results, "default");
         Result docs = find(results, "docs-bounded");
         Result agent = find(results, "agent");
-        System.out.println();
+        // A variant that passed the budget stopped early, while its stores were still small and fast: every
+        // variant's throughput is taken over the same first seconds, those of the shortest run.
+        double window =
+                results.stream().mapToDouble(Result::measuredSeconds).min().orElse(0);
+        System.out.printf(Locale.ROOT, "%nthroughput over each run's first %.0f s%n", window);
         System.out.printf(
                 Locale.ROOT,
                 "| %-26s | %12s | %10s | %14s | %10s | %9s | %-11s |%n",
@@ -267,8 +323,8 @@ public final class MemoryBenchmark {
                     run.variant().name(),
                     run.peakRss() / 1048576.0,
                     run.peakRss() / (double) budget,
-                    run.throughput(),
-                    run.throughput() / defaults.throughput(),
+                    run.throughputWithin(window),
+                    run.throughputWithin(window) / defaults.throughputWithin(window),
                     run.rocksDbInstances(),
                     run.ending());
         }
@@ -277,18 +333,19 @@ public final class MemoryBenchmark {
                 Locale.ROOT,
                 "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
                         + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
-                        + "ended=default:%s,docs:%s,agent:%s",
+                        + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f",
                 budget,
                 defaults.peakRss(),
                 docs.peakRss(),
                 agent.peakRss(),
                 agent.peakRss() / (double) budget,
-                agent.throughput() / defaults.throughput(),
+                agent.throughputWithin(window) / defaults.throughputWithin(window),
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "",
                 defaults.ending(),
                 docs.ending(),
-                agent.ending());
+                agent.ending(),
+                window);
         System.out.println(summary);
         return summary;
     }
@@ -369,10 +426,15 @@ public final class MemoryBenchmark {
         builder.environment().remove("JAVA_TOOL_OPTIONS");
         builder.environment().remove("STREAMS_MEMORY_ALLOCATION");
         builder.environment().putAll(variant.env());
+        // The agent's own report, read once at the end, says where the agent's RSS went.
+        int reportPort = variant.agent() ? KafkaBroker.freePort() : 0;
+        if (variant.agent()) {
+            builder.environment().put("STREAMS_MEMORY_REPORT_PORT", Integer.toString(reportPort));
+        }
         Files.writeString(dir.resolve("command.txt"), String.join(" ", command) + "\n" + variant.env() + "\n");
         long start = System.nanoTime();
         Process process = builder.start();
-        long[] progress = new long[4]; // first count, first time, last count, last time (ms)
+        List<Progress> progress = Collections.synchronizedList(new ArrayList<>());
         Thread reader = new Thread(() -> readProgress(process, progress), "progress-" + slug);
         reader.setDaemon(true);
         reader.start();
@@ -388,10 +450,8 @@ public final class MemoryBenchmark {
                     samples.add(new Sample((now - start) / 1e9, status.get("VmRSS")));
                     peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
                 }
-                synchronized (progress) {
-                    if (measuredFrom == 0 && progress[0] > 0) {
-                        measuredFrom = now;
-                    }
+                if (measuredFrom == 0 && !progress.isEmpty()) {
+                    measuredFrom = now;
                 }
                 if (measuredFrom == 0 && now - start > TimeUnit.SECONDS.toNanos(90)) {
                     break; // never started processing
@@ -406,25 +466,20 @@ public final class MemoryBenchmark {
             }
             Map<String, Long> status = procStatus(process.pid());
             peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
+            if (variant.agent()) {
+                saveAgentReport(reportPort, dir.resolve("report.json"));
+            }
         } finally {
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
-        double throughput;
-        long processed;
-        synchronized (progress) {
-            processed = progress[2];
-            double span = (progress[3] - progress[1]) / 1000.0;
-            throughput = span > 0 ? (progress[2] - progress[0]) / span : 0;
-        }
         return new Result(
                 variant,
                 peak,
                 samples,
-                throughput,
-                processed,
+                List.copyOf(progress),
                 countRocksDbs(dir.resolve("state")),
                 ending == null ? "process-exit" : ending);
     }
@@ -458,7 +513,34 @@ public final class MemoryBenchmark {
         return before > 0 && within <= before * (1 + PLATEAU_GROWTH) ? "plateau" : null;
     }
 
-    private static void readProgress(Process process, long[] progress) {
+    /** The agent's figures that account for its RSS, as the run ends; the whole report goes to {@code file}. */
+    private static void saveAgentReport(int port, Path file) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            Files.writeString(file, response.body());
+            StringBuilder line = new StringBuilder("    agent report at the end (MiB):");
+            for (String field : REPORTED) {
+                Matcher figure =
+                        Pattern.compile("\"" + field + "\"\\s*:\\s*(-?\\d+)").matcher(response.body());
+                if (figure.find()) {
+                    line.append(
+                            String.format(Locale.ROOT, " %s=%.1f", field, Long.parseLong(figure.group(1)) / 1048576.0));
+                }
+            }
+            System.out.println(line);
+        } catch (IOException | RuntimeException e) {
+            System.out.println("    agent report not read: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void readProgress(Process process, List<Progress> progress) {
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
@@ -469,15 +551,8 @@ public final class MemoryBenchmark {
                 String[] parts = line.split(" ");
                 long count = Long.parseLong(parts[1]);
                 long time = Long.parseLong(parts[2]);
-                synchronized (progress) {
-                    if (progress[0] == 0 && count > 0) {
-                        progress[0] = count;
-                        progress[1] = time;
-                    }
-                    if (count > 0) {
-                        progress[2] = count;
-                        progress[3] = time;
-                    }
+                if (count > 0) {
+                    progress.add(new Progress(time, count));
                 }
             }
         } catch (IOException | RuntimeException ignored) {
