@@ -75,7 +75,7 @@ public final class MemoryBenchmark {
             "directUsedBytes",
             "blockCacheUsageBytes",
             "memtableBytes",
-            "unexplained_bytes");
+            "unexplainedBytes");
     /** Within this share of its earlier peak, RSS counts as no longer rising. */
     private static final double PLATEAU_GROWTH = 0.01;
 
