@@ -370,7 +370,7 @@ final class AllocationExplainer {
         return Part.leaf(
                 "application",
                 s.heapShares().application(),
-                "the application's own objects: at least half of the heap",
+                "the application's own objects: at least half of what the client buffers leave in the heap",
                 Map.of());
     }
 }

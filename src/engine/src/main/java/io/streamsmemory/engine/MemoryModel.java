@@ -77,13 +77,13 @@ public final class MemoryModel {
 
     // ---- heap shares --------------------------------------------------------------------------
 
-    /** Record cache: share of the heap left after client buffers (Kafka's default is a flat 10 MiB). */
     /**
      * The most KafkaStreams instances one pod is planned for: each gets 1/n of the record cache and its own clients,
      * so beyond a few dozen the shares stop being useful (the agent refuses documents above it too).
      */
     public static final int MAX_INSTANCES_PER_POD = 64;
 
+    /** Record cache: share of the heap left after client buffers (Kafka's default is a flat 10 MiB). */
     public static final double RECORD_CACHE_FRACTION = 0.20;
     /** Input buffers get at most 1/6 of what record cache and clients leave, so the application keeps at least half. */
     public static final long INPUT_BUFFER_DIVISOR = 6;

@@ -337,19 +337,22 @@ record Sizing(
         long inputBuffers =
                 Math.min(afterCache / INPUT_BUFFER_DIVISOR, BUFFERED_RECORDS_DEFAULT * bytesPerBufferedRecordRound);
         long application = afterCache - inputBuffers;
-        long heap = split.heapBytes();
-        if (application * 2 < heap) {
+        // Half of the data part, not of the whole heap: the client buffers scale with the pool, not with the data part,
+        // and near the point where both grow alike a whole-heap rule flipped between fitting and not with every MiB.
+        // Measured against the data part, the rule depends only on the record cache fraction and the input buffers'
+        // cap, so once a pod fits, every larger pod fits too.
+        if (application * 2 < dataHeapBytes) {
             throw new DoesNotFit(
                     "ApplicationHeapTooSmall",
-                    "client buffers %s, record cache %s and input buffers %s leave the application less than half "
-                            + "of the %s heap: it needs %s but would keep %s",
-                    "lower the record cache or RocksDB share, or the threads",
-                    heap - heap / 2,
+                    "record cache %s and input buffers %s leave the application less than half of the %s the "
+                            + "client buffers (%s) leave in the heap: it needs %s but would keep %s",
+                    "lower the record cache fraction, or the tasks per pod (more replicas)",
+                    dataHeapBytes - dataHeapBytes / 2,
                     application,
-                    format(clients.heapBytes()),
                     format(recordCache),
                     format(inputBuffers),
-                    format(heap));
+                    format(dataHeapBytes),
+                    format(clients.heapBytes()));
         }
         return new HeapShares(
                 cacheFraction, recordCachePerInstance, recordCache, bufferedRecords, inputBuffers, application);

@@ -491,4 +491,37 @@ class AllocationEngineExamplesTest {
             previous = next;
         }
     }
+    /**
+     * Found by {@code moreMemoryNeverShrinksAnyPart} (seed -4949101430410923275): with a 0.35 record cache the client
+     * buffers and the heap's data part grew alike, and the rule that the application keep half of the whole heap flipped
+     * between fitting and not with every MiB. Measured against what the client buffers leave, once a pod fits every
+     * larger pod does, and no part shrinks.
+     */
+    @Test
+    void oncePodFitsEveryLargerPodFits() {
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(37_559_992_320L)
+                .streamThreads(8)
+                .instancesPerPod(5)
+                .replicas(6)
+                .partitions(211)
+                .globalStores(1)
+                .recordBytes(1024)
+                .loadedClasses(1000)
+                .overrides(Overrides.NONE.withRecordCacheFraction(0.35))
+                .build();
+        Allocation previous = engine.allocate(facts).allocation();
+        for (int mib = 1; mib <= 512; mib++) {
+            AllocationResult next = engine.allocate(facts.toBuilder()
+                    .memoryBytes(facts.memoryBytes() + mib * MiB)
+                    .build());
+            assertThat(next.ok()).as("fits at +%d MiB", mib).isTrue();
+            for (String part : List.of("application", "input-buffers", "record-cache", "heap")) {
+                assertThat(next.allocation().part(part).bytes())
+                        .as("%s at +%d MiB", part, mib)
+                        .isGreaterThanOrEqualTo(previous.part(part).bytes());
+            }
+            previous = next.allocation();
+        }
+    }
 }
