@@ -22,6 +22,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -295,6 +296,11 @@ class HelmChartTest {
             // The operator keeps reconciling after the upgrade.
             client.resource(deployment(ns, "payments-app", "orders", 2, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "payments-app") != null);
+            // Leading means renewing: under this RBAC the Lease is renewed (fabric8 renews with PATCH) and leadership
+            // is never lost, for longer than the renew deadline.
+            await().during(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(8))
+                    .until(() -> operator.leadershipLost() == 0);
         }
 
         helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");

@@ -2,10 +2,12 @@ package io.streamsmemory.operator;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamsmemory.operator.app.LeaseLeaderElection;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
@@ -28,12 +30,24 @@ public final class RunningOperator implements AutoCloseable {
     private final EventRecorder events;
     private final MemoryObserver observer;
     private final AtomicInteger reconciles = new AtomicInteger();
+    /** Times this instance stopped leading, with the short test election of {@link #startWithLeaderElection}. */
+    private final AtomicInteger leadershipLost;
 
     private RunningOperator(
             KubernetesClient client,
             LeaderElectionConfiguration leaderElection,
             RolloutGate gate,
             ObserveSettings observe) {
+        this(client, leaderElection, gate, observe, new AtomicInteger());
+    }
+
+    private RunningOperator(
+            KubernetesClient client,
+            LeaderElectionConfiguration leaderElection,
+            RolloutGate gate,
+            ObserveSettings observe,
+            AtomicInteger leadershipLost) {
+        this.leadershipLost = leadershipLost;
         observer = new MemoryObserver(client, observe);
         events = new EventRecorder(client);
         operator = new Operator(o -> {
@@ -76,20 +90,32 @@ public final class RunningOperator implements AutoCloseable {
         return new RunningOperator(client, null, new RolloutGate(minInterval), observe);
     }
 
+    /**
+     * With a short leader election (4 s lease, renewed every 0.5 s within 3 s) that counts a lost leadership instead
+     * of exiting: a client that may take the Lease but not renew it (RBAC without the verb fabric8 renews with) would
+     * lead for 3 s and then lose it, which {@link #leadershipLost()} shows.
+     */
     static RunningOperator startWithLeaderElection(KubernetesClient client, String namespace, String identity) {
+        AtomicInteger lost = new AtomicInteger();
         return new RunningOperator(
                 client,
                 new LeaderElectionConfiguration(
-                        "streams-memory-operator",
+                        LeaseLeaderElection.LEASE_NAME,
                         namespace,
                         Duration.ofSeconds(4),
                         Duration.ofSeconds(3),
                         Duration.ofMillis(500),
                         identity,
-                        null,
+                        new LeaderCallbacks(() -> {}, lost::incrementAndGet, leader -> {}),
                         false),
                 new RolloutGate(Duration.ZERO),
-                ObserveSettings.OFF);
+                ObserveSettings.OFF,
+                lost);
+    }
+
+    /** How often this instance stopped leading (only counted with the 3-argument {@code startWithLeaderElection}). */
+    int leadershipLost() {
+        return leadershipLost.get();
     }
 
     /** With the leader election the operator runs with ({@code LeaseLeaderElection} or a test's subclass of it). */
