@@ -21,7 +21,9 @@ public record AgentReport(
         Long activeTasks,
         Long standbyTasks,
         Long streamThreads,
-        Long unexplainedBytes) {
+        Long unexplainedBytes,
+        Long loadedClasses,
+        Long metaspaceUsedBytes) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -53,7 +55,9 @@ public record AgentReport(
                 number(streams, null, "activeTasks"),
                 number(streams, null, "standbyTasks"),
                 number(streams, null, "streamThreads"),
-                signedNumber(root, "unexplainedBytes"));
+                signedNumber(root, "unexplainedBytes"),
+                number(root, "jvm", "loadedClasses"),
+                number(root, "jvm", "metaspaceUsedBytes"));
     }
 
     /**

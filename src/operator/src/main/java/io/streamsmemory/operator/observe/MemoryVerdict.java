@@ -6,6 +6,7 @@ import static io.streamsmemory.engine.ByteSize.format;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.Topology;
 import io.streamsmemory.operator.api.ObservedMemoryStatus;
 import java.time.Duration;
@@ -30,15 +31,27 @@ public record MemoryVerdict(
         String recommendation) {
     /** Above this share of the pod's memory a pod is under pressure (the OOM killer is near). */
     static final double PRESSURE_RATIO = 0.95;
-    /** The margin a suggested memory keeps above the observed peak. */
+    /** The margin a suggested memory keeps above the observed peak, and a suggested class count above the count seen. */
     static final double SUGGESTION_MARGIN = 1.25;
+    /**
+     * Above this share of its cap the metaspace is under pressure: at the cap the JVM fails with
+     * {@code OutOfMemoryError: Metaspace}, and a pod that loads more classes than planned crash-loops.
+     */
+    static final double METASPACE_PRESSURE_RATIO = 0.90;
+    /** A pod loading fewer than this share of the planned classes is told how much memory the cap holds back. */
+    static final double FEW_CLASSES_RATIO = 0.5;
 
     private static final AllocationEngine ENGINE = new AllocationEngine();
+    private static final String METASPACE_PART = "jvm-metaspace";
 
     public static MemoryVerdict of(Allocation allocation, WorkloadObservation seen, Duration window) {
         long memory = allocation.memoryBytes();
         Double peakRatio = seen.peakBytes() == null ? null : (double) seen.peakBytes() / memory;
-        String pressure = pressure(seen, memory);
+        String memoryPressure = pressure(seen, memory);
+        String metaspacePressure = metaspacePressure(allocation, seen);
+        String pressure = memoryPressure == null
+                ? metaspacePressure
+                : metaspacePressure == null ? memoryPressure : memoryPressure + "; " + metaspacePressure;
         String mismatch = mismatch(allocation, seen);
         return new MemoryVerdict(
                 seen,
@@ -46,7 +59,7 @@ public record MemoryVerdict(
                 peakRatio,
                 pressure,
                 mismatch,
-                recommendation(allocation, seen, peakRatio, pressure, mismatch, window));
+                recommendation(allocation, seen, peakRatio, memoryPressure, mismatch, window));
     }
 
     private static String pressure(WorkloadObservation seen, long memory) {
@@ -64,6 +77,23 @@ public record MemoryVerdict(
             why.add(seen.oomKills() + " OOM kill(s) recorded by a pod's cgroup");
         }
         return why.isEmpty() ? null : String.join("; ", why);
+    }
+
+    private static String metaspacePressure(Allocation allocation, WorkloadObservation seen) {
+        long cap = allocation.part(METASPACE_PART).bytes();
+        if (seen.metaspaceUsedBytes() == null || seen.metaspaceUsedBytes() <= METASPACE_PRESSURE_RATIO * cap) {
+            return null;
+        }
+        return String.format(
+                Locale.ROOT,
+                "a pod's metaspace uses %s of its %s cap (%.0f%%, above %.0f%%; %s loaded classes, planned %,d): at "
+                        + "the cap the JVM fails with OutOfMemoryError: Metaspace",
+                format(seen.metaspaceUsedBytes()),
+                format(cap),
+                100.0 * seen.metaspaceUsedBytes() / cap,
+                100 * METASPACE_PRESSURE_RATIO,
+                seen.loadedClasses() == null ? "unknown" : String.format(Locale.ROOT, "%,d", seen.loadedClasses()),
+                allocation.facts().loadedClasses());
     }
 
     private static String mismatch(Allocation allocation, WorkloadObservation seen) {
@@ -117,6 +147,10 @@ public record MemoryVerdict(
                     + seen.streamThreads() + ": set spec.streams.threads (or the workload's "
                     + "streamsmemory.io/stream-threads annotation) to what the application runs");
         }
+        String classes = classAdvice(allocation, seen);
+        if (classes != null) {
+            advice.add(classes);
+        }
         long memory = allocation.memoryBytes();
         if (seen.peakBytes() != null) {
             long suggested = atLeastWhatFits(allocation, roundUpTo64Mi((long) (seen.peakBytes() * SUGGESTION_MARGIN)));
@@ -138,6 +172,38 @@ public record MemoryVerdict(
             }
         }
         return advice.isEmpty() ? null : String.join("; ", advice);
+    }
+
+    /**
+     * The metaspace cap is sized from the policy's class count ({@code spec.jvm.loadedClasses}, default 15,000): a pod
+     * that loads more is told the count to declare before it meets the cap; one that loads under half is told what a
+     * count near its own would give back to the heap and RocksDB.
+     */
+    private static String classAdvice(Allocation allocation, WorkloadObservation seen) {
+        Long loaded = seen.loadedClasses();
+        long planned = allocation.facts().loadedClasses();
+        if (loaded == null || loaded == 0) {
+            return null;
+        }
+        int suggested = (int)
+                Math.min(MemoryModel.MAX_LOADED_CLASSES, (long) Math.ceil(loaded * SUGGESTION_MARGIN / 1000.0) * 1000);
+        String seenText = String.format(Locale.ROOT, "loaded %,d classes, planned %,d", loaded, planned);
+        if (loaded > planned) {
+            return seenText + ": set spec.jvm.loadedClasses to " + suggested
+                    + " (the metaspace cap grows with it, the other parts give way)";
+        }
+        if (loaded >= FEW_CLASSES_RATIO * planned || suggested >= planned) {
+            return null;
+        }
+        AllocationResult fewer = ENGINE.allocate(
+                allocation.facts().toBuilder().loadedClasses(suggested).build());
+        if (!fewer.ok()) {
+            return null;
+        }
+        long freed = allocation.part(METASPACE_PART).bytes()
+                - fewer.allocation().part(METASPACE_PART).bytes();
+        return seenText + ": spec.jvm.loadedClasses " + suggested + " would give " + format(freed)
+                + " of the metaspace cap to the heap and RocksDB";
     }
 
     /** {@code memory}, or the least the engine can split for these facts when that is more. */

@@ -20,7 +20,9 @@ public record WorkloadObservation(
         Long standbyTasks,
         Long streamThreads,
         Long oomKills,
-        Long unexplainedBytes) {
+        Long unexplainedBytes,
+        Long loadedClasses,
+        Long metaspaceUsedBytes) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -36,7 +38,9 @@ public record WorkloadObservation(
                 AgentReport.max(standbyTasks, report.standbyTasks()),
                 AgentReport.max(streamThreads, report.streamThreads()),
                 AgentReport.max(oomKills, report.oomKills()),
-                AgentReport.max(unexplainedBytes, report.unexplainedBytes()));
+                AgentReport.max(unexplainedBytes, report.unexplainedBytes()),
+                AgentReport.max(loadedClasses, report.loadedClasses()),
+                AgentReport.max(metaspaceUsedBytes, report.metaspaceUsedBytes()));
     }
 
     WorkloadObservation notAnswering() {
@@ -52,7 +56,9 @@ public record WorkloadObservation(
                 standbyTasks,
                 streamThreads,
                 oomKills,
-                unexplainedBytes);
+                unexplainedBytes,
+                loadedClasses,
+                metaspaceUsedBytes);
     }
 
     WorkloadObservation withPeak(Long windowPeak) {
@@ -68,10 +74,12 @@ public record WorkloadObservation(
                 standbyTasks,
                 streamThreads,
                 oomKills,
-                unexplainedBytes);
+                unexplainedBytes,
+                loadedClasses,
+                metaspaceUsedBytes);
     }
 
     static WorkloadObservation none() {
-        return new WorkloadObservation(0, 0, null, null, null, null, null, null, null, null, null, null);
+        return new WorkloadObservation(0, 0, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -82,11 +82,72 @@ class MemoryVerdictTest {
         assertThat(verdict.observed().getPodsNotAnswering()).isEqualTo(1);
     }
 
+    @Test
+    void aMetaspaceNearItsCapIsPressureAndTheClassCountToDeclare() {
+        long cap = plan.part("jvm-metaspace").bytes(); // 15,000 classes planned
+        MemoryVerdict full = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 0, 24_100, cap - MiB), DAY);
+        assertThat(full.pressure())
+                .startsWith("a pod's metaspace uses 96 MiB of its 97 MiB cap (99%, above 90%; 24,100 loaded classes, "
+                        + "planned 15,000)");
+        // 24,100 x 1.25 rounded up to a thousand; the advice is the class count, not more memory.
+        assertThat(full.recommendation())
+                .startsWith("loaded 24,100 classes, planned 15,000: set spec.jvm.loadedClasses to 31000")
+                .doesNotContain("raise spec.memory");
+        assertThat(MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 0, 14_000, cap * 8 / 10), DAY)
+                        .pressure())
+                .isNull();
+    }
+
+    @Test
+    void aPodLoadingFarFewerClassesIsToldWhatTheCapHoldsBack() {
+        MemoryVerdict verdict = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 0, 6_215, 34 * MiB), DAY);
+        long freed = plan.part("jvm-metaspace").bytes()
+                - new AllocationEngine()
+                        .allocate(plan.facts().toBuilder().loadedClasses(8_000).build())
+                        .allocation()
+                        .part("jvm-metaspace")
+                        .bytes();
+        assertThat(freed).isGreaterThan(30 * MiB);
+        assertThat(verdict.pressure()).isNull();
+        assertThat(verdict.recommendation())
+                .startsWith("loaded 6,215 classes, planned 15,000: spec.jvm.loadedClasses 8000 would give "
+                        + ByteSize.format(freed) + " of the metaspace cap to the heap and RocksDB");
+        // Half or more of the planned classes: nothing to say about them.
+        assertThat(MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 0, 7_500, 40 * MiB), DAY)
+                        .recommendation())
+                .doesNotContain("loadedClasses");
+    }
+
     private static WorkloadObservation seen(
             long rss, long peak, long threads, long tasks, long rocksDb, long oomKills) {
+        return seen(rss, peak, threads, tasks, rocksDb, oomKills, 10_000, 50 * MiB);
+    }
+
+    private static WorkloadObservation seen(
+            long rss,
+            long peak,
+            long threads,
+            long tasks,
+            long rocksDb,
+            long oomKills,
+            long loadedClasses,
+            long metaspaceUsed) {
         return WorkloadObservation.none()
                 .with(new AgentReport(
-                        "h", rss, peak, null, null, oomKills, 100 * MiB, 50 * MiB, rocksDb, tasks, 0L, threads,
-                        10 * MiB));
+                        "h",
+                        rss,
+                        peak,
+                        null,
+                        null,
+                        oomKills,
+                        100 * MiB,
+                        50 * MiB,
+                        rocksDb,
+                        tasks,
+                        0L,
+                        threads,
+                        10 * MiB,
+                        loadedClasses,
+                        metaspaceUsed));
     }
 }

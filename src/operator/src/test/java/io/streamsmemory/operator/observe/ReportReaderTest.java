@@ -25,13 +25,16 @@ class ReportReaderTest {
         try (Server server = new Server(out -> respond(
                 out,
                 "{\"formatVersion\":1,\"allocationHash\":\"abc\","
-                        + "\"process\":{\"rssBytes\":1000,\"rssPeakBytes\":1500},\"jvm\":{\"heapUsedBytes\":10},"
+                        + "\"process\":{\"rssBytes\":1000,\"rssPeakBytes\":1500},\"jvm\":{\"heapUsedBytes\":10,"
+                        + "\"loadedClasses\":6215,\"metaspaceUsedBytes\":35651584},"
                         + "\"streams\":{\"streamThreads\":4},\"unexplainedBytes\":-774000000}"))) {
             AgentReport report = reader.read("127.0.0.1", server.port());
             assertThat(report.allocationHash()).isEqualTo("abc");
             assertThat(report.usedBytes()).isEqualTo(1000);
             assertThat(report.peakBytes()).isEqualTo(1500);
             assertThat(report.streamThreads()).isEqualTo(4);
+            assertThat(report.loadedClasses()).isEqualTo(6215);
+            assertThat(report.metaspaceUsedBytes()).isEqualTo(35_651_584L);
             assertThat(report.rocksDbInstances()).isNull(); // not reported: unknown, not 0
             // A heap committed but not yet all resident: negative, kept (the dashboard draws it from the start).
             assertThat(report.unexplainedBytes()).isEqualTo(-774_000_000L);

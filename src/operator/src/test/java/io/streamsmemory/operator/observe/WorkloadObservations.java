@@ -19,6 +19,8 @@ public final class WorkloadObservations {
                         4L,
                         0L,
                         2L,
-                        rssBytes / 20));
+                        rssBytes / 20,
+                        6_000L,
+                        40 * 1024 * 1024L));
     }
 }

@@ -98,7 +98,9 @@ final class ManyWorkloads {
                 0L,
                 look ? 8L : 4L,
                 look ? 2L : 0L,
-                90L << 20);
+                90L << 20,
+                look ? 24_000L : 6_000L,
+                look ? 95L << 20 : 40L << 20);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         row.setObserved(verdict.observed());
         row.setRecommendation(verdict.recommendation());
