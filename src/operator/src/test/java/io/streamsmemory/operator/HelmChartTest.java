@@ -253,6 +253,21 @@ class HelmChartTest {
             Files.writeString(
                     OUT.resolve("get-smp.txt"), "$ kubectl get smp -A\n" + controlPlane.kubectl("get", "smp", "-A"));
 
+            // The operator's webhook (not run in this test) keeps the policies' namespaces in the configuration's
+            // namespaceSelector; an upgrade must keep them, or pods created before its next refresh miss the agent.
+            Fixtures.edit(
+                    client.admissionRegistration()
+                            .v1()
+                            .mutatingWebhookConfigurations()
+                            .withName(NAME),
+                    c -> {
+                        c.getWebhooks()
+                                .forEach(w -> w.getNamespaceSelector().getMatchExpressions().stream()
+                                        .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")
+                                                && r.getOperator().equals("In"))
+                                        .forEach(r -> r.setValues(List.of(ns))));
+                        return c;
+                    });
             Helm.Result upgrade = helm.run(
                             "upgrade",
                             RELEASE,
@@ -293,6 +308,13 @@ class HelmChartTest {
             assertThat(webhooks.getWebhooks())
                     .extracting(MutatingWebhook::getTimeoutSeconds)
                     .containsOnly(5);
+            assertThat(webhooks.getWebhooks())
+                    .allSatisfy(w -> assertThat(w.getNamespaceSelector().getMatchExpressions())
+                            .anySatisfy(r -> {
+                                assertThat(r.getKey()).isEqualTo("kubernetes.io/metadata.name");
+                                assertThat(r.getOperator()).isEqualTo("In");
+                                assertThat(r.getValues()).containsExactly(ns);
+                            }));
             // The operator keeps reconciling after the upgrade.
             client.resource(deployment(ns, "payments-app", "orders", 2, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "payments-app") != null);
