@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -182,8 +181,9 @@ public final class ScaleBenchmark {
         }
         for (int i = 0; i < bystanders; i++) {
             int index = i;
-            done.add(pool.submit(() -> client.resource(deployment(BYSTANDERS, "bystander-" + index, null))
-                    .create()));
+            done.add(pool.submit(
+                    () -> client.resource(Fixtures.deployment(BYSTANDERS, "bystander-" + index, null, 0, "2Gi"))
+                            .create()));
         }
         for (var future : done) {
             future.get();
@@ -192,7 +192,7 @@ public final class ScaleBenchmark {
     }
 
     private static HasMetadata workload(int index) {
-        Deployment deployment = deployment(NS, name(index), "orders");
+        Deployment deployment = Fixtures.deployment(NS, name(index), "orders", 0, "2Gi");
         if (index % 5 != 4) {
             return deployment;
         }
@@ -205,38 +205,6 @@ public final class ScaleBenchmark {
                 .withTemplate(deployment.getSpec().getTemplate())
                 .endSpec()
                 .build();
-    }
-
-    private static Deployment deployment(String namespace, String name, String policy) {
-        DeploymentBuilder builder = new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(0)
-                .withNewSelector()
-                .addToMatchLabels("app", name)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", name)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("streams")
-                .withImage("example/streams-app:1")
-                .withNewResources()
-                .addToLimits("memory", new Quantity("2Gi"))
-                .endResources()
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec();
-        if (policy != null) {
-            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
-        }
-        return builder.build();
     }
 
     private static String name(int index) {

@@ -5,21 +5,19 @@ import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_KEY;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.APPLIED_RESTART_HASH;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY_LABEL;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.POLICY;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
@@ -77,7 +75,7 @@ final class ManagedWorkloads {
                 .serverSideApply();
         client.resource(policy(namespace, 4)).create();
         for (int i = 0; i < count; i++) {
-            client.resource(deployment(namespace, String.format("app-%03d", i), replicas))
+            client.resource(Fixtures.deployment(namespace, String.format("app-%03d", i), POLICY_NAME, replicas, "2Gi"))
                     .create();
         }
         ManagedWorkloads workloads = new ManagedWorkloads(client, namespace, count, replicas);
@@ -292,35 +290,5 @@ final class ManagedWorkloads {
         spec.setStreams(streams);
         policy.setSpec(spec);
         return policy;
-    }
-
-    private static Deployment deployment(String namespace, String name, int replicas) {
-        return new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .addToAnnotations(POLICY, POLICY_NAME)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(replicas)
-                .withNewSelector()
-                .addToMatchLabels("app", name)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", name)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("streams")
-                .withImage("example/streams-app:1")
-                .withNewResources()
-                .addToLimits("memory", new Quantity("2Gi"))
-                .endResources()
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build();
     }
 }

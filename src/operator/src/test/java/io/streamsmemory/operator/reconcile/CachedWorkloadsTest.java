@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.operator.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** The caches keep a bystander's identity only, and of an opted-in workload all the operator reads. */
@@ -76,11 +77,10 @@ class CachedWorkloadsTest {
         assertThat(store.get("shop/ledger").getKind()).isEqualTo("StatefulSet");
     }
 
+    /** The shared test Deployment as the API server returns it: identity, kubectl's managed fields, a status. */
     private static Deployment deployment(String name, String policy) {
-        DeploymentBuilder builder = new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace("shop")
+        return new DeploymentBuilder(Fixtures.deployment("shop", name, policy, 3, "2Gi"))
+                .editMetadata()
                 .withUid("uid-" + name)
                 .withResourceVersion("7")
                 .withGeneration(4L)
@@ -91,33 +91,10 @@ class CachedWorkloadsTest {
                         .withOperation("Apply")
                         .build())
                 .endMetadata()
-                .withNewSpec()
-                .withReplicas(3)
-                .withNewSelector()
-                .addToMatchLabels("app", name)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", name)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("streams")
-                .withImage("example/streams-app:1")
-                .withNewResources()
-                .addToLimits("memory", new Quantity("2Gi"))
-                .endResources()
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
                 .withNewStatus()
                 .withObservedGeneration(4L)
-                .endStatus();
-        if (policy != null) {
-            builder.editMetadata().addToAnnotations(MetadataKeys.POLICY, policy).endMetadata();
-        }
-        return builder.build();
+                .endStatus()
+                .build();
     }
 
     private static StatefulSet statefulSet(String policy) {
