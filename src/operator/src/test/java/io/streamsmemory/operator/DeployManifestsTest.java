@@ -19,7 +19,6 @@ import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -119,11 +118,7 @@ class DeployManifestsTest {
                                     .withName("orders")
                                     .get()
                             == null);
-            // Leading means renewing: under this RBAC the Lease is renewed (fabric8 renews with PATCH) and leadership
-            // is never lost, for longer than the renew deadline.
-            await().during(Duration.ofSeconds(5))
-                    .atMost(Duration.ofSeconds(8))
-                    .until(() -> operator.leadershipLost() == 0);
+            operator.awaitKeepsLeading(); // under this RBAC the Lease is renewed
         }
         assertThat(client.leases()
                         .inNamespace(OPERATOR_NAMESPACE)

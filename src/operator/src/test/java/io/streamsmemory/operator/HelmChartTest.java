@@ -22,7 +22,6 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -318,11 +317,7 @@ class HelmChartTest {
             // The operator keeps reconciling after the upgrade.
             client.resource(deployment(ns, "payments-app", "orders", 2, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "payments-app") != null);
-            // Leading means renewing: under this RBAC the Lease is renewed (fabric8 renews with PATCH) and leadership
-            // is never lost, for longer than the renew deadline.
-            await().during(Duration.ofSeconds(5))
-                    .atMost(Duration.ofSeconds(8))
-                    .until(() -> operator.leadershipLost() == 0);
+            operator.awaitKeepsLeading(); // under this RBAC the Lease is renewed
         }
 
         helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");

@@ -1,5 +1,7 @@
 package io.streamsmemory.operator;
 
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -113,9 +115,12 @@ public final class RunningOperator implements AutoCloseable {
                 lost);
     }
 
-    /** How often this instance stopped leading (only counted with the 3-argument {@code startWithLeaderElection}). */
-    int leadershipLost() {
-        return leadershipLost.get();
+    /**
+     * Leading means renewing: waits past the renew deadline of the 3-argument {@code startWithLeaderElection} and
+     * fails if leadership was lost meanwhile (fabric8 renews with PATCH, so RBAC without it loses the Lease).
+     */
+    void awaitKeepsLeading() {
+        await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(8)).until(() -> leadershipLost.get() == 0);
     }
 
     /** With the leader election the operator runs with ({@code LeaseLeaderElection} or a test's subclass of it). */
