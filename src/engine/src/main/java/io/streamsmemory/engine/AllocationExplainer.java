@@ -111,12 +111,14 @@ final class AllocationExplainer {
                 "jvm-thread-stacks",
                 s.jvm().stacksMiB() * MiB,
                 String.format(
-                        "%d JVM threads (%d base + %d per stream thread x %d%s) x %d MiB stack",
+                        "%d JVM threads (%d base + %d per stream thread x %d%s) x %s of stack resident "
+                                + "(measured: a thread touches ~90 KiB of the %d MiB -Xss reserves)",
                         s.topology().jvmThreads(),
                         BASE_JVM_THREADS,
                         JVM_THREADS_PER_STREAM_THREAD,
                         s.facts().streamThreadsPerPod(),
                         s.facts().globalStores() > 0 ? " + global threads" : "",
+                        format(THREAD_STACK_RESIDENT),
                         THREAD_STACK_MIB),
                 Map.of("-Xss", THREAD_STACK_MIB + "m"));
     }

@@ -33,7 +33,7 @@ public record DefaultsBaseline(List<Part> parts, long totalBytes, long heapBytes
         // The JVM's default MaxDirectMemorySize equals the heap; each socket reader can cache its largest read, and
         // the application's own libraries use what the user declared.
         long direct = Math.min(heap, topology.socketReaders() * FETCH_MAX_DEFAULT + facts.extraDirectMemoryBytes());
-        long jvm = CODE_CACHE_MAX_MIB * MiB + metaspace + topology.jvmThreads() * THREAD_STACK_MIB * MiB + direct;
+        long jvm = CODE_CACHE_MAX_MIB * MiB + metaspace + topology.jvmThreads() * THREAD_STACK_RESIDENT + direct;
         List<Part> parts = List.of(
                 Part.leaf(
                         "heap",

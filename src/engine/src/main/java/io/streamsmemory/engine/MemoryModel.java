@@ -34,8 +34,20 @@ public final class MemoryModel {
 
     public static final int MAX_LOADED_CLASSES = 1_000_000;
 
-    /** {@code -Xss}: the JVM default on x86-64 Linux; reserved in full per thread, as Paketo does. */
+    /** {@code -Xss}: the JVM default on x86-64 Linux, the deepest a thread's stack may grow (set, not changed). */
     public static final long THREAD_STACK_MIB = 1;
+    /**
+     * What one JVM thread's stack holds resident, the figure budgeted per thread. {@code -Xss} only reserves address
+     * space: a stack page is resident once a call has reached it (and stays so), so a pod pays for how deep each
+     * thread has been, not for {@code -Xss} (Paketo's calculator budgets the whole reservation: 52 MiB for 52
+     * threads, of which this JVM used 3.5). Measured by {@code make bench-memory BUDGETS=512Mi NMT=true}
+     * ({@code bench.nmt}: the agent's run with native memory tracking, whose thread-stack "committed" counts the
+     * touched pages), on 2026-12-01 on the project's machine, at the end of a 120 s run of the benchmark's 4-thread,
+     * 80-instance application: JDK 17, 42 threads, 3,516 KiB resident (83 KiB each); JDK 25, 40 threads, 3,564 KiB
+     * (89 KiB each). Three times that, rounded to 256 KiB, for deeper call chains than this application's (the
+     * application's own frameworks, exception handling); a thread that goes deeper takes the rest from the headroom.
+     */
+    public static final long THREAD_STACK_RESIDENT = 256 * KiB;
     /** JVM threads that exist whatever the topology: GC, JIT, admin client, metrics, the application's own. */
     public static final long BASE_JVM_THREADS = 40;
     /** Per stream thread: the stream thread, its producer's sender thread and its consumer's heartbeat thread. */

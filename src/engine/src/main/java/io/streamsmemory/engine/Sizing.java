@@ -101,7 +101,7 @@ record Sizing(
             throws DoesNotFit {
         long metaspace =
                 ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
-        long stacks = topology.jvmThreads() * THREAD_STACK_MIB;
+        long stacks = ByteSize.ceilDiv(topology.jvmThreads() * THREAD_STACK_RESIDENT, MiB);
         long extraDirect = ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB);
         long pool = facts.memoryBytes() / MiB - codeCache - headroom - metaspace - stacks - extraDirect;
         // A pool of 0 is no overhead exceeding the pod: the client I/O step names what is then missing.
@@ -109,7 +109,7 @@ record Sizing(
             throw new DoesNotFit(
                     "JvmOverheadExceedsMemory",
                     "the JVM alone needs %7$s (code cache %1$s + headroom %2$s + metaspace %3$s + %4$d thread stacks "
-                            + "x %5$d MiB%6$s) but the pod has %8$s",
+                            + "x %5$s%6$s) but the pod has %8$s",
                     "lower the threads" + (extraDirect > 0 ? " or the extra direct memory" : ""),
                     (codeCache + headroom + metaspace + stacks + extraDirect) * MiB,
                     facts.memoryBytes(),
@@ -117,7 +117,7 @@ record Sizing(
                     format(headroom * MiB),
                     format(metaspace * MiB),
                     topology.jvmThreads(),
-                    THREAD_STACK_MIB,
+                    format(THREAD_STACK_RESIDENT),
                     extraDirect > 0 ? " + the application's direct memory " + format(extraDirect * MiB) : "");
         }
         return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool);

@@ -33,48 +33,50 @@ class AllocationEngineExamplesTest {
         // code cache = 2048/16 = 128 MiB; headroom = max((2048-128)*10%, 128) = 192 MiB
         assertThat(a.part("jvm-code-cache").bytes()).isEqualTo(128 * MiB);
         assertThat(a.part("headroom").bytes()).isEqualTo(192 * MiB);
-        // metaspace = ceil((15000 * 5800 + 14,000,000) / MiB) = ceil(96.3) = 97 MiB; stacks = (40 + 3*4) x 1 MiB
+        // metaspace = ceil((15000 * 5800 + 14,000,000) / MiB) = ceil(96.3) = 97 MiB;
+        // stacks = (40 + 3*4) threads x 256 KiB resident = 13 MiB
         assertThat(a.part("jvm-metaspace").bytes()).isEqualTo(97 * MiB);
-        assertThat(a.part("jvm-thread-stacks").bytes()).isEqualTo(52 * MiB);
-        // pool = 1728 - 97 - 52 = 1579 MiB; client I/O = min(1579 * 20%, 744) = 315 MiB; buffers get 315 - 16 = 299 MiB
-        // of the 4x32 + 12x50 = 728 MiB Kafka's defaults would want: producer 32 MiB * 299/728 -> 13458 KiB,
-        // fetch 50 MiB * 299/728 -> 21028 KiB (rounded down to KiB)
+        assertThat(a.part("jvm-thread-stacks").bytes()).isEqualTo(13 * MiB);
+        // pool = 1728 - 97 - 13 = 1618 MiB; client I/O = min(1618 * 20%, 744) = 323 MiB; buffers get 323 - 16 = 307
+        // MiB of the 4x32 + 12x50 = 728 MiB Kafka's defaults would want: producer 32 MiB * 307/728 -> 13818 KiB,
+        // each of the 8 fetch buffers and 4 read copies (307 MiB - 4 x 13818 KiB) / 12 -> 21591 KiB (down to KiB)
         assertThat(a.streamsConfig())
-                .containsEntry("producer.buffer.memory", "13780992")
-                .containsEntry("main.consumer.fetch.max.bytes", "21532672")
-                .containsEntry("restore.consumer.fetch.max.bytes", "21532672")
+                .containsEntry("producer.buffer.memory", Long.toString(13818 * 1024L))
+                .containsEntry("main.consumer.fetch.max.bytes", Long.toString(21591 * 1024L))
+                .containsEntry("restore.consumer.fetch.max.bytes", Long.toString(21591 * 1024L))
                 .containsEntry("main.consumer.max.partition.fetch.bytes", "1048576")
                 .containsEntry("producer.batch.size", "16384")
                 .doesNotContainKey("global.consumer.fetch.max.bytes");
-        // client heap = 4 x 13780992 + 8 x 21532672; direct = 315 MiB - client heap
-        assertThat(a.part("client-buffers").bytes()).isEqualTo(227_385_344L);
-        assertThat(a.part("client-buffers").reason()).contains("each given 41% of Kafka's default buffers");
-        assertThat(a.part("jvm-direct-memory").bytes()).isEqualTo(315 * MiB - 227_385_344L);
-        // RocksDB = floor((1579 - 315) * 0.4) = 505 MiB; heap = client heap + 759 MiB
-        assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
-        assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 759 * MiB);
+        // client heap = 4 x 13818 KiB + 8 x 21591 KiB; direct = 323 MiB - client heap
+        long clientHeap = (4 * 13818 + 8 * 21591) * 1024L;
+        assertThat(a.part("client-buffers").bytes()).isEqualTo(clientHeap);
+        assertThat(a.part("client-buffers").reason()).contains("each given 42% of Kafka's default buffers");
+        assertThat(a.part("jvm-direct-memory").bytes()).isEqualTo(323 * MiB - clientHeap);
+        // RocksDB = floor((1618 - 323) * 0.4) = 518 MiB; heap = client heap + 777 MiB
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(518 * MiB);
+        assertThat(a.part("heap").bytes()).isEqualTo(clientHeap + 777 * MiB);
         assertThat(a.jvmOptions())
                 .contains(
-                        "-Xmx999272k",
-                        "-Xms999272k",
+                        "-Xmx" + (clientHeap + 777 * MiB) / 1024 + "k",
+                        "-Xms" + (clientHeap + 777 * MiB) / 1024 + "k",
                         "-XX:MaxMetaspaceSize=97m",
                         "-XX:ReservedCodeCacheSize=128m",
-                        "-XX:MaxDirectMemorySize=100504k",
+                        "-XX:MaxDirectMemorySize=" + (323 * MiB - clientHeap) / 1024 + "k",
                         "-Xss1m");
         // 8 active tasks x (2 kv + 3 segments x 1 window) = 40 instances x 320 KiB outside the cache
         assertThat(a.topology().rocksDbInstances()).isEqualTo(40);
         assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(40 * 320 * ByteSize.KiB);
-        long capacity = 505 * MiB - 40 * 320 * ByteSize.KiB;
+        long capacity = 518 * MiB - 40 * 320 * ByteSize.KiB;
         assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(capacity);
         assertThat(a.rocksDb().writeBufferManagerBytes()).isEqualTo(capacity / 3);
-        assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 40 MiB, capped at 16
+        assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 42 MiB, capped at 16
         assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
-        // arena block = (492.5 MiB / 3) / 2 / (40 instances x 2 memtables) = 1050 KiB, capped at RocksDB's 1 MiB
+        // arena block = (505.5 MiB / 3) / 2 / (40 instances x 2 memtables) = 1078 KiB, capped at RocksDB's 1 MiB
         assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
-        // record cache = 20% of the 759 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
+        // record cache = 20% of the 777 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
         assertThat(a.streamsConfig())
-                .containsEntry("statestore.cache.max.bytes", Long.toString((long) (759 * MiB * 0.2)))
+                .containsEntry("statestore.cache.max.bytes", Long.toString((long) (777 * MiB * 0.2)))
                 .containsEntry("buffered.records.per.partition", "1000");
         assertThat(a.part("input-buffers").bytes()).isEqualTo(8_192_000L);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
@@ -225,11 +227,14 @@ class AllocationEngineExamplesTest {
         });
     }
 
-    /** Issue 14's pod at the edge: the producer buffers hold their floor and the fetch buffers share the rest. */
+    /**
+     * Issue 14's pod (512 MiB when stacks were budgeted at their full 1 MiB; 39 MiB less since they are budgeted at
+     * what they hold resident) at the edge: the producer buffers hold their floor and the fetch buffers share the rest.
+     */
     @Test
     void atTheEdgeEachClientBufferKeepsItsOwnFloor() {
         WorkloadFacts edge = WorkloadFacts.builder()
-                .memoryBytes(512 * MiB)
+                .memoryBytes(473 * MiB)
                 .streamThreads(4)
                 .partitions(16)
                 .replicas(1)
@@ -244,14 +249,14 @@ class AllocationEngineExamplesTest {
                 .contains("producer buffers at their 1 MiB floor, fetch buffers " + "given 2.8% of Kafka's default");
 
         AllocationResult refused =
-                engine.allocate(edge.toBuilder().memoryBytes(470 * MiB).build());
-        assertThat(refused.minimumMemoryBytes()).isEqualTo(485 * MiB);
+                engine.allocate(edge.toBuilder().memoryBytes(431 * MiB).build());
+        assertThat(refused.minimumMemoryBytes()).isEqualTo(446 * MiB);
         assertThat(refused.errors()).singleElement().satisfies(e -> {
             assertThat(e.code()).isEqualTo("ClientBuffersTooSmall");
             // 4 producers + 8 consumers + 4 direct read copies at 1 MiB, + 16 MiB: 32 MiB, of 20% of 145 MiB.
             assertThat(e.neededBytes()).isEqualTo(32 * MiB);
             assertThat(e.availableBytes()).isEqualTo(29 * MiB);
-            assertThat(e.message()).contains("needs 32 MiB but has 29 MiB", "raise memory to at least 485 MiB");
+            assertThat(e.message()).contains("needs 32 MiB but has 29 MiB", "raise memory to at least 446 MiB");
         });
     }
 
@@ -288,9 +293,9 @@ class AllocationEngineExamplesTest {
         assertThat(spring.part("jvm-metaspace").bytes()).isEqualTo(152 * MiB);
         assertThat(spring.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
         // 55 MiB more metaspace and 65 MiB (64 MiB + 1 B, rounded up) of extra direct memory leave a pool of
-        // 1579 - 55 - 65 = 1459 MiB: client I/O = min(1459 x 20%, 744) = 291 MiB, so the clients' direct copies shrink.
+        // 1618 - 55 - 65 = 1498 MiB: client I/O = min(1498 x 20%, 744) = 299 MiB, so the clients' direct copies shrink.
         long clientHeap = spring.part("client-buffers").bytes();
-        assertThat(spring.part("jvm-direct-memory").bytes()).isEqualTo(291 * MiB - clientHeap + 65 * MiB);
+        assertThat(spring.part("jvm-direct-memory").bytes()).isEqualTo(299 * MiB - clientHeap + 65 * MiB);
         assertThat(spring.part("jvm-direct-memory").reason()).contains("+ 65 MiB the application's own libraries use");
         assertThat(spring.part("heap").bytes()).isLessThan(standard.part("heap").bytes());
         assertThat(spring.part("rocksdb").bytes())
@@ -307,14 +312,16 @@ class AllocationEngineExamplesTest {
                 .allocation();
         // Per counted byte of 1 KiB writes: heap (1024 + 112) / 1024 = 1.109375, WriteBatch 2 x (1024 + 12) / 1024 =
         // 2.0234375, together 3.1328125. Kafka's 64 MiB would take ceil(200.5) = 201 MiB; the share is
-        // min(10% of the 1264 MiB client I/O leaves, 201) = 126 MiB: statestore.uncommitted.max.bytes =
-        // floor(126 MiB / 3.1328125) = 42173151 (10 MiB per stream thread), heap copy ceil(42173151 x 1.109375).
-        assertThat(a.streamsConfig()).containsEntry("statestore.uncommitted.max.bytes", "42173151");
-        assertThat(a.part("uncommitted-writes").bytes()).isEqualTo(46_785_840L);
-        assertThat(a.part("uncommitted-write-batches").bytes()).isEqualTo(126 * MiB - 46_785_840L);
-        // RocksDB = floor((1264 - 126) x 0.4) = 455 MiB; heap = client heap + 683 MiB + the heap copy.
-        assertThat(a.part("rocksdb").bytes()).isEqualTo(455 * MiB);
-        assertThat(a.part("heap").bytes()).isEqualTo(227_385_344L + 683 * MiB + 46_785_840L);
+        // min(10% of the 1295 MiB client I/O leaves, 201) = 129 MiB: statestore.uncommitted.max.bytes =
+        // floor(129 MiB / 3.1328125) = 43177274 (10.3 MiB per stream thread), heap copy ceil(43177274 x 1.109375).
+        assertThat(a.streamsConfig()).containsEntry("statestore.uncommitted.max.bytes", "43177274");
+        long heapCopy = (long) Math.ceil(43177274 * 1.109375);
+        assertThat(a.part("uncommitted-writes").bytes()).isEqualTo(heapCopy);
+        assertThat(a.part("uncommitted-write-batches").bytes()).isEqualTo(129 * MiB - heapCopy);
+        // RocksDB = floor((1295 - 129) x 0.4) = 466 MiB; heap = client heap + 700 MiB + the heap copy.
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(466 * MiB);
+        assertThat(a.part("heap").bytes())
+                .isEqualTo(plain.part("client-buffers").bytes() + 700 * MiB + heapCopy);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
         assertThat(a.part("heap").bytes()).isLessThan(plain.part("heap").bytes());
         assertThat(plain.streamsConfig()).doesNotContainKey("statestore.uncommitted.max.bytes");
@@ -328,9 +335,9 @@ class AllocationEngineExamplesTest {
 
     @Test
     void uncommittedWritesBelowAMebibytePerThreadAreAnErrorWithTheLeastMemoryThatFits() {
-        // 650 MiB leave 251 MiB after client I/O: 10% = 25 MiB hold 7.98 MiB of uncommitted writes, under 8 x 1 MiB.
+        // 602 MiB leave 251 MiB after client I/O: 10% = 25 MiB hold 7.98 MiB of uncommitted writes, under 8 x 1 MiB.
         WorkloadFacts facts = WorkloadFacts.builder()
-                .memoryBytes(650 * MiB)
+                .memoryBytes(602 * MiB)
                 .streamThreads(8)
                 .tasksPerPod(8)
                 .stores(new StoreCounts(1, 0, 0))
@@ -346,7 +353,7 @@ class AllocationEngineExamplesTest {
                             "statestore.uncommitted.max.bytes",
                             "of what client I/O leaves (251 MiB) is 25 MiB",
                             "each instance needs 8 MiB but has 7.98 MiB",
-                            "raise memory to at least 661 MiB");
+                            "raise memory to at least 613 MiB");
             assertThat(error.neededBytes()).isEqualTo(8 * MiB);
         });
         assertThat(engine.allocate(facts.toBuilder()
@@ -411,12 +418,12 @@ class AllocationEngineExamplesTest {
         assertThat(a.plannedTopology().activeTasksPerPod()).isEqualTo(24);
         assertThat(a.plannedTopology().standbyTasksPerPod()).isZero();
         assertThat(a.plannedTopology().rocksDbInstances()).isEqualTo(48);
-        // RocksDB = 505 MiB as in realisticPod (same memory and threads); 48 x 320 KiB = 15 MiB native overhead
-        assertThat(a.part("rocksdb").bytes()).isEqualTo(505 * MiB);
+        // RocksDB = 518 MiB as in realisticPod (same memory and threads); 48 x 320 KiB = 15 MiB native overhead
+        assertThat(a.part("rocksdb").bytes()).isEqualTo(518 * MiB);
         assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(15 * MiB);
-        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(490 * MiB);
-        // arena block = (490 MiB / 3) / 2 / (48 instances x 2 memtables) = 892017 B, down to a 4 KiB step: 868 KiB
-        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(868 * ByteSize.KiB);
+        assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(503 * MiB);
+        // arena block = (503 MiB / 3) / 2 / (48 instances x 2 memtables) = 915683 B, down to a 4 KiB step: 892 KiB
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(892 * ByteSize.KiB);
         assertThat(a.part("rocksdb").reason())
                 .contains("48 instances (24 active + 0 standby tasks x 2 per task: "
                         + "the busiest pod at 1 to 6 replicas");
@@ -431,12 +438,12 @@ class AllocationEngineExamplesTest {
             assertThat(scaled.rocksDb()).isEqualTo(a.rocksDb());
             assertThat(scaled.jvmOptions()).isEqualTo(a.jvmOptions());
         }
-        // Without the range the same pod plans for its 24 instances only: 505 MiB - 24 x 320 KiB of cache.
+        // Without the range the same pod plans for its 24 instances only: 518 MiB - 24 x 320 KiB of cache.
         Allocation unranged = engine.allocate(
                         rangedPod(4).toBuilder().replicaRange(null).build())
                 .allocation();
         assertThat(unranged.plannedTopology()).isEqualTo(unranged.topology());
-        assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(505 * MiB - 24 * 320 * ByteSize.KiB);
+        assertThat(unranged.rocksDb().blockCacheCapacityBytes()).isEqualTo(518 * MiB - 24 * 320 * ByteSize.KiB);
         assertThat(unranged.restartHash()).isNotEqualTo(a.restartHash());
     }
 

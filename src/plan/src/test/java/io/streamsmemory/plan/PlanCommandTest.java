@@ -43,19 +43,19 @@ class PlanCommandTest {
                 "--stores",
                 "kv=2,window=1");
         assertThat(run.exitCode()).isZero();
-        // The cache: 505 MiB of RocksDB less 40 instances x 320 KiB of native overhead (MemoryModel).
+        // The cache: 518 MiB of RocksDB less 40 instances x 320 KiB of native overhead (MemoryModel).
         assertThat(run.out())
                 .contains(
                         "heap",
-                        "-Xmx999272k",
+                        "-Xmx1023648k",
                         "statestore.cache.max.bytes=",
                         "rocksdb-block-cache",
-                        "block_cache.capacity=516423680",
+                        "block_cache.capacity=530055168",
                         "total",
                         "2147483648",
                         "Kafka's defaults for the same topology",
                         "-> the pod can be OOM-killed",
-                        "JAVA_TOOL_OPTIONS: -Xms999272k");
+                        "JAVA_TOOL_OPTIONS: -Xms1023648k");
     }
 
     @Test
@@ -79,7 +79,7 @@ class PlanCommandTest {
         assertThat(doc.get("kind").asText()).isEqualTo("StreamsMemoryAllocation");
         assertPartsSum(doc);
         JsonNode heap = findPart(doc.get("parts"), "heap");
-        assertThat(heap.get("config").get("-Xmx").asText()).isEqualTo("999272k");
+        assertThat(heap.get("config").get("-Xmx").asText()).isEqualTo("1023648k");
         assertThat(heap.get("reason").asText()).isNotBlank();
     }
 
@@ -187,7 +187,7 @@ class PlanCommandTest {
         assertThat(doc.get("streamsConfig")
                         .get("statestore.uncommitted.max.bytes")
                         .asText())
-                .isEqualTo("42173151");
+                .isEqualTo("43177274");
         assertThat(findPart(doc.get("parts"), "uncommitted-write-batches")
                         .get("bytes")
                         .asLong())

@@ -59,7 +59,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
  * counts, default 120), bench.plateauSeconds (the window in which RSS must not rise by more than 1%, default 60),
  * bench.maxSeconds (default 300), bench.records (input records, default 12,000,000), bench.out, bench.agentJar,
- * bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan is made with, default {@value #LOADED_CLASSES}).
+ * bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan is made with, default {@value #LOADED_CLASSES}),
+ * bench.nmt (true: the agent variant runs with native memory tracking and prints what its thread stacks hold at the
+ * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs).
  */
 public final class MemoryBenchmark {
     private static final int MAX_THREADS = 4;
@@ -229,6 +231,9 @@ public final class MemoryBenchmark {
                 }
                 summaries.add(report(sizing, results, dir));
             }
+        } finally {
+            // A run leaves gigabytes of topic data and RocksDB state; the logs, reports, CSVs and plots stay.
+            deleteTree(out.resolve("broker").resolve("data"));
         }
         System.out.printf(Locale.ROOT, "%nall budgets in %.0f s%n", (System.nanoTime() - started) / 1e9);
         summaries.forEach(System.out::println);
@@ -284,6 +289,9 @@ public final class MemoryBenchmark {
                 true));
         List<String> agentOptions = new ArrayList<>(sizing.allocation().jvmOptions());
         agentOptions.add("-javaagent:" + agentJar);
+        if (Boolean.getBoolean("bench.nmt")) {
+            agentOptions.add("-XX:NativeMemoryTracking=summary");
+        }
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
         variants.add(new Variant("agent", agentOptions, agentEnv, true, false));
         if (!allVariants) {
@@ -483,18 +491,23 @@ public final class MemoryBenchmark {
             if (variant.agent()) {
                 saveAgentReport(reportPort, dir.resolve("report.json"));
             }
+            if (variant.jvmOptions().contains("-XX:NativeMemoryTracking=summary")) {
+                saveThreadStacks(process.pid(), dir.resolve("nmt.txt"));
+            }
         } finally {
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+        int rocksDbInstances = countRocksDbs(dir.resolve("state"));
+        deleteTree(dir.resolve("state"));
         return new Result(
                 variant,
                 peak,
                 samples,
                 List.copyOf(progress),
-                countRocksDbs(dir.resolve("state")),
+                rocksDbInstances,
                 ending == null ? "process-exit" : ending);
     }
 
@@ -554,6 +567,39 @@ public final class MemoryBenchmark {
         }
     }
 
+    /**
+     * What the JVM's thread stacks hold resident (native memory tracking counts the stack pages a thread has touched,
+     * not the -Xss it reserved); the whole NMT summary goes to {@code file}.
+     */
+    private static void saveThreadStacks(long pid, Path file) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(pid),
+                        "VM.native_memory",
+                        "summary")
+                .redirectErrorStream(true)
+                .start();
+        String summary = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        jcmd.waitFor(30, TimeUnit.SECONDS);
+        Files.writeString(file, summary);
+        Matcher threads = Pattern.compile("\\(threads? #(\\d+)\\)").matcher(summary);
+        Matcher stack = Pattern.compile("\\(stack: reserved=(\\d+)KB, committed=(\\d+)KB")
+                .matcher(summary);
+        if (threads.find() && stack.find()) {
+            long count = Long.parseLong(threads.group(1));
+            long committedKib = Long.parseLong(stack.group(2));
+            System.out.printf(
+                    Locale.ROOT,
+                    "    thread stacks (NMT): %d threads, %d KiB reserved, %d KiB resident, %d KiB per thread%n",
+                    count,
+                    Long.parseLong(stack.group(1)),
+                    committedKib,
+                    committedKib / Math.max(1, count));
+        } else {
+            System.out.println("    thread stacks: no NMT figures in " + file);
+        }
+    }
+
     private static void readProgress(Process process, List<Progress> progress) {
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -609,6 +655,15 @@ public final class MemoryBenchmark {
             for (Result run : results) {
                 for (Sample sample : run.samples()) {
                     out.printf(Locale.ROOT, "%s,%.1f,%d%n", run.variant().name(), sample.seconds(), sample.rssBytes());
+                }
+            }
+        }
+        // Records processed over time, to see where a variant's throughput went (file next to rss.csv).
+        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file.resolveSibling("progress.csv")))) {
+            out.println("variant,epoch_ms,records");
+            for (Result run : results) {
+                for (Progress p : run.progress()) {
+                    out.printf(Locale.ROOT, "%s,%d,%d%n", run.variant().name(), p.millis(), p.count());
                 }
             }
         }
