@@ -86,6 +86,8 @@ public final class MemoryBenchmark {
             "blockCacheUsageBytes",
             "memtableBytes",
             "unexplainedBytes");
+    /** With {@code bench.nmt}, the agent run's flag: the run then ends with its thread stacks read by jcmd. */
+    private static final String NATIVE_MEMORY_TRACKING = "-XX:NativeMemoryTracking=summary";
     /** Within this share of its earlier peak, RSS counts as no longer rising. */
     private static final double PLATEAU_GROWTH = 0.01;
 
@@ -290,7 +292,7 @@ public final class MemoryBenchmark {
         List<String> agentOptions = new ArrayList<>(sizing.allocation().jvmOptions());
         agentOptions.add("-javaagent:" + agentJar);
         if (Boolean.getBoolean("bench.nmt")) {
-            agentOptions.add("-XX:NativeMemoryTracking=summary");
+            agentOptions.add(NATIVE_MEMORY_TRACKING);
         }
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
         variants.add(new Variant("agent", agentOptions, agentEnv, true, false));
@@ -491,7 +493,7 @@ public final class MemoryBenchmark {
             if (variant.agent()) {
                 saveAgentReport(reportPort, dir.resolve("report.json"));
             }
-            if (variant.jvmOptions().contains("-XX:NativeMemoryTracking=summary")) {
+            if (variant.jvmOptions().contains(NATIVE_MEMORY_TRACKING)) {
                 saveThreadStacks(process.pid(), dir.resolve("nmt.txt"));
             }
         } finally {
