@@ -18,6 +18,8 @@ public final class AgentAllocation {
     static final long ABSURD_MEMORY_BYTES = 64L << 40;
     /** RocksDB accepts at most a few dozen memtables per column family before it stalls writes anyway. */
     static final int MAX_WRITE_BUFFER_NUMBER = 64;
+    /** More flush threads than this is no pod's plan (the engine sets at most a few): a broken document. */
+    static final int MAX_FLUSH_THREADS = 64;
 
     /** A pod runs a handful of KafkaStreams instances at most; more is a broken document. */
     static final int MAX_INSTANCES = 64;
@@ -180,7 +182,15 @@ public final class AgentAllocation {
         }
         long arenaBlock = wholeNumber(rocksNode, "arenaBlockSizeBytes");
         checkRange("rocksdb.arenaBlockSizeBytes", arenaBlock, 4096, bufferSize);
-        return new RocksDbSettings(capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(), arenaBlock);
+        // Added within format version 1: a document written before it plans no flush threads (RocksDB's own stay).
+        long flushThreads = 0;
+        if (rocksNode.has("backgroundFlushThreads")) {
+            flushThreads = wholeNumber(rocksNode, "backgroundFlushThreads");
+            checkRange("rocksdb.backgroundFlushThreads", flushThreads, 1, MAX_FLUSH_THREADS);
+        }
+        return new RocksDbSettings(
+                capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(), arenaBlock, (int)
+                        flushThreads);
     }
 
     /**
@@ -348,7 +358,9 @@ public final class AgentAllocation {
                     .append(" charged to it, memtables ")
                     .append(rocksDb.maxWriteBufferNumber())
                     .append(" x ")
-                    .append(Bytes.format(rocksDb.writeBufferSizeBytes()));
+                    .append(Bytes.format(rocksDb.writeBufferSizeBytes()))
+                    .append(", flush threads ")
+                    .append(rocksDb.backgroundFlushThreads() > 0 ? rocksDb.backgroundFlushThreads() : "RocksDB's own");
         } else {
             line.append("; no RocksDB bound (no persistent stores)");
         }

@@ -133,6 +133,11 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
     }
 
     @Override
+    public int getRocksDbFlushThreads() {
+        return (int) RocksDbStats.flushThreads.getAsLong();
+    }
+
+    @Override
     public int getRocksDbInstances() {
         return RocksDbStats.OPEN.get();
     }

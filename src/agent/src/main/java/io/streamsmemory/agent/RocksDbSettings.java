@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * The {@code rocksdb} object of an allocation document (the engine's {@code RocksDbSettings}): one shared block cache
- * and one WriteBufferManager charged to it for every store of the JVM. A plain class, not a record: the agent is
- * compiled for Java 11.
+ * and one WriteBufferManager charged to it for every store of the JVM, and the flush threads of the JVM's RocksDB
+ * environment. A plain class, not a record: the agent is compiled for Java 11.
  */
 public final class RocksDbSettings {
     private final long blockCacheCapacityBytes;
@@ -15,6 +15,7 @@ public final class RocksDbSettings {
     private final double highPriorityPoolRatio;
     private final boolean strictCapacityLimit;
     private final long arenaBlockSizeBytes;
+    private final int backgroundFlushThreads;
 
     public RocksDbSettings(
             long blockCacheCapacityBytes,
@@ -23,7 +24,8 @@ public final class RocksDbSettings {
             int maxWriteBufferNumber,
             double highPriorityPoolRatio,
             boolean strictCapacityLimit,
-            long arenaBlockSizeBytes) {
+            long arenaBlockSizeBytes,
+            int backgroundFlushThreads) {
         this.blockCacheCapacityBytes = blockCacheCapacityBytes;
         this.writeBufferManagerBytes = writeBufferManagerBytes;
         this.writeBufferSizeBytes = writeBufferSizeBytes;
@@ -31,6 +33,7 @@ public final class RocksDbSettings {
         this.highPriorityPoolRatio = highPriorityPoolRatio;
         this.strictCapacityLimit = strictCapacityLimit;
         this.arenaBlockSizeBytes = arenaBlockSizeBytes;
+        this.backgroundFlushThreads = backgroundFlushThreads;
     }
 
     public long blockCacheCapacityBytes() {
@@ -61,6 +64,11 @@ public final class RocksDbSettings {
         return arenaBlockSizeBytes;
     }
 
+    /** RocksDB's flush threads for the JVM; 0 in documents written before the engine planned them: RocksDB's own. */
+    public int backgroundFlushThreads() {
+        return backgroundFlushThreads;
+    }
+
     @Override
     public boolean equals(Object other) {
         if (!(other instanceof RocksDbSettings)) {
@@ -73,7 +81,8 @@ public final class RocksDbSettings {
                 && maxWriteBufferNumber == that.maxWriteBufferNumber
                 && Double.compare(highPriorityPoolRatio, that.highPriorityPoolRatio) == 0
                 && strictCapacityLimit == that.strictCapacityLimit
-                && arenaBlockSizeBytes == that.arenaBlockSizeBytes;
+                && arenaBlockSizeBytes == that.arenaBlockSizeBytes
+                && backgroundFlushThreads == that.backgroundFlushThreads;
     }
 
     @Override
@@ -85,7 +94,8 @@ public final class RocksDbSettings {
                 maxWriteBufferNumber,
                 highPriorityPoolRatio,
                 strictCapacityLimit,
-                arenaBlockSizeBytes);
+                arenaBlockSizeBytes,
+                backgroundFlushThreads);
     }
 
     @Override
@@ -93,6 +103,7 @@ public final class RocksDbSettings {
         return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes + ", writeBufferManagerBytes="
                 + writeBufferManagerBytes + ", writeBufferSizeBytes=" + writeBufferSizeBytes + ", maxWriteBufferNumber="
                 + maxWriteBufferNumber + ", highPriorityPoolRatio=" + highPriorityPoolRatio + ", strictCapacityLimit="
-                + strictCapacityLimit + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + "]";
+                + strictCapacityLimit + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + ", backgroundFlushThreads="
+                + backgroundFlushThreads + "]";
     }
 }

@@ -14,6 +14,8 @@ final class RocksDbStats {
     static volatile long capacity = -1;
     static volatile LongSupplier usage = () -> -1;
     static volatile LongSupplier pinnedUsage = () -> -1;
+    /** RocksDB's flush threads in force now (the JVM environment's HIGH-priority pool). */
+    static volatile LongSupplier flushThreads = () -> -1;
 
     private RocksDbStats() {}
 
@@ -24,5 +26,6 @@ final class RocksDbStats {
         capacity = -1;
         usage = () -> -1;
         pinnedUsage = () -> -1;
+        flushThreads = () -> -1;
     }
 }

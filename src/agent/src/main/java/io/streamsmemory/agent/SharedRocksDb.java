@@ -1,9 +1,11 @@
 package io.streamsmemory.agent;
 
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Env;
 import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.Priority;
 import org.rocksdb.TableFormatConfig;
 import org.rocksdb.WriteBufferManager;
 
@@ -52,6 +54,7 @@ final class SharedRocksDb {
                 RocksDbStats.capacity = allocation.rocksDb().blockCacheCapacityBytes();
                 RocksDbStats.usage = created.cache::getUsage;
                 RocksDbStats.pinnedUsage = created.cache::getPinnedUsage;
+                RocksDbStats.flushThreads = () -> Env.getDefault().getBackgroundThreads(Priority.HIGH);
                 instance = created;
                 AgentState.registerMBean();
             } catch (Throwable t) {
@@ -92,6 +95,27 @@ final class SharedRocksDb {
         long arena = options.arenaBlockSize();
         if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
             options.setArenaBlockSize(settings.arenaBlockSizeBytes());
+        }
+        try {
+            // Kafka Streams 3.x's options (RocksDB 7) report no environment when none was set: the default is used.
+            Env env = options.getEnv();
+            raiseFlushThreads(env != null ? env : Env.getDefault(), settings.backgroundFlushThreads());
+        } catch (RuntimeException e) {
+            // The store is bounded all the same; only its flushes queue on RocksDB's own threads.
+            AgentLog.warnOnce(
+                    "rocksdb-flush-threads",
+                    "could not set RocksDB's flush threads (" + e + "); RocksDB keeps its own");
+        }
+    }
+
+    /**
+     * RocksDB's flush threads are one pool for the whole JVM (its environment's HIGH-priority pool). Kafka Streams sets
+     * that pool to one thread at every store open, just before the setters run, so the engine's count is set again at
+     * every open; a larger pool the application's own setter chose stays.
+     */
+    static void raiseFlushThreads(Env env, int planned) {
+        if (planned > 0 && env.getBackgroundThreads(Priority.HIGH) < planned) {
+            env.setBackgroundThreads(planned, Priority.HIGH);
         }
     }
 

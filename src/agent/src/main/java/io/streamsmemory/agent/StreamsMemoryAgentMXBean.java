@@ -48,6 +48,9 @@ public interface StreamsMemoryAgentMXBean {
 
     int getMaxWriteBufferNumber();
 
+    /** RocksDB's flush threads in force now, for the whole JVM (-1 before the shared cache exists). */
+    int getRocksDbFlushThreads();
+
     /** RocksDB instances (store x task x segment) open now with the shared cache. */
     int getRocksDbInstances();
 

@@ -136,7 +136,8 @@ class AllocationContractTest {
                             rocks.maxWriteBufferNumber(),
                             rocks.highPriorityPoolRatio(),
                             rocks.strictCapacityLimit(),
-                            rocks.arenaBlockSizeBytes()));
+                            rocks.arenaBlockSizeBytes(),
+                            rocks.backgroundFlushThreads()));
         }
     }
 

@@ -191,6 +191,23 @@ class AllocationLoaderTest {
     }
 
     @Test
+    void absurdFlushThreadCount() throws Exception {
+        String json = Allocations.oneGiB()
+                .replaceFirst("\"backgroundFlushThreads\" : \\d+", "\"backgroundFlushThreads\" : 100000");
+        assertOneWarning(loadFile(json), "backgroundFlushThreads");
+    }
+
+    @Test
+    void aDocumentFromBeforeFlushThreadsLeavesRocksDbsOwn() throws Exception {
+        String json = Allocations.oneGiB().replaceFirst(",\\s*\"backgroundFlushThreads\" : \\d+", "");
+        assertThat(json).doesNotContain("backgroundFlushThreads");
+        AgentAllocation allocation = loadFile(json);
+        assertThat(allocation.rocksDb().backgroundFlushThreads()).isZero();
+        assertThat(warnings()).isEmpty();
+        assertThat(lines.get(0)).contains("flush threads RocksDB's own");
+    }
+
+    @Test
     void hugeFileIsNotRead() throws Exception {
         Path file = dir.resolve("alloc.json");
         byte[] big = new byte[(int) AllocationLoader.MAX_FILE_BYTES + 1];

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Env;
 import org.rocksdb.IndexType;
+import org.rocksdb.Priority;
+import org.rocksdb.RocksDB;
 
 class SharedRocksDbTest {
     @Test
@@ -25,5 +28,36 @@ class SharedRocksDbTest {
 
         assertThat(table.indexType()).isEqualTo(IndexType.kHashSearch);
         assertThat(table.partitionFilters()).isFalse();
+    }
+
+    @Test
+    void thePlannedFlushThreadsReplaceTheOneKafkaStreamsLeaves() {
+        RocksDB.loadLibrary();
+        Env env = Env.getDefault();
+        try {
+            env.setBackgroundThreads(1, Priority.HIGH); // what Kafka Streams' RocksDBStore sets at every open
+
+            SharedRocksDb.raiseFlushThreads(env, 3);
+
+            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(3);
+        } finally {
+            env.setBackgroundThreads(1, Priority.HIGH);
+        }
+    }
+
+    @Test
+    void aLargerPoolTheApplicationChoseStays() {
+        RocksDB.loadLibrary();
+        Env env = Env.getDefault();
+        try {
+            env.setBackgroundThreads(6, Priority.HIGH);
+
+            SharedRocksDb.raiseFlushThreads(env, 3);
+            SharedRocksDb.raiseFlushThreads(env, 0); // a document from before the engine planned them
+
+            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(6);
+        } finally {
+            env.setBackgroundThreads(1, Priority.HIGH);
+        }
     }
 }

@@ -39,7 +39,7 @@ final class AllocationExplainer {
         DefaultsBaseline baseline =
                 DefaultsBaseline.of(facts, s.topology(), s.jvm().metaspaceMiB() * MiB);
         String hash = AllocationHash.of(jvmOptions, streamsConfig, s.rocksDb());
-        String restartHash = AllocationHash.of(jvmOptions, Map.of(), s.rocksDb());
+        String restartHash = AllocationHash.restart(jvmOptions, s.rocksDb());
         return new Allocation(
                 facts.memoryBytes(),
                 facts,
@@ -259,12 +259,18 @@ final class AllocationExplainer {
                         "%d instances x %s that no cache bound catches (table readers, memtable arena slack)",
                         planned.rocksDbInstances(), format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE)),
                 Map.of());
+        int flushThreads = s.rocksDb().backgroundFlushThreads();
         return Part.of(
                 "rocksdb",
                 String.format(
-                        "RocksDB of %d instances (%s)",
-                        planned.rocksDbInstances(), Sizing.instancesExplained(s.facts(), planned)),
-                Map.of(),
+                        "RocksDB of %d instances (%s); %d flush thread%s, one per stream thread up to %d (Kafka Streams "
+                                + "leaves one for the JVM, and writes wait on it when many stores share the manager)",
+                        planned.rocksDbInstances(),
+                        Sizing.instancesExplained(s.facts(), planned),
+                        flushThreads,
+                        flushThreads == 1 ? "" : "s",
+                        ROCKSDB_FLUSH_THREADS_MAX),
+                Map.of("env.background_threads.high", Integer.toString(flushThreads)),
                 List.of(blockCachePart(s), overhead));
     }
 

@@ -10,17 +10,31 @@ import java.util.TreeMap;
 
 /**
  * A short digest of the settings given, so a pod can record what it runs with: all an allocation applies for its
- * hash; its JVM options and RocksDB settings (no Kafka Streams config) for its restart hash.
+ * hash; the JVM options and RocksDB's memory settings (no Kafka Streams config, no flush threads) for its restart
+ * hash, the settings worth a restart.
  */
 final class AllocationHash {
     private AllocationHash() {}
 
+    /** Every setting the allocation applies. */
     static String of(List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb) {
+        String rocks = rocksDb == null
+                ? "null"
+                : rocksDb.canonical() + "\nbackgroundFlushThreads=" + rocksDb.backgroundFlushThreads();
+        return digest(jvmOptions, streamsConfig, rocks);
+    }
+
+    /** What a running JVM cannot take and whose change is worth a restart: the JVM options and RocksDB's bounds. */
+    static String restart(List<String> jvmOptions, RocksDbSettings rocksDb) {
+        return digest(jvmOptions, Map.of(), rocksDb == null ? "null" : rocksDb.canonical());
+    }
+
+    private static String digest(List<String> jvmOptions, Map<String, String> streamsConfig, String rocksDb) {
         StringBuilder canonical = new StringBuilder();
         jvmOptions.forEach(option -> canonical.append(option).append('\n'));
         new TreeMap<>(streamsConfig)
                 .forEach((k, v) -> canonical.append(k).append('=').append(v).append('\n'));
-        canonical.append(rocksDb == null ? "null" : rocksDb.canonical()); // null: no persistent store
+        canonical.append(rocksDb); // "null": no persistent store
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256")
                     .digest(canonical.toString().getBytes(StandardCharsets.UTF_8));

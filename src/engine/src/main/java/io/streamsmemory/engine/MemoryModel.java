@@ -164,6 +164,20 @@ public final class MemoryModel {
     /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
     public static final int MAX_WRITE_BUFFER_NUMBER = 2;
 
+    /**
+     * RocksDB's flush threads (the HIGH-priority pool of the JVM's one RocksDB environment): one per stream thread,
+     * at most this many. Kafka Streams' RocksDBStore leaves the pool at one thread for the whole JVM (its
+     * {@code setIncreaseParallelism} raises only the compaction threads), and with one WriteBufferManager shared by
+     * many instances every stream thread's writes wait on that one thread's queue of small flushes: {@code make
+     * bench-memory} at 512 MiB (4 stream threads, 80 instances, a 20 MiB manager) showed the four stream threads in
+     * {@code RocksDB.put} behind the busy flush thread, at 1,000-2,000 records/s from 6 s to 20-40 s against the
+     * defaults' 30,000. With a thread per stream thread no stream thread's writes wait on another's flush. Four is
+     * what that run needed; more flush at once than a pod's few cores can run. A flush thread's stack holds a few
+     * pages and its work is the memtable it writes out (already in the manager's budget), so the threads take no
+     * part of their own: the 52 threads the stacks part budgets for 4 stream threads cover the 42 the JVM ran.
+     */
+    public static final int ROCKSDB_FLUSH_THREADS_MAX = 4;
+
     // ---- transactional state stores (KIP-892, Kafka Streams 4.4) -----------------------------------
 
     /**

@@ -2,7 +2,7 @@ package io.streamsmemory.engine;
 
 /**
  * The settings the agent's RocksDB config setter applies to every store of the JVM: one shared
- * block cache, one WriteBufferManager charged to it.
+ * block cache, one WriteBufferManager charged to it, and the flush threads of the JVM's RocksDB environment.
  */
 public record RocksDbSettings(
         long blockCacheCapacityBytes,
@@ -11,12 +11,14 @@ public record RocksDbSettings(
         int maxWriteBufferNumber,
         double highPriorityPoolRatio,
         boolean strictCapacityLimit,
-        long arenaBlockSizeBytes) {
+        long arenaBlockSizeBytes,
+        int backgroundFlushThreads) {
 
     /**
      * The settings as the allocation's hashes digest them, from explicit names: the form a record's {@code toString()}
      * gave when the hashes were first computed, kept so that renaming or adding a component (which changes
-     * {@code toString()}) does not change every restart hash and roll every workload.
+     * {@code toString()}) does not change every restart hash and roll every workload. The flush threads are not
+     * part of it: they bound no memory, so a pod takes a new count at its next start and no change to it rolls one.
      */
     String canonical() {
         return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes

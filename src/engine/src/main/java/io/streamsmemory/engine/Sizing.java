@@ -283,10 +283,11 @@ record Sizing(
                     format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE),
                     format(BLOCK_CACHE_MIN));
         }
-        return rocksDbSettings(capacity, overrides, planned.rocksDbInstances());
+        return rocksDbSettings(capacity, overrides, planned.rocksDbInstances(), facts.streamThreadsPerPod());
     }
 
-    private static RocksDbSettings rocksDbSettings(long capacity, Overrides overrides, long instances) {
+    private static RocksDbSettings rocksDbSettings(
+            long capacity, Overrides overrides, long instances, long streamThreads) {
         double ratio = overrides.highPriorityPoolRatio() != null
                 ? overrides.highPriorityPoolRatio()
                 : HIGH_PRIORITY_POOL_RATIO;
@@ -299,8 +300,16 @@ record Sizing(
                 writeBuffers / 2 / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
                 ARENA_BLOCK_MIN,
                 Math.min(ARENA_BLOCK_MAX, writeBufferSize / 8));
+        int flushThreads = (int) ByteSize.clamp(streamThreads, 1, ROCKSDB_FLUSH_THREADS_MAX);
         return new RocksDbSettings(
-                capacity, writeBuffers, writeBufferSize, MAX_WRITE_BUFFER_NUMBER, ratio, strict, arenaBlock);
+                capacity,
+                writeBuffers,
+                writeBufferSize,
+                MAX_WRITE_BUFFER_NUMBER,
+                ratio,
+                strict,
+                arenaBlock,
+                flushThreads);
     }
 
     /** 7. The heap's data part: record cache, input buffers, and the application's own objects. */

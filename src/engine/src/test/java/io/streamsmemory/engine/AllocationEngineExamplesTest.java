@@ -73,6 +73,9 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
         // arena block = (505.5 MiB / 3) / 2 / (40 instances x 2 memtables) = 1078 KiB, capped at RocksDB's 1 MiB
         assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
+        // one flush thread per stream thread, at most 4
+        assertThat(a.rocksDb().backgroundFlushThreads()).isEqualTo(4);
+        assertThat(a.part("rocksdb").config()).containsEntry("env.background_threads.high", "4");
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
         // record cache = 20% of the 777 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
         assertThat(a.streamsConfig())

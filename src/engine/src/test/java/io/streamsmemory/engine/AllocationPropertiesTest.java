@@ -184,6 +184,9 @@ class AllocationPropertiesTest {
                     .isBetween(
                             MemoryModel.ARENA_BLOCK_MIN,
                             Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
+            // A flush thread per stream thread of the pod, so no stream thread's writes queue behind another's flush.
+            assertThat((long) a.rocksDb().backgroundFlushThreads())
+                    .isEqualTo(Math.min(facts.streamThreadsPerPod(), MemoryModel.ROCKSDB_FLUSH_THREADS_MAX));
         } else {
             assertThat(a.part("rocksdb").bytes()).isZero();
         }

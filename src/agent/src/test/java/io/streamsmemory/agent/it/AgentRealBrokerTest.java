@@ -196,6 +196,9 @@ class AgentRealBrokerTest {
         assertThat(r.getProperty("mbean.AllocationHash")).isEqualTo(allocation.hash());
         assertThat(r.getProperty("mbean.KafkaStreamsVersion")).isEqualTo(version);
         assertThat(r.getProperty("mbean.BlockCacheCapacityBytes")).isEqualTo(Long.toString(capacity));
+        // One flush thread per stream thread, set again after Kafka Streams reset the pool to one at each store open.
+        assertThat(allocation.rocksdb().backgroundFlushThreads()).isEqualTo(THREADS);
+        assertThat(r.getProperty("mbean.RocksDbFlushThreads")).isEqualTo(Integer.toString(THREADS));
         assertThat(Integer.parseInt(r.getProperty("mbean.RocksDbInstances"))).isGreaterThanOrEqualTo(2 * PARTITIONS);
         assertThat(Long.parseLong(r.getProperty("mbean.BlockCacheUsageBytes"))).isPositive();
         assertThat(r.getProperty("mbean.StreamThreads")).isEqualTo(Integer.toString(THREADS));
