@@ -47,10 +47,11 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc, NMT=true prints the agent run's thread stacks; ~30 min)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians; ~30 min per repeat)
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
+		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
 		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ~4 min)

@@ -171,6 +171,9 @@ public final class MemoryBenchmark {
                 Integer.getInteger("bench.maxSeconds", 300));
         long records = Long.getLong("bench.records", 12_000_000L);
         boolean allVariants = Boolean.getBoolean("bench.allVariants");
+        // Each repeat runs every variant once more, in the same order, so a slow stretch of a shared machine falls on
+        // all variants alike; the budget's summary line then gives the medians over the repeats.
+        int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
         Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory"))
                 .toAbsolutePath();
         Path agentJar = Path.of(System.getProperty("bench.agentJar", "src/agent/target/streams-memory-agent.jar"))
@@ -217,21 +220,26 @@ public final class MemoryBenchmark {
                         timing.maxSeconds(),
                         PLATEAU_GROWTH * 100,
                         timing.plateauSeconds());
-                List<Result> results = new ArrayList<>();
-                for (Variant variant : variants) {
-                    Result run = run(variant, sizing, broker.bootstrap(), appClasspath, dir, timing);
-                    results.add(run);
-                    System.out.printf(
-                            Locale.ROOT,
-                            "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
-                                    + "RocksDB instances %d  ended: %s%n",
-                            variant.name(),
-                            run.peakRss() / 1048576.0,
-                            run.throughput(),
-                            run.rocksDbInstances(),
-                            run.ending());
+                List<Summary> repeated = new ArrayList<>();
+                for (int repeat = 1; repeat <= repeats; repeat++) {
+                    Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
+                    List<Result> results = new ArrayList<>();
+                    for (Variant variant : variants) {
+                        Result run = run(variant, sizing, broker.bootstrap(), appClasspath, repeatDir, repeat, timing);
+                        results.add(run);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
+                                        + "RocksDB instances %d  ended: %s%n",
+                                variant.name(),
+                                run.peakRss() / 1048576.0,
+                                run.throughput(),
+                                run.rocksDbInstances(),
+                                run.ending());
+                    }
+                    repeated.add(report(sizing, results, repeatDir));
                 }
-                summaries.add(report(sizing, results, dir));
+                summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
             }
         } finally {
             // A run leaves gigabytes of topic data and RocksDB state; the logs, reports, CSVs and plots stay.
@@ -316,7 +324,41 @@ public final class MemoryBenchmark {
     }
 
     /** Prints the budget's table, writes its CSV and plot, and returns its summary line. */
-    private static String report(Sizing sizing, List<Result> results, Path dir) throws IOException {
+    /** One run of every variant: its summary line and the agent's two ratios. */
+    private record Summary(String line, double rssRatio, double throughputRatio) {}
+
+    /** The summary line over several repeats: the median of each ratio, and every repeat's. */
+    private static String medians(Sizing sizing, List<Summary> repeated) {
+        String line = String.format(
+                Locale.ROOT,
+                "summary: budget=%d repeats=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f "
+                        + "agent_rss_ratios=%s agent_throughput_ratios=%s app=%s%s (medians over the repeats)",
+                sizing.budget(),
+                repeated.size(),
+                median(repeated.stream().mapToDouble(Summary::rssRatio).toArray()),
+                median(repeated.stream().mapToDouble(Summary::throughputRatio).toArray()),
+                joined(repeated.stream().mapToDouble(Summary::rssRatio).toArray()),
+                joined(repeated.stream().mapToDouble(Summary::throughputRatio).toArray()),
+                sizing.label().replace(' ', ','),
+                sizing.sizedDown() ? ",sized-down-to-fit" : "");
+        System.out.println(line);
+        return line;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    private static String joined(double[] values) {
+        return java.util.Arrays.stream(values)
+                .mapToObj(v -> String.format(Locale.ROOT, "%.3f", v))
+                .collect(java.util.stream.Collectors.joining("/"));
+    }
+
+    private static Summary report(Sizing sizing, List<Result> results, Path dir) throws IOException {
         long budget = sizing.budget();
         writeCsv(dir.resolve("rss.csv"), results);
         plot(dir.resolve("rss.png"), results, sizing);
@@ -371,7 +413,10 @@ public final class MemoryBenchmark {
                 agent.ending(),
                 window);
         System.out.println(summary);
-        return summary;
+        return new Summary(
+                summary,
+                agent.peakRss() / (double) budget,
+                agent.throughputWithin(window) / defaults.throughputWithin(window));
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
@@ -423,7 +468,7 @@ public final class MemoryBenchmark {
     }
 
     private static Result run(
-            Variant variant, Sizing sizing, String bootstrap, String classpath, Path out, Timing timing)
+            Variant variant, Sizing sizing, String bootstrap, String classpath, Path out, int repeat, Timing timing)
             throws Exception {
         String slug = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
         Path dir = out.resolve("run-" + slug);
@@ -436,7 +481,8 @@ public final class MemoryBenchmark {
                 classpath,
                 BenchApp.class.getName(),
                 bootstrap,
-                "bench-" + sizing.budget() + "-" + slug,
+                // A repeat needs its own consumer group: the same one would start from the committed offsets.
+                "bench-" + sizing.budget() + "-" + slug + (repeat > 1 ? "-r" + repeat : ""),
                 dir.resolve("state").toString(),
                 Integer.toString(sizing.threads()),
                 TOPIC,
