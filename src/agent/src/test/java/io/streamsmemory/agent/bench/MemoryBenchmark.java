@@ -323,22 +323,24 @@ public final class MemoryBenchmark {
         return variants;
     }
 
-    /** Prints the budget's table, writes its CSV and plot, and returns its summary line. */
     /** One run of every variant: its summary line and the agent's two ratios. */
     private record Summary(String line, double rssRatio, double throughputRatio) {}
 
     /** The summary line over several repeats: the median of each ratio, and every repeat's. */
     private static String medians(Sizing sizing, List<Summary> repeated) {
+        double[] rssRatios = repeated.stream().mapToDouble(Summary::rssRatio).toArray();
+        double[] throughputRatios =
+                repeated.stream().mapToDouble(Summary::throughputRatio).toArray();
         String line = String.format(
                 Locale.ROOT,
                 "summary: budget=%d repeats=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f "
                         + "agent_rss_ratios=%s agent_throughput_ratios=%s app=%s%s (medians over the repeats)",
                 sizing.budget(),
                 repeated.size(),
-                median(repeated.stream().mapToDouble(Summary::rssRatio).toArray()),
-                median(repeated.stream().mapToDouble(Summary::throughputRatio).toArray()),
-                joined(repeated.stream().mapToDouble(Summary::rssRatio).toArray()),
-                joined(repeated.stream().mapToDouble(Summary::throughputRatio).toArray()),
+                median(rssRatios),
+                median(throughputRatios),
+                joined(rssRatios),
+                joined(throughputRatios),
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "");
         System.out.println(line);
@@ -358,6 +360,7 @@ public final class MemoryBenchmark {
                 .collect(java.util.stream.Collectors.joining("/"));
     }
 
+    /** Prints the budget's table, writes its CSV and plot, and returns its summary. */
     private static Summary report(Sizing sizing, List<Result> results, Path dir) throws IOException {
         long budget = sizing.budget();
         writeCsv(dir.resolve("rss.csv"), results);
