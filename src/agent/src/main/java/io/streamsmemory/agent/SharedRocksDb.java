@@ -108,13 +108,18 @@ final class SharedRocksDb {
         }
     }
 
+    /** The flush threads Kafka Streams' RocksDBStore leaves at every store open (its {@code setIncreaseParallelism}). */
+    static final int KAFKA_STREAMS_FLUSH_THREADS = 1;
+
     /**
      * RocksDB's flush threads are one pool for the whole JVM (its environment's HIGH-priority pool). Kafka Streams sets
      * that pool to one thread at every store open, just before the setters run, so the engine's count is set again at
-     * every open; a larger pool the application's own setter chose stays.
+     * every open. Any other count was set by the application's own setter, which ran just before: it stays, smaller or
+     * larger than the plan (an application that sets exactly one cannot be told from Kafka Streams).
      */
     static void raiseFlushThreads(Env env, int planned) {
-        if (planned > 0 && env.getBackgroundThreads(Priority.HIGH) < planned) {
+        if (planned > KAFKA_STREAMS_FLUSH_THREADS
+                && env.getBackgroundThreads(Priority.HIGH) == KAFKA_STREAMS_FLUSH_THREADS) {
             env.setBackgroundThreads(planned, Priority.HIGH);
         }
     }

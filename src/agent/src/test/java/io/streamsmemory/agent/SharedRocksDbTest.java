@@ -60,4 +60,19 @@ class SharedRocksDbTest {
             env.setBackgroundThreads(1, Priority.HIGH);
         }
     }
+
+    @Test
+    void aSmallerPoolTheApplicationChoseStays() {
+        RocksDB.loadLibrary();
+        Env env = Env.getDefault();
+        try {
+            env.setBackgroundThreads(2, Priority.HIGH); // the application's setter, after Kafka Streams' reset to one
+
+            SharedRocksDb.raiseFlushThreads(env, 4);
+
+            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(2);
+        } finally {
+            env.setBackgroundThreads(1, Priority.HIGH);
+        }
+    }
 }
