@@ -302,14 +302,16 @@ final class AllocationExplainer {
                                 "rocksdb-write-buffers",
                                 r.writeBufferManagerBytes(),
                                 String.format(
-                                        "1/%d of the cache: one WriteBufferManager charged to it flushes the largest memtable "
-                                                + "when all memtables reach it; memtables of %s, %d per store, arena blocks "
-                                                + "of %s so all %d instances' memtables fit in half of it",
+                                        "1/%d of the cache: one WriteBufferManager charged to it; while it is full, a write "
+                                                + "flushes its own store's memtable; memtables of %s, %d per store, arena blocks "
+                                                + "of %s so a block for each memtable of all %d instances' %d column families fits in 1/%d of it",
                                         WRITE_BUFFER_DIVISOR,
                                         format(r.writeBufferSizeBytes()),
                                         r.maxWriteBufferNumber(),
                                         format(r.arenaBlockSizeBytes()),
-                                        instances),
+                                        instances,
+                                        MEMTABLE_COLUMN_FAMILIES,
+                                        ARENA_BLOCKS_DIVISOR),
                                 writeConfig),
                         Part.leaf(
                                 "rocksdb-index-filter-blocks",

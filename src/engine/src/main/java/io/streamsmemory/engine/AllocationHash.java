@@ -10,8 +10,8 @@ import java.util.TreeMap;
 
 /**
  * A short digest of the settings given, so a pod can record what it runs with: all an allocation applies for its
- * hash; the JVM options and RocksDB's memory settings (no Kafka Streams config, no flush threads) for its restart
- * hash, the settings worth a restart.
+ * hash; the JVM options and RocksDB's memory bounds (no Kafka Streams config, no arena blocks or flush threads) for
+ * its restart hash, the settings worth a restart.
  */
 final class AllocationHash {
     private AllocationHash() {}
@@ -20,7 +20,8 @@ final class AllocationHash {
     static String of(List<String> jvmOptions, Map<String, String> streamsConfig, RocksDbSettings rocksDb) {
         String rocks = rocksDb == null
                 ? "null"
-                : rocksDb.canonical() + "\nbackgroundFlushThreads=" + rocksDb.backgroundFlushThreads();
+                : rocksDb.canonical() + "\narenaBlockSizeBytes=" + rocksDb.arenaBlockSizeBytes()
+                        + "\nbackgroundFlushThreads=" + rocksDb.backgroundFlushThreads();
         return digest(jvmOptions, streamsConfig, rocks);
     }
 

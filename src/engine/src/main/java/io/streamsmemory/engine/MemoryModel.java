@@ -152,15 +152,32 @@ public final class MemoryModel {
 
     public static final long WRITE_BUFFER_SIZE_MAX = 16 * MiB;
     public static final long WRITE_BUFFER_SIZE_MIN = 1 * MiB;
-    /** {@code arena_block_size}: every memtable holds at least one arena block, so with many instances sharing a
-     *  small WriteBufferManager RocksDB's default (min(1 MiB, write_buffer_size/8)) keeps the manager over its limit
-     *  from the first write and it flushes tiny memtables without end (measured by the agent's benchmark: 146 KiB
-     *  SST files, 5x slower). The block is sized so every planned memtable fits in half the budget, in 4 KiB steps,
-     *  within [64 KiB, RocksDB's default]. */
-    public static final long ARENA_BLOCK_MIN = 64 * KiB;
+    /**
+     * {@code arena_block_size}: every memtable that holds data is charged at least one arena block to the
+     * WriteBufferManager, and the manager flushes whichever memtable the next write touches for as long as it is
+     * full and half of it is still in memtables taking writes. If the memtables' blocks alone fill that half, it
+     * never stops: {@code make bench-memory} at 512 MiB (80 instances, a 20 MiB manager, 64 KiB blocks) logged
+     * 1,300 flushes a second of memtables averaging under 1 KiB and 1,200 "Stopping writes" a second for the first
+     * 25 s, at 3,000-7,000 records/s (RocksDB's LOG, info level). The block is sized so one block for each memtable
+     * of every column family of every instance ({@link #MEMTABLE_COLUMN_FAMILIES} x {@link #MAX_WRITE_BUFFER_NUMBER})
+     * fits in 1/{@link #ARENA_BLOCKS_DIVISOR} of the budget, in 4 KiB steps, within [4 KiB, RocksDB's default of
+     * min(1 MiB, write_buffer_size/8)]. In the same run, 16 KiB blocks (a quarter) flushed 30-60 memtables of
+     * ~200 KiB a second and kept 30,000 records/s; 20 KiB blocks (half) still stormed for 4 s.
+     */
+    public static final long ARENA_BLOCK_MIN = 4 * KiB;
+
+    /** One arena block per planned memtable takes at most this part of the WriteBufferManager's budget. */
+    public static final long ARENA_BLOCKS_DIVISOR = 4;
 
     public static final long ARENA_BLOCK_MAX = 1 * MiB;
     public static final long ARENA_BLOCK_STEP = 4 * KiB;
+    /**
+     * Column families of one Kafka Streams store, each with memtables of its own: a timestamped store writes its
+     * {@code keyValueWithTimestamp} family and keeps the {@code default} one, and Kafka Streams 4 commits each
+     * store's changelog offsets to an {@code offsets} family of the same instance (seen in RocksDB's LOG).
+     */
+    public static final int MEMTABLE_COLUMN_FAMILIES = 3;
+
     /** One active memtable and one being flushed; Kafka Streams' default of 3 only adds memory. */
     public static final int MAX_WRITE_BUFFER_NUMBER = 2;
 

@@ -17,8 +17,9 @@ public record RocksDbSettings(
     /**
      * The settings as the allocation's hashes digest them, from explicit names: the form a record's {@code toString()}
      * gave when the hashes were first computed, kept so that renaming or adding a component (which changes
-     * {@code toString()}) does not change every restart hash and roll every workload. The flush threads are not
-     * part of it: they bound no memory, so a pod takes a new count at its next start and no change to it rolls one.
+     * {@code toString()}) does not change every restart hash and roll every workload. The arena block size and the
+     * flush threads are not part of it: they bound no memory (the manager and the cache do), so a pod takes new ones
+     * at its next start and no change to them rolls one.
      */
     String canonical() {
         return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes
@@ -26,7 +27,6 @@ public record RocksDbSettings(
                 + ", writeBufferSizeBytes=" + writeBufferSizeBytes
                 + ", maxWriteBufferNumber=" + maxWriteBufferNumber
                 + ", highPriorityPoolRatio=" + highPriorityPoolRatio
-                + ", strictCapacityLimit=" + strictCapacityLimit
-                + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + "]";
+                + ", strictCapacityLimit=" + strictCapacityLimit + "]";
     }
 }

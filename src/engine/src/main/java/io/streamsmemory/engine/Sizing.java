@@ -295,9 +295,9 @@ record Sizing(
         long writeBuffers = capacity / WRITE_BUFFER_DIVISOR;
         long writeBufferSize = ByteSize.clamp(
                 writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN, WRITE_BUFFER_SIZE_MAX);
-        long memtables = instances * MAX_WRITE_BUFFER_NUMBER;
+        long memtables = instances * MEMTABLE_COLUMN_FAMILIES * MAX_WRITE_BUFFER_NUMBER;
         long arenaBlock = ByteSize.clamp(
-                writeBuffers / 2 / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
+                writeBuffers / ARENA_BLOCKS_DIVISOR / memtables / ARENA_BLOCK_STEP * ARENA_BLOCK_STEP,
                 ARENA_BLOCK_MIN,
                 Math.min(ARENA_BLOCK_MAX, writeBufferSize / 8));
         int flushThreads = (int) ByteSize.clamp(streamThreads, 1, ROCKSDB_FLUSH_THREADS_MAX);

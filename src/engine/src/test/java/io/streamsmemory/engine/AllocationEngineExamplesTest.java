@@ -71,8 +71,9 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().writeBufferManagerBytes()).isEqualTo(capacity / 3);
         assertThat(a.rocksDb().writeBufferSizeBytes()).isEqualTo(16 * MiB); // capacity/3/4 = 42 MiB, capped at 16
         assertThat(a.rocksDb().maxWriteBufferNumber()).isEqualTo(2);
-        // arena block = (505.5 MiB / 3) / 2 / (40 instances x 2 memtables) = 1078 KiB, capped at RocksDB's 1 MiB
-        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(MiB);
+        // arena block = (505.5 MiB / 3) / 4 / (40 instances x 3 column families x 2 memtables) = 175.6 KiB,
+        // down to a 4 KiB step
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(176 * ByteSize.KiB);
         // one flush thread per stream thread, at most 4
         assertThat(a.rocksDb().backgroundFlushThreads()).isEqualTo(4);
         assertThat(a.part("rocksdb").config()).containsEntry("env.background_threads.high", "4");
@@ -425,8 +426,9 @@ class AllocationEngineExamplesTest {
         assertThat(a.part("rocksdb").bytes()).isEqualTo(518 * MiB);
         assertThat(a.part("rocksdb-native-overhead").bytes()).isEqualTo(15 * MiB);
         assertThat(a.rocksDb().blockCacheCapacityBytes()).isEqualTo(503 * MiB);
-        // arena block = (503 MiB / 3) / 2 / (48 instances x 2 memtables) = 915683 B, down to a 4 KiB step: 892 KiB
-        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(892 * ByteSize.KiB);
+        // arena block = (503 MiB / 3) / 4 / (48 instances x 3 column families x 2 memtables) = 152,600 B, down to a
+        // 4 KiB step: 148 KiB
+        assertThat(a.rocksDb().arenaBlockSizeBytes()).isEqualTo(148 * ByteSize.KiB);
         assertThat(a.part("rocksdb").reason())
                 .contains("48 instances (24 active + 0 standby tasks x 2 per task: "
                         + "the busiest pod at 1 to 6 replicas");

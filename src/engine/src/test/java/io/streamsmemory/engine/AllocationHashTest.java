@@ -14,23 +14,24 @@ class AllocationHashTest {
     private static final RocksDbSettings ROCKSDB =
             new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 4);
     /**
-     * The restart digest the toString()-based hashing gave for these settings (computed with the code before the
-     * change: the same settings with no Kafka Streams config).
+     * The restart digest of these settings. It changed once since it stopped depending on the record's toString()
+     * (then fbbcfdf1ffe90c52): when the arena block size left it, because it bounds no memory. That operator upgrade
+     * rolls each Automatic workload once; no arena block change rolls one after it.
      */
-    private static final String PINNED = "fbbcfdf1ffe90c52";
+    private static final String PINNED = "df210d81ac486da8";
 
     private static final String PINNED_STATELESS = "7e6bb9949ea07025";
 
     @Test
     void theSameSettingsGiveTheRestartDigestTheyAlwaysGave() {
-        // Pinned when the digest stopped depending on the record's toString(); changing it rolls every workload.
+        // Changing it rolls every workload the operator manages.
         assertThat(AllocationHash.restart(List.of("-Xms1g", "-Xmx1g"), ROCKSDB))
                 .isEqualTo(AllocationHash.restart(List.of("-Xms1g", "-Xmx1g"), ROCKSDB))
                 .isEqualTo(PINNED);
         assertThat(ROCKSDB.canonical())
                 .isEqualTo("RocksDbSettings[blockCacheCapacityBytes=536870912, "
                         + "writeBufferManagerBytes=178956970, writeBufferSizeBytes=16777216, maxWriteBufferNumber=2, "
-                        + "highPriorityPoolRatio=0.1, strictCapacityLimit=false, arenaBlockSizeBytes=1048576]");
+                        + "highPriorityPoolRatio=0.1, strictCapacityLimit=false]");
     }
 
     @Test
@@ -42,13 +43,17 @@ class AllocationHashTest {
     }
 
     @Test
-    void theFlushThreadsChangeTheHashButRollNothing() {
-        RocksDbSettings moreThreads =
+    void theFlushThreadsAndArenaBlocksChangeTheHashButRollNothing() {
+        RocksDbSettings fewerThreads =
                 new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 2);
-        assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of(), moreThreads))
-                .isNotEqualTo(AllocationHash.of(List.of("-Xmx1g"), Map.of(), ROCKSDB));
-        assertThat(AllocationHash.restart(List.of("-Xmx1g"), moreThreads))
-                .isEqualTo(AllocationHash.restart(List.of("-Xmx1g"), ROCKSDB));
+        RocksDbSettings smallerBlocks =
+                new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 65_536L, 4);
+        for (RocksDbSettings other : List.of(fewerThreads, smallerBlocks)) {
+            assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of(), other))
+                    .isNotEqualTo(AllocationHash.of(List.of("-Xmx1g"), Map.of(), ROCKSDB));
+            assertThat(AllocationHash.restart(List.of("-Xmx1g"), other))
+                    .isEqualTo(AllocationHash.restart(List.of("-Xmx1g"), ROCKSDB));
+        }
     }
 
     @Test

@@ -184,6 +184,15 @@ class AllocationPropertiesTest {
                     .isBetween(
                             MemoryModel.ARENA_BLOCK_MIN,
                             Math.min(MemoryModel.ARENA_BLOCK_MAX, a.rocksDb().writeBufferSizeBytes() / 8));
+            // Above the floor, one block for every planned memtable takes at most a quarter of the manager's budget:
+            // more, and the blocks of near-empty memtables keep it flushing without end.
+            long memtables = a.plannedTopology().rocksDbInstances()
+                    * MemoryModel.MEMTABLE_COLUMN_FAMILIES
+                    * a.rocksDb().maxWriteBufferNumber();
+            if (a.rocksDb().arenaBlockSizeBytes() > MemoryModel.ARENA_BLOCK_MIN) {
+                assertThat(a.rocksDb().arenaBlockSizeBytes() * memtables)
+                        .isLessThanOrEqualTo(a.rocksDb().writeBufferManagerBytes() / MemoryModel.ARENA_BLOCKS_DIVISOR);
+            }
             // A flush thread per stream thread of the pod, so no stream thread's writes queue behind another's flush.
             assertThat((long) a.rocksDb().backgroundFlushThreads())
                     .isEqualTo(Math.min(facts.streamThreadsPerPod(), MemoryModel.ROCKSDB_FLUSH_THREADS_MAX));

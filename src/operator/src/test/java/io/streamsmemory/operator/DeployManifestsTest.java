@@ -108,16 +108,7 @@ class DeployManifestsTest {
             });
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") == null);
             // Deleting the policy waits for nothing of the operator's (it adds no finalizer).
-            client.resources(StreamsMemoryPolicy.class)
-                    .inNamespace(ns)
-                    .withName("orders")
-                    .delete();
-            await().atMost(WAIT)
-                    .until(() -> client.resources(StreamsMemoryPolicy.class)
-                                    .inNamespace(ns)
-                                    .withName("orders")
-                                    .get()
-                            == null);
+            Fixtures.deletePolicy(client, ns, "orders");
             operator.awaitKeepsLeading(); // under this RBAC the Lease is renewed
         }
         assertThat(client.leases()

@@ -184,6 +184,15 @@ public final class Fixtures {
                 });
     }
 
+    /** Deletes a policy and waits until the API server no longer has it (it must carry no finalizer). */
+    public static void deletePolicy(KubernetesClient client, String namespace, String name) {
+        Resource<StreamsMemoryPolicy> policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(name);
+        policy.delete();
+        await().atMost(WAIT).until(() -> policy.get() == null);
+    }
+
     /** The allocation ConfigMap of Deployment {@code workload}. */
     static ConfigMap configMap(KubernetesClient client, String namespace, String workload) {
         return configMap(client, namespace, "Deployment", workload);

@@ -333,16 +333,7 @@ class HelmChartTest {
                 .as("objects left in %s after helm uninstall", NAMESPACE)
                 .isEmpty();
         // A policy is deleted at once without the operator: it carries no finalizer to wait for.
-        client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .delete();
-        await().atMost(WAIT)
-                .until(() -> client.resources(StreamsMemoryPolicy.class)
-                                .inNamespace(ns)
-                                .withName("orders")
-                                .get()
-                        == null);
+        Fixtures.deletePolicy(client, ns, "orders");
         // Helm keeps the CRDs of crds/ on uninstall (the chart README says how to remove it).
         assertThat(client.apiextensions()
                         .v1()

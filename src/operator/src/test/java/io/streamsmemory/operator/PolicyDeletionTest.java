@@ -54,11 +54,7 @@ class PolicyDeletionTest {
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
         }
-        client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .delete();
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
+        Fixtures.deletePolicy(client, ns, "orders");
 
         try (RunningOperator operator = RunningOperator.start(client)) {
             await().atMost(WAIT).until(() -> told(ns, "orders-app", "PolicyNotFound"));
@@ -81,10 +77,6 @@ class PolicyDeletionTest {
                                     .getFinalizers()
                                     .isEmpty());
         }
-        client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .delete();
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
+        Fixtures.deletePolicy(client, ns, "orders");
     }
 }

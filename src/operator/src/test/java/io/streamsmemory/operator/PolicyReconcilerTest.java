@@ -456,11 +456,7 @@ class PolicyReconcilerTest {
     void deletingThePolicyLeavesWorkloadsRunningAndTellsThem() {
         String ns = "policy-deleted";
         publishedWorkload(ns);
-        client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .delete();
-        await().atMost(WAIT).until(() -> policyIn(ns, "orders") == null);
+        Fixtures.deletePolicy(client, ns, "orders");
         await().atMost(WAIT)
                 .until(() -> !events(ns, "orders-app", "PolicyDeleted").isEmpty());
         assertThat(configMap(client, ns, "orders-app")).isNotNull();
