@@ -185,13 +185,12 @@ public final class MemoryModel {
      * RocksDB's flush threads (the HIGH-priority pool of the JVM's one RocksDB environment): one per stream thread,
      * at most this many. Kafka Streams' RocksDBStore leaves the pool at one thread for the whole JVM (its
      * {@code setIncreaseParallelism} raises only the compaction threads), and with one WriteBufferManager shared by
-     * many instances every stream thread's writes wait on that one thread's queue of small flushes: {@code make
+     * many instances every stream thread's writes wait on that one thread's queue of flushes: {@code make
      * bench-memory} at 512 MiB (4 stream threads, 80 instances, a 20 MiB manager) showed the four stream threads in
      * {@code RocksDB.put} behind the busy flush thread, at 1,000-2,000 records/s from 6 s to 20-40 s against the
-     * defaults' 30,000. With a thread per stream thread fewer writes wait on another store's flush: in two runs of
-     * {@code make bench-memory} on 2026-12-01 the stall shrank to one 2 s dip, though shorter runs (2 million
-     * records) still stalled for 16-20 s in 3 of 4 (2 of 2 with one thread, longer), and at 4 GiB, where flushes are
-     * few and large, 4 threads ran 17,382 records/s over 300 s against 16,201 with one. At most four: more flush at
+     * defaults' 30,000. A thread per stream thread shortened that stall; its cause, the manager flushing near-empty
+     * memtables without end, went with the arena blocks' rule ({@link #ARENA_BLOCK_MIN}). At 4 GiB, where flushes
+     * are few and large, 4 threads ran 17,382 records/s over 300 s against 16,201 with one. At most four: more flush at
      * once than a pod's few cores can run. A flush thread's stack holds a few
      * pages and its work is the memtable it writes out (already in the manager's budget), so the threads take no
      * part of their own: the 52 threads the stacks part budgets for 4 stream threads cover the 42 the JVM ran.
