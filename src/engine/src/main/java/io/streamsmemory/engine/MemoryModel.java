@@ -156,13 +156,15 @@ public final class MemoryModel {
      * {@code arena_block_size}: every memtable that holds data is charged at least one arena block to the
      * WriteBufferManager, and the manager flushes whichever memtable the next write touches for as long as it is
      * full and half of it is still in memtables taking writes. If the memtables' blocks alone fill that half, it
-     * never stops: {@code make bench-memory} at 512 MiB (80 instances, a 20 MiB manager, 64 KiB blocks) logged
+     * never stops: the agent at 512 MiB (80 instances, a 20 MiB manager, 64 KiB blocks; bench-memory's application,
+     * 40 s runs with RocksDB's LOG turned on by a throwaway patch) logged
      * 1,300 flushes a second of memtables averaging under 1 KiB and 1,200 "Stopping writes" a second for the first
-     * 25 s, at 3,000-7,000 records/s (RocksDB's LOG, info level). The block is sized so one block for each memtable
+     * 25 s, at 3,000-7,000 records/s. The block is sized so one block for each memtable
      * of every column family of every instance ({@link #MEMTABLE_COLUMN_FAMILIES} x {@link #MAX_WRITE_BUFFER_NUMBER})
      * fits in 1/{@link #ARENA_BLOCKS_DIVISOR} of the budget, in 4 KiB steps, within [4 KiB, RocksDB's default of
-     * min(1 MiB, write_buffer_size/8)]. In the same run, 16 KiB blocks (a quarter) flushed 30-60 memtables of
-     * ~200 KiB a second and kept 30,000 records/s; 20 KiB blocks (half) still stormed for 4 s.
+     * min(1 MiB, write_buffer_size/8)]. In such runs, 16 KiB blocks flushed 30-60 memtables of ~200 KiB a
+     * second at 30,893 records/s, 20 KiB blocks still stormed for 4 s, and 8 KiB (this rule's) dipped for 2-4 s in
+     * each of three. Not proven in full: a make bench-memory run of this rule stalled at 512 MiB for 24 s, cause unknown.
      */
     public static final long ARENA_BLOCK_MIN = 4 * KiB;
 
@@ -188,8 +190,8 @@ public final class MemoryModel {
      * many instances every stream thread's writes wait on that one thread's queue of flushes: {@code make
      * bench-memory} at 512 MiB (4 stream threads, 80 instances, a 20 MiB manager) showed the four stream threads in
      * {@code RocksDB.put} behind the busy flush thread, at 1,000-2,000 records/s from 6 s to 20-40 s against the
-     * defaults' 30,000. A thread per stream thread shortened that stall; its cause, the manager flushing near-empty
-     * memtables without end, went with the arena blocks' rule ({@link #ARENA_BLOCK_MIN}). At 4 GiB, where flushes
+     * defaults' 30,000. A thread per stream thread shortened that stall; the manager flushing near-empty memtables
+     * without end, its main cause, is what the arena blocks' rule ({@link #ARENA_BLOCK_MIN}) addresses. At 4 GiB, where flushes
      * are few and large, 4 threads ran 17,382 records/s over 300 s against 16,201 with one. At most four: more flush at
      * once than a pod's few cores can run. A flush thread's stack holds a few
      * pages and its work is the memtable it writes out (already in the manager's budget), so the threads take no
