@@ -97,7 +97,7 @@ public final class MemoryBenchmark {
     private record Sample(double seconds, long rssBytes) {}
 
     /** Records processed so far, as the application printed it. */
-    private record Progress(long millis, long count) {}
+    record Progress(long millis, long count) {}
 
     /**
      * How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". Its
@@ -109,7 +109,8 @@ public final class MemoryBenchmark {
             List<Sample> samples,
             List<Progress> progress,
             int rocksDbInstances,
-            String ending) {
+            String ending,
+            double gcPauseSeconds) {
         double measuredSeconds() {
             return progress.size() < 2
                     ? 0
@@ -230,12 +231,14 @@ public final class MemoryBenchmark {
                         System.out.printf(
                                 Locale.ROOT,
                                 "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
-                                        + "RocksDB instances %d  ended: %s%n",
+                                        + "RocksDB instances %d  ended: %s  stalled %.0f s  GC pauses %.1f s%n",
                                 variant.name(),
                                 run.peakRss() / 1048576.0,
                                 run.throughput(),
                                 run.rocksDbInstances(),
-                                run.ending());
+                                run.ending(),
+                                StallWatch.stalledSeconds(run.progress()),
+                                run.gcPauseSeconds());
                     }
                     repeated.add(report(sizing, results, repeatDir));
                 }
@@ -323,24 +326,43 @@ public final class MemoryBenchmark {
         return variants;
     }
 
-    /** One run of every variant: its summary line and the agent's two ratios. */
-    private record Summary(String line, double rssRatio, double throughputRatio) {}
+    /** One run of every variant: its summary line, the three peaks and the agent's two ratios. */
+    private record Summary(
+            String line,
+            long defaultPeak,
+            long docsPeak,
+            long agentPeak,
+            double rssRatio,
+            double throughputRatio,
+            double agentStalledSeconds) {}
 
-    /** The summary line over several repeats: the median of each ratio, and every repeat's. */
+    /**
+     * The summary line over several repeats, in the single run's format: the median of each peak and ratio, then
+     * every repeat's ratios and the agent's stalled seconds.
+     */
     private static String medians(Sizing sizing, List<Summary> repeated) {
         double[] rssRatios = repeated.stream().mapToDouble(Summary::rssRatio).toArray();
         double[] throughputRatios =
                 repeated.stream().mapToDouble(Summary::throughputRatio).toArray();
         String line = String.format(
                 Locale.ROOT,
-                "summary: budget=%d repeats=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f "
-                        + "agent_rss_ratios=%s agent_throughput_ratios=%s app=%s%s (medians over the repeats)",
+                "summary: budget=%d default_peak_rss=%.0f docs_bounded_peak_rss=%.0f agent_peak_rss=%.0f "
+                        + "agent_rss_ratio=%.3f agent_throughput_ratio=%.3f repeats=%d agent_rss_ratios=%s "
+                        + "agent_throughput_ratios=%s agent_stalled_s=%s app=%s%s (medians over the repeats)",
                 sizing.budget(),
-                repeated.size(),
+                median(repeated.stream().mapToDouble(Summary::defaultPeak).toArray()),
+                median(repeated.stream().mapToDouble(Summary::docsPeak).toArray()),
+                median(repeated.stream().mapToDouble(Summary::agentPeak).toArray()),
                 median(rssRatios),
                 median(throughputRatios),
-                joined(rssRatios),
-                joined(throughputRatios),
+                repeated.size(),
+                joined(rssRatios, "%.3f"),
+                joined(throughputRatios, "%.3f"),
+                joined(
+                        repeated.stream()
+                                .mapToDouble(Summary::agentStalledSeconds)
+                                .toArray(),
+                        "%.0f"),
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "");
         System.out.println(line);
@@ -354,9 +376,9 @@ public final class MemoryBenchmark {
         return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
-    private static String joined(double[] values) {
+    private static String joined(double[] values, String format) {
         return java.util.Arrays.stream(values)
-                .mapToObj(v -> String.format(Locale.ROOT, "%.3f", v))
+                .mapToObj(v -> String.format(Locale.ROOT, format, v))
                 .collect(java.util.stream.Collectors.joining("/"));
     }
 
@@ -402,7 +424,7 @@ public final class MemoryBenchmark {
                 Locale.ROOT,
                 "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
                         + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
-                        + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f",
+                        + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f agent_stalled_s=%.0f",
                 budget,
                 defaults.peakRss(),
                 docs.peakRss(),
@@ -414,12 +436,17 @@ public final class MemoryBenchmark {
                 defaults.ending(),
                 docs.ending(),
                 agent.ending(),
-                window);
+                window,
+                StallWatch.stalledSeconds(agent.progress()));
         System.out.println(summary);
         return new Summary(
                 summary,
+                defaults.peakRss(),
+                docs.peakRss(),
+                agent.peakRss(),
                 agent.peakRss() / (double) budget,
-                agent.throughputWithin(window) / defaults.throughputWithin(window));
+                agent.throughputWithin(window) / defaults.throughputWithin(window),
+                StallWatch.stalledSeconds(agent.progress()));
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
@@ -477,8 +504,9 @@ public final class MemoryBenchmark {
         Path dir = out.resolve("run-" + slug);
         Files.createDirectories(dir);
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(jdkTool("java"));
         command.addAll(variant.jvmOptions());
+        command.add(StallWatch.gcLogOption(dir));
         command.addAll(List.of(
                 "-cp",
                 classpath,
@@ -508,6 +536,7 @@ public final class MemoryBenchmark {
         long start = System.nanoTime();
         Process process = builder.start();
         List<Progress> progress = Collections.synchronizedList(new ArrayList<>());
+        StallWatch stalls = new StallWatch(process.pid(), dir);
         Thread reader = new Thread(() -> readProgress(process, progress), "progress-" + slug);
         reader.setDaemon(true);
         reader.start();
@@ -530,6 +559,7 @@ public final class MemoryBenchmark {
                     break; // never started processing
                 }
                 if (measuredFrom > 0) {
+                    stalls.check(List.copyOf(progress));
                     ending = ending(variant, samples, peak, sizing.budget(), (now - measuredFrom) / 1e9, timing);
                     if (ending != null) {
                         break;
@@ -559,7 +589,8 @@ public final class MemoryBenchmark {
                 samples,
                 List.copyOf(progress),
                 rocksDbInstances,
-                ending == null ? "process-exit" : ending);
+                ending == null ? "process-exit" : ending,
+                StallWatch.gcPauseSeconds(dir.resolve("gc.log")));
     }
 
     /**
@@ -623,11 +654,7 @@ public final class MemoryBenchmark {
      * not the -Xss it reserved); the whole NMT summary goes to {@code file}.
      */
     private static void saveThreadStacks(long pid, Path file) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                        Long.toString(pid),
-                        "VM.native_memory",
-                        "summary")
+        Process jcmd = new ProcessBuilder(jdkTool("jcmd"), Long.toString(pid), "VM.native_memory", "summary")
                 .redirectErrorStream(true)
                 .start();
         String summary = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -649,6 +676,11 @@ public final class MemoryBenchmark {
         } else {
             System.out.println("    thread stacks: no NMT figures in " + file);
         }
+    }
+
+    /** A tool of the JDK this benchmark runs on (its runs use the same one). */
+    static String jdkTool(String name) {
+        return Path.of(System.getProperty("java.home"), "bin", name).toString();
     }
 
     private static void readProgress(Process process, List<Progress> progress) {

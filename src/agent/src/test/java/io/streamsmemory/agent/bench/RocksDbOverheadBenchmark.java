@@ -32,7 +32,8 @@ import org.rocksdb.WriteOptions;
  * memory tracking on) creates the shared LRU cache and WriteBufferManager as the agent does and takes a first reading:
  * RSS, what the JVM itself committed (NMT total: heap, metaspace, code, stacks, GC, ...) and the cache's usage. It then
  * opens N RocksDB instances configured as Kafka Streams' RocksDBStore configures them and bounded as the agent's
- * SharedRocksDb bounds them (the shared cache and manager, 1 MiB memtables, 64 KiB arena blocks), writes a little to
+ * SharedRocksDb bounds them (the shared cache and manager, 1 MiB memtables, 64 KiB arena blocks or {@code -Darena=bytes}: {@code make
+ * bench-rocksdb-overhead ARENA=8192}), writes a little to
  * each (WAL off, as Kafka Streams), flushes it to one SST file (or {@code -Dflushes=N} files: {@code make
  * bench-rocksdb-overhead FLUSHES=N}), writes a little more into the memtable, reads keys
  * back, and takes a second reading. The growth of RSS that neither the JVM's growth nor the cache's (data, index and
@@ -51,7 +52,9 @@ public final class RocksDbOverheadBenchmark {
 
     private static final long WRITE_BUFFER_MANAGER_BYTES = CACHE_BYTES / 3;
     private static final long WRITE_BUFFER_SIZE = 1L << 20;
-    private static final long ARENA_BLOCK = 64L << 10;
+    /** Arena block of every memtable ({@code -Darena=bytes}, default 64 KiB; the engine plans 4 KiB to 1 MiB). */
+    private static final long ARENA_BLOCK = Long.getLong("arena", 64L << 10);
+
     private static final int REPEATS = 3;
     /** SST files per instance ({@code -Dflushes=N}, default 1): each a batch of keys written and flushed. Stay under
      *  universal compaction's trigger of 4 files, or the files are merged back into one. */
@@ -70,12 +73,14 @@ public final class RocksDbOverheadBenchmark {
                 : Stream.of(args).mapToInt(Integer::parseInt).toArray();
         System.out.printf(
                 Locale.ROOT,
-                "RocksDB %s, %d SST file(s) of %d keys x %d B per instance, cache %d MiB (write buffers %d MiB), "
-                        + "median of %d fresh JVMs per count; growth from opening the instances:%n",
+                "RocksDB %s, %d SST file(s) of %d keys x %d B per instance, %d KiB arena blocks, cache %d MiB "
+                        + "(write buffers %d MiB), median of %d fresh JVMs per count; growth from opening the "
+                        + "instances:%n",
                 RocksDB.rocksdbVersion(),
                 FLUSHES,
                 KEYS_PER_INSTANCE,
                 VALUE_BYTES,
+                ARENA_BLOCK >> 10,
                 CACHE_BYTES >> 20,
                 WRITE_BUFFER_MANAGER_BYTES >> 20,
                 REPEATS);
@@ -130,6 +135,7 @@ public final class RocksDbOverheadBenchmark {
                             "-XX:TieredStopAtLevel=1",
                             "-XX:NativeMemoryTracking=summary",
                             "-Dflushes=" + FLUSHES,
+                            "-Darena=" + ARENA_BLOCK,
                             "-cp",
                             System.getProperty("java.class.path"),
                             RocksDbOverheadBenchmark.class.getName(),
