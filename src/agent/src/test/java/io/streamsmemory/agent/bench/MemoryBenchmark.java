@@ -53,7 +53,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  * memory-management docs, and the agent (with {@code bench.allVariants=true} also the agent with glibc
  * MALLOC_ARENA_MAX=2 and with jemalloc, when installed). Each run lasts until its RSS has stopped rising (or, for
  * the unbounded variants, has passed the budget), samples the JVM's RSS from /proc and its throughput, and each
- * budget ends with a table, a CSV, a PNG plot and its {@code summary:} line.
+ * budget ends with a table, a CSV, a PNG plot and its {@code summary:} line. Every run writes its GC log, and a run
+ * that stalls gets thread dumps while it lasts ({@link StallWatch}).
  * <p>Where the application does not fit a budget, it is sized down for it (fewer stream threads, then fewer stores),
  * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
