@@ -135,7 +135,9 @@ public final class MemoryModel {
      * Least-squares lines: 9,301,246 B + 295,359 B per instance (R² 0.9988) with one SST file, 9,916,903 B +
      * 318,003 B per instance (R² 0.9985) with three. The intercept does not grow with the instances (the shared
      * environment's threads and their allocator arenas: headroom). The larger slope, 311 KiB, rounded up to the next
-     * 64 KiB: 320 KiB (it was a 512 KiB estimate before). Instances with many more SST files hold more table readers
+     * 64 KiB: 320 KiB (it was a 512 KiB estimate before). With the 8 KiB arena blocks the engine plans at 512 MiB
+     * ({@code make bench-rocksdb-overhead ARENA=8192}, 2026-12-01): 8,733,099 B + 301,994 B per instance (R² 0.9975),
+     * so the arena block does not move the figure. Instances with many more SST files hold more table readers
      * (their index and filter blocks are in the cache, the reader objects are not); {@code make bench-memory} checks the
      * whole pod.
      */
