@@ -9,8 +9,6 @@ AGENT_JAR := src/agent/target/streams-memory-agent.jar
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1
 # SST files per RocksDB instance in make bench-rocksdb-overhead.
 FLUSHES ?= 1
-# Arena block of every memtable in make bench-rocksdb-overhead (the engine plans 4 KiB to 1 MiB; 8 KiB at 512 MiB).
-ARENA ?= 65536
 BUDGETS ?= 512Mi,1Gi,4Gi
 ALL_VARIANTS ?= false
 
@@ -56,9 +54,9 @@ bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS p
 		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
 		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
-bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=65536 bytes per arena block, ~4 min)
+bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=8192 bytes per arena block (default 64 KiB; the engine plans 4 KiB to 1 MiB), ~4 min)
 	$(MVN) -q -pl src/agent -am test-compile
-	java -Dflushes=$(FLUSHES) -Darena=$(ARENA) -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.RocksDbOverheadBenchmark $(ARGS)
+	java -Dflushes=$(FLUSHES) $(if $(ARENA),-Darena=$(ARENA)) -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.RocksDbOverheadBenchmark $(ARGS)
 
 bench-webhook: control-plane-binaries ## Pod-creation latency through a real API server, webhook on, in a namespace without policies, and off (ARGS='pods rounds warmup')
 	@# -am puts the parent POM in the reactor too: src/operator, built alone below, resolves it and both modules

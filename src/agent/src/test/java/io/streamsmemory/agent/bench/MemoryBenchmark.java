@@ -421,6 +421,7 @@ public final class MemoryBenchmark {
                     run.ending());
         }
         System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
+        double agentStalled = StallWatch.stalledSeconds(agent.progress());
         String summary = String.format(
                 Locale.ROOT,
                 "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
@@ -438,7 +439,7 @@ public final class MemoryBenchmark {
                 docs.ending(),
                 agent.ending(),
                 window,
-                StallWatch.stalledSeconds(agent.progress()));
+                agentStalled);
         System.out.println(summary);
         return new Summary(
                 summary,
@@ -447,7 +448,7 @@ public final class MemoryBenchmark {
                 agent.peakRss(),
                 agent.peakRss() / (double) budget,
                 agent.throughputWithin(window) / defaults.throughputWithin(window),
-                StallWatch.stalledSeconds(agent.progress()));
+                agentStalled);
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {

@@ -32,9 +32,8 @@ import org.rocksdb.WriteOptions;
  * memory tracking on) creates the shared LRU cache and WriteBufferManager as the agent does and takes a first reading:
  * RSS, what the JVM itself committed (NMT total: heap, metaspace, code, stacks, GC, ...) and the cache's usage. It then
  * opens N RocksDB instances configured as Kafka Streams' RocksDBStore configures them and bounded as the agent's
- * SharedRocksDb bounds them (the shared cache and manager, 1 MiB memtables, 64 KiB arena blocks or {@code -Darena=bytes}: {@code make
- * bench-rocksdb-overhead ARENA=8192}), writes a little to
- * each (WAL off, as Kafka Streams), flushes it to one SST file (or {@code -Dflushes=N} files: {@code make
+ * SharedRocksDb bounds them (the shared cache and manager, 1 MiB memtables, 64 KiB arena blocks or
+ * {@code -Darena=bytes}: {@code make bench-rocksdb-overhead ARENA=8192}), writes a little to each (WAL off, as Kafka Streams), flushes it to one SST file (or {@code -Dflushes=N} files: {@code make
  * bench-rocksdb-overhead FLUSHES=N}), writes a little more into the memtable, reads keys
  * back, and takes a second reading. The growth of RSS that neither the JVM's growth nor the cache's (data, index and
  * filter blocks, and the memtables the manager charges to it) explains is the instances' unexplained memory; its

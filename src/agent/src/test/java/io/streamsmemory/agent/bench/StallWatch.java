@@ -18,9 +18,9 @@ import java.util.regex.Pattern;
 final class StallWatch {
     /** A run stalls while it processes under this share of its best one-second rate so far. */
     static final double STALL_SHARE = 0.1;
-    /** Thread dumps per run, at most, and the seconds between two of them. */
+    /** Thread dumps per run, at most. */
     private static final int MAX_DUMPS = 5;
-
+    /** The least time between two thread dumps of one run. */
     private static final long DUMP_INTERVAL_MILLIS = 5_000;
     /** The end of a G1 pause line of {@code -Xlog:gc}: "... 123M->45M(256M) 3.456ms". */
     private static final Pattern PAUSE = Pattern.compile("Pause.* (\\d+(?:\\.\\d+)?)ms$");
