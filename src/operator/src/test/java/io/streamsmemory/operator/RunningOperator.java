@@ -40,7 +40,7 @@ public final class RunningOperator implements AutoCloseable {
             LeaderElectionConfiguration leaderElection,
             RolloutGate gate,
             ObserveSettings observe) {
-        this(client, leaderElection, gate, observe, new AtomicInteger());
+        this(client, leaderElection, gate, observe, new AtomicInteger(), WebhookServing.NOT_HERE);
     }
 
     private RunningOperator(
@@ -48,7 +48,8 @@ public final class RunningOperator implements AutoCloseable {
             LeaderElectionConfiguration leaderElection,
             RolloutGate gate,
             ObserveSettings observe,
-            AtomicInteger leadershipLost) {
+            AtomicInteger leadershipLost,
+            WebhookServing webhook) {
         this.leadershipLost = leadershipLost;
         observer = new MemoryObserver(client, observe);
         events = new EventRecorder(client);
@@ -68,13 +69,7 @@ public final class RunningOperator implements AutoCloseable {
             }
         });
         operator.register(new PolicyReconciler(
-                client,
-                events,
-                new AllocationMetrics(registry),
-                WebhookServing.NOT_HERE,
-                gate,
-                observer,
-                new StatusSettings(100)));
+                client, events, new AllocationMetrics(registry), webhook, gate, observer, new StatusSettings(100)));
         operator.start();
     }
 
@@ -85,6 +80,12 @@ public final class RunningOperator implements AutoCloseable {
     /** With operator-initiated rollouts rate-limited by {@code gate}. */
     static RunningOperator start(KubernetesClient client, RolloutGate gate) {
         return new RunningOperator(client, null, gate, ObserveSettings.OFF);
+    }
+
+    /** With the webhook of this process serving or not, as {@code webhook} says. */
+    static RunningOperator start(KubernetesClient client, WebhookServing webhook) {
+        return new RunningOperator(
+                client, null, new RolloutGate(Duration.ZERO), ObserveSettings.OFF, new AtomicInteger(), webhook);
     }
 
     /** Reading the pods' memory reports as {@code observe} says, rollouts at most once per {@code minInterval}. */
@@ -112,7 +113,8 @@ public final class RunningOperator implements AutoCloseable {
                         false),
                 new RolloutGate(Duration.ZERO),
                 ObserveSettings.OFF,
-                lost);
+                lost,
+                WebhookServing.NOT_HERE);
     }
 
     /**

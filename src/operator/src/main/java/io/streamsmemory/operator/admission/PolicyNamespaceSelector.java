@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -35,6 +36,8 @@ final class PolicyNamespaceSelector implements AutoCloseable {
     static final String NAME_LABEL = "kubernetes.io/metadata.name";
     /** A valid label value that is no valid namespace name (namespaces are DNS labels: no dots). */
     static final String NO_NAMESPACE = "no-policy.streamsmemory.io";
+    /** How long the webhook's start waits for the policies to be listed and the selector written. */
+    private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final WebhookSettings settings;
@@ -70,9 +73,23 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             }
         });
         policies = informer;
-        informer.start();
+        // The first sync before the webhook reports serving: until then a new policy's namespace is not in the
+        // selector, the API server does not call the webhook for its pods, and an operator rollout would be lost.
+        try {
+            informer.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn(
+                    "the policies of the webhook's namespaceSelector not listed within {}: {}",
+                    SYNC_TIMEOUT,
+                    e.toString());
+        }
         long period = Math.max(100, settings.refreshPeriod.toMillis());
-        syncer.scheduleWithFixedDelay(this::syncSafely, 0, period, TimeUnit.MILLISECONDS);
+        try {
+            syncer.submit(this::syncSafely).get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn("the webhook's namespaceSelector not updated within {}: {}", SYNC_TIMEOUT, e.toString());
+        }
+        syncer.scheduleWithFixedDelay(this::syncSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** The namespaces holding at least one policy, sorted; {@link #NO_NAMESPACE} alone when there is none. */

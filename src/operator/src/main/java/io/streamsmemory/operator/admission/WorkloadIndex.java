@@ -26,10 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds the opted-in workload of a pod under admission from in-memory caches only, so answering costs no
- * API call: the pod's controller owner is a ReplicaSet (named {@code <deployment>-<pod-template-hash>},
- * the hash also being the pod's label) or a StatefulSet; the workload must carry
- * {@code streamsmemory.io/policy}; its allocation is the ConfigMap the operator published for it.
+ * Finds the opted-in workload of a pod under admission from in-memory caches, so answering costs no API call
+ * (but for a pod whose allocation the ConfigMap cache does not hold yet): the pod's controller owner is a
+ * ReplicaSet (named {@code <deployment>-<pod-template-hash>}, the hash also being the pod's label) or a
+ * StatefulSet; the workload must carry {@code streamsmemory.io/policy}; its allocation is the ConfigMap the
+ * operator published for it.
  *
  * <p>The owner chain needs nothing stamped on the user's pod template, so opting in never rolls a
  * workload by itself (which a {@code rollout: Manual} policy promises), and pods restarted by hand are
@@ -38,8 +39,8 @@ import org.slf4j.LoggerFactory;
 public final class WorkloadIndex implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkloadIndex.class);
 
-    /** How long admission waits for a ConfigMap named by a pod's envFrom. */
-    static final Duration ENV_FROM_READ_TIMEOUT = Duration.ofMillis(500);
+    /** How long admission waits for a ConfigMap read past the cache (one an envFrom names, or a late allocation). */
+    static final Duration LIVE_READ_TIMEOUT = Duration.ofMillis(500);
 
     private final KubernetesClient client;
     private SharedIndexInformer<Deployment> deployments;
@@ -100,11 +101,8 @@ public final class WorkloadIndex implements AutoCloseable {
         }
         String workloadName = workload.getMetadata().getName();
         String configMapName = configMapName(workload.getKind(), workloadName);
-        ConfigMap configMap = configMaps.getStore().getByKey(namespace + "/" + configMapName);
-        if (configMap == null
-                || configMap.getData() == null
-                || configMap.getData().get(ALLOCATION_KEY) == null
-                || !AllocationConfigMap.publishedFor(configMap, workload)) {
+        ConfigMap configMap = currentConfigMap(namespace, configMapName, workload, pod);
+        if (!holdsAllocation(configMap, workload)) {
             return Optional.of(new Resolution(
                     new InjectionTarget(workload, null, configMapName, null),
                     "no allocation is published for " + workload.getKind() + " " + workloadName + " yet (ConfigMap "
@@ -126,6 +124,50 @@ public final class WorkloadIndex implements AutoCloseable {
     }
 
     /**
+     * The workload's ConfigMap from the cache, or read from the API server when the cache is behind the pod: it
+     * holds no allocation, or one for another restart hash than the one the operator stamped on the pod's
+     * template. The operator publishes the ConfigMap just before it stamps the template, so the pods of that
+     * rollout are created while this cache may still miss the write; admitting them without the agent (or with
+     * the older allocation) would spend the workload's one drift rollout on the operator's own race. Only such
+     * pods pay for the read, bounded as {@link #configMapReader}'s; a read that fails or is late leaves the
+     * cached answer.
+     */
+    private ConfigMap currentConfigMap(String namespace, String name, HasMetadata workload, JsonNode pod) {
+        return currentConfigMap(
+                configMaps.getStore().getByKey(namespace + "/" + name),
+                name,
+                workload,
+                pod,
+                configMapReader(namespace));
+    }
+
+    ConfigMap currentConfigMap(
+            ConfigMap cached, String name, HasMetadata workload, JsonNode pod, EnvFromSources.ConfigMapReader reader) {
+        String stamped =
+                pod.path("metadata").path("annotations").path(RESTART_HASH).asText(null);
+        if (holdsAllocation(cached, workload)) {
+            PublishedAllocation allocation = parsed(cached, workload).allocation();
+            if (stamped == null || allocation == null || stamped.equals(allocation.restartHash())) {
+                return cached; // current, not stamped by the operator (rollout Manual), or refused either way
+            }
+        }
+        try {
+            ConfigMap live = reader.read(name);
+            return live != null ? live : cached;
+        } catch (Exception e) {
+            LOG.debug("could not read ConfigMap {} past the cache: {}", name, e.toString());
+            return cached;
+        }
+    }
+
+    private static boolean holdsAllocation(ConfigMap configMap, HasMetadata workload) {
+        return configMap != null
+                && configMap.getData() != null
+                && configMap.getData().get(ALLOCATION_KEY) != null
+                && AllocationConfigMap.publishedFor(configMap, workload);
+    }
+
+    /**
      * Reads the ConfigMaps of {@code namespace} that a pod's {@code envFrom} names ({@link EnvFromSources}). Only
      * pods with an {@code envFrom} pay for the read; it is bounded well inside the webhook's 2 s timeout, and a
      * read that fails or is late counts as "may set it" (the pod is left uninjected, with the reason).
@@ -135,7 +177,7 @@ public final class WorkloadIndex implements AutoCloseable {
                         .inNamespace(namespace)
                         .withName(name)
                         .get())
-                .get(ENV_FROM_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                .get(LIVE_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The LimitRanges of a namespace (the injected init container must fit them). */

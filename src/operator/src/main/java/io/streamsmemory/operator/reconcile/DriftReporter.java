@@ -22,18 +22,16 @@ final class DriftReporter {
     private final KubernetesClient client;
     private final EventRecorder events;
     private final RolloutStamper stamper;
-    private final WebhookServing webhook;
 
-    DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper, WebhookServing webhook) {
+    DriftReporter(KubernetesClient client, EventRecorder events, RolloutStamper stamper) {
         this.client = client;
         this.events = events;
         this.stamper = stamper;
-        this.webhook = webhook;
     }
 
     /**
-     * Counts into {@code row} and reports; returns when to look again if a drift rollout waits (for the webhook to
-     * serve, or for {@link RolloutGate}), else null.
+     * Counts into {@code row} and reports; returns when to look again if a drift rollout waits ({@link
+     * RolloutStamper#mustWait}), else null.
      */
     Duration report(
             StreamsMemoryPolicy policy,
@@ -55,7 +53,9 @@ final class DriftReporter {
         boolean templateCurrent = workload.templateRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent();
-        if (count.drifted() == 0 || !workload.settled() || (!manual && !templateCurrent)) {
+        if (count.drifted() == 0
+                || !workload.settled()
+                || (!manual && (!templateCurrent || count.driftedFromTemplate() == 0))) {
             // Nothing drifted, or a rollout is still under way (it replaces these pods).
             return null;
         }
@@ -87,14 +87,6 @@ final class DriftReporter {
                     "Drift",
                     what + "; the admission webhook is not installed " + "(MutatingWebhookConfiguration "
                             + WEBHOOK_CONFIGURATION + "), so rolling would not help");
-        } else if (webhook.problem().isPresent()) {
-            events.record(
-                    workload.resource(),
-                    Type.Warning,
-                    "Drift",
-                    what + "; waiting for the admission webhook to " + "serve ("
-                            + webhook.problem().get() + ") before rolling the workload once");
-            return PolicyReconciler.RETRY_SOON;
         } else if (wait.isPresent()) {
             events.record(
                     workload.resource(),

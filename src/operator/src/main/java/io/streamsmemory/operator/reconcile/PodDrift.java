@@ -13,7 +13,13 @@ import java.util.Optional;
  * webhook was unreachable or before the allocation was published).
  */
 final class PodDrift {
-    public record Count(int pods, int injected, int notInjected, int outdated, int skipped) {
+    /**
+     * {@code driftedFromTemplate}: the drifted pods created from a template stamped with the current restart hash.
+     * Once the workload has settled on that template, only these are drift a rollout could mend; a drifted pod of
+     * an older template is one its controller is already replacing, which a pod list read before the workload's
+     * status still shows.
+     */
+    public record Count(int pods, int injected, int notInjected, int outdated, int skipped, int driftedFromTemplate) {
         public int drifted() {
             return notInjected + outdated;
         }
@@ -26,8 +32,8 @@ final class PodDrift {
         return pods.get().map(all -> count(workload, restartHash, all));
     }
 
-    private static Count count(Workload workload, String restartHash, List<Pod> pods) {
-        int total = 0, injected = 0, notInjected = 0, outdated = 0, skipped = 0;
+    static Count count(Workload workload, String restartHash, List<Pod> pods) {
+        int total = 0, injected = 0, notInjected = 0, outdated = 0, skipped = 0, driftedFromTemplate = 0;
         for (Pod pod : pods) {
             if (pod.getMetadata().getDeletionTimestamp() != null || !ownedBy(pod, workload) || finished(pod)) {
                 continue;
@@ -36,19 +42,25 @@ final class PodDrift {
             Map<String, String> annotations = pod.getMetadata().getAnnotations() == null
                     ? Map.of()
                     : pod.getMetadata().getAnnotations();
+            boolean drifted = false;
             if (annotations.containsKey(MetadataKeys.ALLOCATION_HASH)) {
                 if (Objects.equals(annotations.get(MetadataKeys.APPLIED_RESTART_HASH), restartHash)) {
                     injected++;
                 } else {
                     outdated++;
+                    drifted = true;
                 }
             } else if (annotations.containsKey(MetadataKeys.INJECTION_SKIPPED)) {
                 skipped++;
             } else {
                 notInjected++;
+                drifted = true;
+            }
+            if (drifted && Objects.equals(restartHash, annotations.get(MetadataKeys.RESTART_HASH))) {
+                driftedFromTemplate++;
             }
         }
-        return new Count(total, injected, notInjected, outdated, skipped);
+        return new Count(total, injected, notInjected, outdated, skipped, driftedFromTemplate);
     }
 
     private static boolean finished(Pod pod) {

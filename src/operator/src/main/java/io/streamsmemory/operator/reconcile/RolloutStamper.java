@@ -15,14 +15,27 @@ import java.util.Optional;
 public class RolloutStamper {
     private final KubernetesClient client;
     private final RolloutGate gate;
+    private final WebhookServing webhook;
 
-    public RolloutStamper(KubernetesClient client, RolloutGate gate) {
+    public RolloutStamper(KubernetesClient client, RolloutGate gate, WebhookServing webhook) {
         this.client = client;
         this.gate = gate;
+        this.webhook = webhook;
     }
 
-    /** Why a rollout must wait now ({@link RolloutGate}); empty when it may start. */
+    /**
+     * Why a rollout must wait now; empty when it may start. First the webhook of this process: a rollout while it
+     * does not serve yet (the operator just started, its certificate not yet made) recreates every pod without the
+     * agent, a restart for nothing that also spends the workload's one drift rollout. Then {@link RolloutGate}.
+     */
     Optional<RolloutGate.Wait> mustWait(Workload workload) {
+        Optional<String> problem = webhook.problem();
+        if (problem.isPresent()) {
+            return Optional.of(new RolloutGate.Wait(
+                    "the admission webhook does not serve yet (" + problem.get()
+                            + "), so the new pods would start without the agent",
+                    PolicyReconciler.RETRY_SOON));
+        }
         return gate.check(workload);
     }
 

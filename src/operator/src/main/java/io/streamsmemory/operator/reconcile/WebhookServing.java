@@ -3,9 +3,9 @@ package io.streamsmemory.operator.reconcile;
 import java.util.Optional;
 
 /**
- * Whether the admission webhook of this operator process serves, so pods created now would be injected. A drift
- * rollout waits for it: rolling while the webhook is down (the operator just restarted, its certificate not yet
- * loaded) only recreates the pods without the agent, and the workload would have spent its one drift rollout.
+ * Whether the admission webhook of this operator process serves, so pods created now would be injected. Every
+ * rollout the operator starts waits for it ({@link RolloutStamper#mustWait}): rolling while the webhook is down
+ * (the operator just restarted, its certificate not yet loaded) only recreates the pods without the agent.
  */
 @FunctionalInterface
 public interface WebhookServing {

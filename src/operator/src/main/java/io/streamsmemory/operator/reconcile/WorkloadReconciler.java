@@ -55,8 +55,8 @@ final class WorkloadReconciler {
         this.events = events;
         this.metrics = metrics;
         this.publisher = publisher;
-        this.stamper = new RolloutStamper(client, gate);
-        this.drift = new DriftReporter(client, events, stamper, webhook);
+        this.stamper = new RolloutStamper(client, gate, webhook);
+        this.drift = new DriftReporter(client, events, stamper);
     }
 
     /**
