@@ -47,11 +47,11 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians; ~30 min per repeat)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
-		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
+		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) $(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) \
 		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=8192 bytes per arena block (default 64 KiB; the engine plans 4 KiB to 1 MiB), ~4 min)

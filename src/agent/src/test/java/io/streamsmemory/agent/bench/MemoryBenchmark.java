@@ -59,7 +59,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
  * counts, default 120), bench.plateauSeconds (the window in which RSS must not rise by more than 1%, default 60),
- * bench.maxSeconds (default 300), bench.records (input records, default 12,000,000), bench.out, bench.agentJar,
+ * bench.maxSeconds (default 300 per GiB of budget, at least 300: 1,200 at 4 GiB), bench.records (input records, default 12,000,000), bench.out, bench.agentJar,
  * bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan is made with, default {@value #LOADED_CLASSES}),
  * bench.nmt (true: the agent variant runs with native memory tracking and prints what its thread stacks hold at the
  * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs).
@@ -158,7 +158,21 @@ public final class MemoryBenchmark {
         }
     }
 
-    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {}
+    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {
+        /**
+         * Without bench.maxSeconds, {@value #MAX_SECONDS_PER_GIB} s per GiB of budget (at least that): a larger
+         * budget's caches take longer to fill, and 300 s stopped every 4 GiB variant while its RSS still rose.
+         */
+        static Timing of(long budget) {
+            int perBudget = (int) (MAX_SECONDS_PER_GIB * Math.max(1, budget / ByteSize.GiB));
+            return new Timing(
+                    Integer.getInteger("bench.minSeconds", 120),
+                    Integer.getInteger("bench.plateauSeconds", 60),
+                    Integer.getInteger("bench.maxSeconds", perBudget));
+        }
+    }
+
+    private static final int MAX_SECONDS_PER_GIB = 300;
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -167,10 +181,6 @@ public final class MemoryBenchmark {
                 .map(String::trim)
                 .map(ByteSize::parse)
                 .toList();
-        Timing timing = new Timing(
-                Integer.getInteger("bench.minSeconds", 120),
-                Integer.getInteger("bench.plateauSeconds", 60),
-                Integer.getInteger("bench.maxSeconds", 300));
         long records = Long.getLong("bench.records", 12_000_000L);
         boolean allVariants = Boolean.getBoolean("bench.allVariants");
         // Each repeat runs every variant once more, in the same order, so a slow stretch of a shared machine falls on
@@ -204,6 +214,7 @@ public final class MemoryBenchmark {
                 Path dir = out.resolve("budget-" + ByteSize.format(budget).replace(" ", ""));
                 Files.createDirectories(dir);
                 Sizing sizing = size(budget);
+                Timing timing = Timing.of(budget);
                 List<Variant> variants = variants(sizing, dir, agentJar, allVariants);
                 System.out.printf(
                         Locale.ROOT,
