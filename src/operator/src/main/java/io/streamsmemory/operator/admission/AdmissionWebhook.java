@@ -43,6 +43,7 @@ public final class AdmissionWebhook implements AutoCloseable {
     private final PolicyNamespaceSelector namespaces;
     private Vertx vertx;
     private HttpServer server;
+    private int warmUpAnswered;
 
     private AdmissionWebhook(KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
         this.settings = settings;
@@ -52,7 +53,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         this.namespaces = new PolicyNamespaceSelector(client, settings);
     }
 
-    /** Fills the caches, gets a serving certificate, then listens. */
+    /** Fills the caches, gets a serving certificate, listens, then answers a few reviews of its own ({@link WarmUp}). */
     public static AdmissionWebhook start(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
         return start(client, events, settings, Clock.systemUTC());
     }
@@ -94,12 +95,24 @@ public final class AdmissionWebhook implements AutoCloseable {
                 .connectionHandler(requests::connected)
                 .requestHandler(requests);
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        LOG.info("pod admission webhook listening on https://{}:{}{}", settings.host, port(), WebhookSettings.PATH);
+        warmUpAnswered = WarmUp.run(vertx, port(), Certificates.pem(certificates.servingCertificate()));
+        LOG.info(
+                "pod admission webhook listening on https://{}:{}{} (warm-up: {} of {} reviews answered)",
+                settings.host,
+                port(),
+                WebhookSettings.PATH,
+                warmUpAnswered,
+                WarmUp.REVIEWS);
     }
 
     /** True when the caches the webhook answers from (workloads, ConfigMaps, LimitRanges) are filled. */
     boolean cachesSynced() {
         return index.synced();
+    }
+
+    /** How many of its {@link WarmUp#REVIEWS} warm-up reviews the webhook answered before it reported serving. */
+    public int warmUpAnswered() {
+        return warmUpAnswered;
     }
 
     /** The port actually bound (settings may say 0). */

@@ -267,6 +267,11 @@ class WebhookInjectionTest {
     }
 
     @Test
+    void theWebhookAnsweredItsOwnWarmUpReviewsOverTlsBeforeItServed() {
+        assertThat(operator.webhook.warmUpAnswered()).isEqualTo(WarmUp.REVIEWS);
+    }
+
+    @Test
     void aSecondAdmissionOfAnInjectedPodChangesNothing() {
         Pod injected = injectedPods("orders-app", 2).get(0);
         // The same pod, admitted again: same owner, labels, annotations and spec, only a new name.
