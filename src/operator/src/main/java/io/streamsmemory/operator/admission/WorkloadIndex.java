@@ -124,8 +124,8 @@ public final class WorkloadIndex implements AutoCloseable {
     }
 
     /**
-     * The workload's ConfigMap from the cache, or read from the API server when the cache is behind the pod: it
-     * holds no allocation, or one for another restart hash than the one the operator stamped on the pod's
+     * The workload's ConfigMap from the cache, or read from the API server when the cache is behind a pod the
+     * operator stamped: it holds no allocation, or one for another restart hash than the one on the pod's
      * template. The operator publishes the ConfigMap just before it stamps the template, so the pods of that
      * rollout are created while this cache may still miss the write; admitting them without the agent (or with
      * the older allocation) would spend the workload's one drift rollout on the operator's own race. Only such
@@ -145,10 +145,13 @@ public final class WorkloadIndex implements AutoCloseable {
             ConfigMap cached, String name, HasMetadata workload, JsonNode pod, EnvFromSources.ConfigMapReader reader) {
         String stamped =
                 pod.path("metadata").path("annotations").path(RESTART_HASH).asText(null);
+        if (stamped == null) {
+            return cached; // not of an operator rollout (rollout Manual, or before the opt-in's): nothing to wait for
+        }
         if (holdsAllocation(cached, workload)) {
             PublishedAllocation allocation = parsed(cached, workload).allocation();
-            if (stamped == null || allocation == null || stamped.equals(allocation.restartHash())) {
-                return cached; // current, not stamped by the operator (rollout Manual), or refused either way
+            if (allocation == null || stamped.equals(allocation.restartHash())) {
+                return cached; // current, or refused either way
             }
         }
         try {

@@ -97,6 +97,7 @@ class LateAllocationTest {
     void aPodOfAnUnstampedTemplateTakesTheCachedAllocation() {
         // rollout Manual: the operator never stamps, so the pod names no allocation to wait for
         assertThat(resolve(older, pod(null), current)).isSameAs(older);
+        assertThat(resolve(null, pod(null), current)).isNull();
         assertThat(reads).isEmpty();
     }
 
