@@ -3,6 +3,7 @@ package io.streamsmemory.operator;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -93,6 +94,14 @@ public final class Fixtures {
                     .build());
         }
         return client.resource(configuration).serverSideApply();
+    }
+
+    /** The Events of {@code namespace} about the object named {@code objectName} with {@code reason}. */
+    public static List<Event> events(KubernetesClient client, String namespace, String objectName, String reason) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
+                        && e.getReason().equals(reason))
+                .toList();
     }
 
     public static void namespace(KubernetesClient client, String name) {

@@ -89,10 +89,7 @@ class PolicyReconcilerTest {
     }
 
     private List<Event> events(String namespace, String objectName, String reason) {
-        return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
-                        && e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, namespace, objectName, reason);
     }
 
     @Test

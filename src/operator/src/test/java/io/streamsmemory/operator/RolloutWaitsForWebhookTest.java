@@ -49,10 +49,7 @@ class RolloutWaitsForWebhookTest {
     }
 
     private List<Event> events(String namespace, String workload, String reason) {
-        return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(workload)
-                        && e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, namespace, workload, reason);
     }
 
     @Test

@@ -59,8 +59,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
  * counts, default 120), bench.plateauSeconds (the window in which RSS must not rise by more than 1%, default 60),
- * bench.maxSeconds (default 300 per GiB of budget, at least 300: 1,200 at 4 GiB), bench.records (input records, default 12,000,000), bench.out, bench.agentJar,
- * bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan is made with, default {@value #LOADED_CLASSES}),
+ * bench.maxSeconds (default 300 per GiB of budget, at least 300: 1,200 at 4 GiB), bench.records (input records,
+ * default 12,000,000), bench.out, bench.agentJar, bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan
+ * is made with, default {@value #LOADED_CLASSES}),
  * bench.nmt (true: the agent variant runs with native memory tracking and prints what its thread stacks hold at the
  * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs).
  */

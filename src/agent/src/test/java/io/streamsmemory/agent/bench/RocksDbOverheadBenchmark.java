@@ -33,10 +33,11 @@ import org.rocksdb.WriteOptions;
  * RSS, what the JVM itself committed (NMT total: heap, metaspace, code, stacks, GC, ...) and the cache's usage. It then
  * opens N RocksDB instances configured as Kafka Streams' RocksDBStore configures them and bounded as the agent's
  * SharedRocksDb bounds them (the shared cache and manager, 1 MiB memtables, 64 KiB arena blocks or
- * {@code -Darena=bytes}: {@code make bench-rocksdb-overhead ARENA=8192}), writes a little to each (WAL off, as Kafka Streams), flushes it to one SST file (or {@code -Dflushes=N} files: {@code make
- * bench-rocksdb-overhead FLUSHES=N}), writes a little more into the memtable, reads keys
- * back, and takes a second reading. The growth of RSS that neither the JVM's growth nor the cache's (data, index and
- * filter blocks, and the memtables the manager charges to it) explains is the instances' unexplained memory; its
+ * {@code -Darena=bytes}: {@code make bench-rocksdb-overhead ARENA=8192}), writes a little to each (WAL off, as
+ * Kafka Streams), flushes it to one SST file (or {@code -Dflushes=N} files: {@code make bench-rocksdb-overhead
+ * FLUSHES=N}), writes a little more into the memtable, reads keys back, and takes a second reading. The growth of
+ * RSS that neither the JVM's growth nor the cache's (data, index and filter blocks, and the memtables the manager
+ * charges to it) explains is the instances' unexplained memory; its
  * slope over N, by a least-squares fit, is the per-instance overhead (the intercept takes what does not scale with N).
  * Each count runs in several fresh JVMs and the median is kept.
  */

@@ -53,7 +53,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         this.namespaces = new PolicyNamespaceSelector(client, settings);
     }
 
-    /** Fills the caches, gets a serving certificate, listens, then answers a few reviews of its own ({@link WarmUp}). */
+    /** Fills the caches, gets a serving certificate, listens, then answers reviews of its own ({@link WarmUp}). */
     public static AdmissionWebhook start(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
         return start(client, events, settings, Clock.systemUTC());
     }

@@ -532,9 +532,6 @@ class WebhookDoNoHarmTest {
     }
 
     private List<Event> events(String objectName, String reason) {
-        return client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
-                        && e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, NS, objectName, reason);
     }
 }

@@ -130,10 +130,7 @@ class WebhookInjectionTest {
     }
 
     private List<Event> events(String objectName, String reason) {
-        return client.v1().events().inNamespace(NS).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
-                        && e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, NS, objectName, reason);
     }
 
     private WorkloadAllocationStatus row(String policy, String workload) {
