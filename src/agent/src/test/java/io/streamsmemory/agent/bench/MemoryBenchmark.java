@@ -110,6 +110,7 @@ public final class MemoryBenchmark {
             long peakRss,
             List<Sample> samples,
             List<Progress> progress,
+            List<CpuSample> cpu,
             int rocksDbInstances,
             String ending,
             double gcPauseSeconds) {
@@ -131,14 +132,44 @@ public final class MemoryBenchmark {
                 return 0;
             }
             Progress first = progress.get(0);
+            Progress last = lastWithin(seconds);
+            double span = (last.millis() - first.millis()) / 1000.0;
+            return span > 0 ? (last.count() - first.count()) / span : 0;
+        }
+
+        /**
+         * CPU microseconds the JVM spent per record over the same first seconds: what the variant's settings cost,
+         * whatever share of the machine the hypervisor left it; 0 when not measured.
+         */
+        double cpuMicrosPerRecordWithin(double seconds) {
+            if (progress.size() < 2 || cpu.isEmpty() || seconds <= 0) {
+                return 0;
+            }
+            Progress first = progress.get(0);
+            Progress last = lastWithin(seconds);
+            long records = last.count() - first.count();
+            double cpuSeconds = CpuSample.at(cpu, last.millis()).processSecondsSince(CpuSample.at(cpu, first.millis()));
+            return records > 0 ? cpuSeconds * 1e6 / records : 0;
+        }
+
+        /** The share of the machine's CPU the hypervisor took over the same first seconds (0 to 1). */
+        double stealShareWithin(double seconds) {
+            if (progress.isEmpty() || cpu.isEmpty()) {
+                return 0;
+            }
+            return CpuSample.at(cpu, lastWithin(seconds).millis())
+                    .stealShareSince(CpuSample.at(cpu, progress.get(0).millis()));
+        }
+
+        private Progress lastWithin(double seconds) {
+            Progress first = progress.get(0);
             Progress last = first;
             for (Progress p : progress) {
                 if (p.millis() - first.millis() <= seconds * 1000) {
                     last = p;
                 }
             }
-            double span = (last.millis() - first.millis()) / 1000.0;
-            return span > 0 ? (last.count() - first.count()) / span : 0;
+            return last;
         }
     }
 
@@ -184,8 +215,8 @@ public final class MemoryBenchmark {
                 .toList();
         long records = Long.getLong("bench.records", 12_000_000L);
         boolean allVariants = Boolean.getBoolean("bench.allVariants");
-        // Each repeat runs every variant once more, in the same order, so a slow stretch of a shared machine falls on
-        // all variants alike; the budget's summary line then gives the medians over the repeats.
+        // Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the budget's
+        // summary line then gives the medians over the repeats.
         int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
         Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory"))
                 .toAbsolutePath();
@@ -238,7 +269,7 @@ public final class MemoryBenchmark {
                 for (int repeat = 1; repeat <= repeats; repeat++) {
                     Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
                     List<Result> results = new ArrayList<>();
-                    for (Variant variant : variants) {
+                    for (Variant variant : inTurn(variants, repeat)) {
                         Result run = run(variant, sizing, broker.bootstrap(), appClasspath, repeatDir, repeat, timing);
                         results.add(run);
                         System.out.printf(
@@ -253,6 +284,8 @@ public final class MemoryBenchmark {
                                 StallWatch.stalledSeconds(run.progress()),
                                 run.gcPauseSeconds());
                     }
+                    // The table, CSV and plot list the variants in one order whatever order they ran in.
+                    results.sort(java.util.Comparator.comparingInt(r -> variants.indexOf(r.variant())));
                     repeated.add(report(sizing, results, repeatDir));
                 }
                 summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
@@ -293,6 +326,17 @@ public final class MemoryBenchmark {
                 .filter(o -> o.startsWith("-Xmx"))
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /**
+     * The variants in the order repeat {@code repeat} runs them: each repeat starts one later, so over as many repeats
+     * as variants each runs once at each position, and neither a broker still warming up nor a slow stretch of a
+     * shared machine falls on one variant alone.
+     */
+    static <T> List<T> inTurn(List<T> variants, int repeat) {
+        List<T> rotated = new ArrayList<>(variants);
+        Collections.rotate(rotated, -((repeat - 1) % variants.size()));
+        return rotated;
     }
 
     private static List<Variant> variants(Sizing sizing, Path dir, Path agentJar, boolean allVariants)
@@ -347,6 +391,7 @@ public final class MemoryBenchmark {
             long agentPeak,
             double rssRatio,
             double throughputRatio,
+            double cpuPerRecordRatio,
             double agentStalledSeconds) {}
 
     /**
@@ -357,11 +402,14 @@ public final class MemoryBenchmark {
         double[] rssRatios = repeated.stream().mapToDouble(Summary::rssRatio).toArray();
         double[] throughputRatios =
                 repeated.stream().mapToDouble(Summary::throughputRatio).toArray();
+        double[] cpuRatios =
+                repeated.stream().mapToDouble(Summary::cpuPerRecordRatio).toArray();
         String line = String.format(
                 Locale.ROOT,
                 "summary: budget=%d default_peak_rss=%.0f docs_bounded_peak_rss=%.0f agent_peak_rss=%.0f "
                         + "agent_rss_ratio=%.3f agent_throughput_ratio=%.3f repeats=%d agent_rss_ratios=%s "
-                        + "agent_throughput_ratios=%s agent_stalled_s=%s app=%s%s (medians over the repeats)",
+                        + "agent_throughput_ratios=%s agent_cpu_per_record_ratio=%.3f agent_cpu_per_record_ratios=%s "
+                        + "agent_stalled_s=%s app=%s%s (medians over the repeats)",
                 sizing.budget(),
                 median(repeated.stream().mapToDouble(Summary::defaultPeak).toArray()),
                 median(repeated.stream().mapToDouble(Summary::docsPeak).toArray()),
@@ -371,6 +419,8 @@ public final class MemoryBenchmark {
                 repeated.size(),
                 joined(rssRatios, "%.3f"),
                 joined(throughputRatios, "%.3f"),
+                median(cpuRatios),
+                joined(cpuRatios, "%.3f"),
                 joined(
                         repeated.stream()
                                 .mapToDouble(Summary::agentStalledSeconds)
@@ -410,48 +460,62 @@ public final class MemoryBenchmark {
         System.out.printf(Locale.ROOT, "%nthroughput over each run's first %.0f s%n", window);
         System.out.printf(
                 Locale.ROOT,
-                "| %-26s | %12s | %10s | %14s | %10s | %9s | %-11s |%n",
+                "| %-26s | %12s | %10s | %14s | %10s | %13s | %10s | %7s | %9s | %-11s |%n",
                 "variant",
                 "peak RSS MiB",
                 "RSS/budget",
                 "records/s",
                 "vs default",
+                "CPU us/record",
+                "vs default",
+                "steal %",
                 "RocksDBs",
                 "ended");
         System.out.println("|" + "-".repeat(28) + "|" + "-".repeat(14) + "|" + "-".repeat(12) + "|" + "-".repeat(16)
-                + "|" + "-".repeat(12) + "|" + "-".repeat(11) + "|" + "-".repeat(13) + "|");
+                + "|" + "-".repeat(12) + "|" + "-".repeat(15) + "|" + "-".repeat(12) + "|" + "-".repeat(9) + "|"
+                + "-".repeat(11) + "|" + "-".repeat(13) + "|");
         for (Result run : results) {
             System.out.printf(
                     Locale.ROOT,
-                    "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %9d | %-11s |%n",
+                    "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %13.1f | %10.3f | %7.1f | %9d | %-11s |%n",
                     run.variant().name(),
                     run.peakRss() / 1048576.0,
                     run.peakRss() / (double) budget,
                     run.throughputWithin(window),
                     run.throughputWithin(window) / defaults.throughputWithin(window),
+                    run.cpuMicrosPerRecordWithin(window),
+                    run.cpuMicrosPerRecordWithin(window) / defaults.cpuMicrosPerRecordWithin(window),
+                    run.stealShareWithin(window) * 100,
                     run.rocksDbInstances(),
                     run.ending());
         }
         System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
         double agentStalled = StallWatch.stalledSeconds(agent.progress());
+        double throughputRatio = agent.throughputWithin(window) / defaults.throughputWithin(window);
+        double cpuRatio = agent.cpuMicrosPerRecordWithin(window) / defaults.cpuMicrosPerRecordWithin(window);
         String summary = String.format(
                 Locale.ROOT,
                 "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
                         + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
-                        + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f agent_stalled_s=%.0f",
+                        + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f agent_stalled_s=%.0f "
+                        + "agent_cpu_per_record_ratio=%.3f steal_pct=default:%.0f,docs:%.0f,agent:%.0f",
                 budget,
                 defaults.peakRss(),
                 docs.peakRss(),
                 agent.peakRss(),
                 agent.peakRss() / (double) budget,
-                agent.throughputWithin(window) / defaults.throughputWithin(window),
+                throughputRatio,
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "",
                 defaults.ending(),
                 docs.ending(),
                 agent.ending(),
                 window,
-                agentStalled);
+                agentStalled,
+                cpuRatio,
+                defaults.stealShareWithin(window) * 100,
+                docs.stealShareWithin(window) * 100,
+                agent.stealShareWithin(window) * 100);
         System.out.println(summary);
         return new Summary(
                 summary,
@@ -459,7 +523,8 @@ public final class MemoryBenchmark {
                 docs.peakRss(),
                 agent.peakRss(),
                 agent.peakRss() / (double) budget,
-                agent.throughputWithin(window) / defaults.throughputWithin(window),
+                throughputRatio,
+                cpuRatio,
                 agentStalled);
     }
 
@@ -555,6 +620,7 @@ public final class MemoryBenchmark {
         reader.setDaemon(true);
         reader.start();
         List<Sample> samples = new ArrayList<>();
+        List<CpuSample> cpu = new ArrayList<>();
         long peak = 0;
         String ending = "no-progress";
         try {
@@ -565,6 +631,10 @@ public final class MemoryBenchmark {
                 if (status.containsKey("VmRSS")) {
                     samples.add(new Sample((now - start) / 1e9, status.get("VmRSS")));
                     peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
+                }
+                CpuSample used = CpuSample.read(process.pid());
+                if (used != null) {
+                    cpu.add(used);
                 }
                 if (measuredFrom == 0 && !progress.isEmpty()) {
                     measuredFrom = now;
@@ -602,6 +672,7 @@ public final class MemoryBenchmark {
                 peak,
                 samples,
                 List.copyOf(progress),
+                cpu,
                 rocksDbInstances,
                 ending == null ? "process-exit" : ending,
                 StallWatch.gcPauseSeconds(dir.resolve("gc.log")));

@@ -1,0 +1,50 @@
+package io.streamsmemory.agent.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The benchmark's own arithmetic: which order a repeat runs its variants in, and how CPU and steal are read. */
+class BenchMeasuresTest {
+    @Test
+    void eachRepeatStartsOneVariantLater() {
+        List<String> variants = List.of("default", "docs-bounded", "agent");
+
+        assertThat(MemoryBenchmark.inTurn(variants, 1)).containsExactly("default", "docs-bounded", "agent");
+        assertThat(MemoryBenchmark.inTurn(variants, 2)).containsExactly("docs-bounded", "agent", "default");
+        assertThat(MemoryBenchmark.inTurn(variants, 3)).containsExactly("agent", "default", "docs-bounded");
+        assertThat(MemoryBenchmark.inTurn(variants, 4)).containsExactly("default", "docs-bounded", "agent");
+    }
+
+    @Test
+    void readsThisJvmsCpuAndTheMachinesSteal() throws Exception {
+        CpuSample before = CpuSample.read(ProcessHandle.current().pid());
+        long spinUntil = System.nanoTime() + 300_000_000L;
+        long sink = 0;
+        while (System.nanoTime() < spinUntil) {
+            sink += System.nanoTime() % 7;
+        }
+        CpuSample after = CpuSample.read(ProcessHandle.current().pid());
+
+        assertThat(sink).isPositive();
+        assertThat(before).isNotNull();
+        // 300 ms of spinning is at least 0.2 s of this JVM's CPU (ticks are 10 ms).
+        assertThat(after.processSecondsSince(before)).isGreaterThanOrEqualTo(0.2);
+        assertThat(after.machineTicks()).isGreaterThan(before.machineTicks());
+        assertThat(after.stealShareSince(before)).isBetween(0.0, 1.0);
+    }
+
+    @Test
+    void takesTheLastSampleAtOrBeforeATime() {
+        CpuSample first = new CpuSample(1_000, 10, 0, 100);
+        CpuSample second = new CpuSample(2_000, 60, 25, 300);
+        List<CpuSample> samples = List.of(first, second);
+
+        assertThat(CpuSample.at(samples, 500)).isSameAs(first);
+        assertThat(CpuSample.at(samples, 1_999)).isSameAs(first);
+        assertThat(CpuSample.at(samples, 2_500)).isSameAs(second);
+        assertThat(second.processSecondsSince(first)).isEqualTo(0.5);
+        assertThat(second.stealShareSince(first)).isEqualTo(0.125);
+    }
+}
