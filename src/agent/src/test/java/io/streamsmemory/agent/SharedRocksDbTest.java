@@ -6,28 +6,27 @@ import org.junit.jupiter.api.Test;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Env;
 import org.rocksdb.IndexType;
+import org.rocksdb.Options;
 import org.rocksdb.Priority;
 import org.rocksdb.RocksDB;
 
 class SharedRocksDbTest {
     @Test
-    void theDefaultIndexIsPartitionedWithItsFilters() {
-        BlockBasedTableConfig table = new BlockBasedTableConfig();
+    void theStoreIsBoundButKeepsItsIndexAndFilters() {
+        RocksDB.loadLibrary();
+        SharedRocksDb shared =
+                new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1));
+        try (Options options = new Options().setTableFormatConfig(new BlockBasedTableConfig())) {
+            shared.apply("latest-store", options);
 
-        SharedRocksDb.partitionIndexAndFilters(table);
-
-        assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
-        assertThat(table.partitionFilters()).isTrue();
-    }
-
-    @Test
-    void anIndexTheApplicationChoseStays() {
-        BlockBasedTableConfig table = new BlockBasedTableConfig().setIndexType(IndexType.kHashSearch);
-
-        SharedRocksDb.partitionIndexAndFilters(table);
-
-        assertThat(table.indexType()).isEqualTo(IndexType.kHashSearch);
-        assertThat(table.partitionFilters()).isFalse();
+            BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+            assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
+            assertThat(table.indexType()).isEqualTo(IndexType.kBinarySearch);
+            assertThat(table.partitionFilters()).isFalse();
+            assertThat(options.writeBufferSize()).isEqualTo(4L << 20);
+            assertThat(options.maxWriteBufferNumber()).isEqualTo(2);
+            assertThat(options.arenaBlockSize()).isEqualTo(8192);
+        }
     }
 
     @Test

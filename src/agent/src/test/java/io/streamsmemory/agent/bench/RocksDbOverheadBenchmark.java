@@ -17,7 +17,6 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -233,8 +232,6 @@ public final class RocksDbOverheadBenchmark {
         table.setCacheIndexAndFilterBlocks(true);
         table.setCacheIndexAndFilterBlocksWithHighPriority(true);
         table.setPinTopLevelIndexAndFilter(true);
-        table.setIndexType(IndexType.kTwoLevelIndexSearch);
-        table.setPartitionFilters(true);
         Options options = new Options();
         options.setCreateIfMissing(true);
         options.setErrorIfExists(false);
