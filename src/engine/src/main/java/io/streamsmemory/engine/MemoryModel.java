@@ -137,11 +137,11 @@ public final class MemoryModel {
      * environment's threads and their allocator arenas: headroom). The larger slope, 311 KiB, rounded up to the next
      * 64 KiB: 320 KiB (it was a 512 KiB estimate before). With the 8 KiB arena blocks the engine plans at 512 MiB
      * ({@code make bench-rocksdb-overhead ARENA=8192}, 2026-12-01): 8,733,099 B + 301,994 B per instance (R² 0.9975),
-     * so the arena block does not move the figure. Both were measured while the agent still partitioned index and filters (until
-     * 2026-12-02); whole-file index and filter blocks live in the shared cache as well, so the figure is not expected
-     * to move, but it has not been measured again. Instances with many more SST files hold more table readers
-     * (their index and filter blocks are in the cache, the reader objects are not); {@code make bench-memory} checks the
-     * whole pod.
+     * so the arena block does not move the figure. Both were measured while the agent still partitioned index and
+     * filters (until 2026-12-02); whole-file index and filter blocks live in the shared cache as well, so the figure
+     * is not expected to move, but it has not been measured again. Instances with many more SST files hold more table
+     * readers (their index and filter blocks are in the cache, the reader objects are not); {@code make bench-memory}
+     * checks the whole pod.
      */
     public static final long ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE = 320 * KiB;
     /** The shared block cache never drops below this: with 64 shards each gets 256 KiB. */
