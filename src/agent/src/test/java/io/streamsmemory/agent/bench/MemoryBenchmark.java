@@ -148,7 +148,7 @@ public final class MemoryBenchmark {
             Progress first = progress.get(0);
             Progress last = lastWithin(seconds);
             long records = last.count() - first.count();
-            double cpuSeconds = CpuSample.at(cpu, last.millis()).processSecondsSince(CpuSample.at(cpu, first.millis()));
+            double cpuSeconds = cpuAt(last).processSecondsSince(cpuAt(first));
             return records > 0 ? cpuSeconds * 1e6 / records : 0;
         }
 
@@ -157,8 +157,11 @@ public final class MemoryBenchmark {
             if (progress.isEmpty() || cpu.isEmpty()) {
                 return 0;
             }
-            return CpuSample.at(cpu, lastWithin(seconds).millis())
-                    .stealShareSince(CpuSample.at(cpu, progress.get(0).millis()));
+            return cpuAt(lastWithin(seconds)).stealShareSince(cpuAt(progress.get(0)));
+        }
+
+        private CpuSample cpuAt(Progress p) {
+            return CpuSample.at(cpu, p.millis());
         }
 
         private Progress lastWithin(double seconds) {
