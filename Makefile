@@ -47,7 +47,7 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, ALL_VARIANTS=true adds MALLOC_ARENA_MAX=2 and jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \

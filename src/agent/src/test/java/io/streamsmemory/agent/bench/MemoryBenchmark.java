@@ -50,11 +50,12 @@ import org.jfree.data.xy.XYSeriesCollection;
  * {@code make bench-memory}: one state-heavy Kafka Streams application (two key-value stores and a windowed store
  * per task; at 4 stream threads and 16 partitions about 80 RocksDB instances) run against a real broker under each
  * memory budget, three ways: Kafka's defaults with -Xmx set to the engine's heap, the hand-written bound from Kafka's
- * memory-management docs, and the agent (with {@code bench.allVariants=true} also the agent with glibc
- * MALLOC_ARENA_MAX=2 and with jemalloc, when installed). Each run lasts until its RSS has stopped rising (or, for
- * the unbounded variants, has passed the budget), samples the JVM's RSS from /proc and its throughput, and each
- * budget ends with a table, a CSV, a PNG plot and its {@code summary:} line. Every run writes its GC log, and a run
- * that stalls gets thread dumps while it lasts ({@link StallWatch}).
+ * memory-management docs, and the agent as the webhook injects it (its JVM flags and glibc's MALLOC_ARENA_MAX=2;
+ * with {@code bench.allVariants=true} also the agent on glibc's default arenas and on jemalloc, when installed).
+ * Each run lasts until its RSS has stopped rising (or, for the unbounded variants, has passed the budget), samples
+ * the JVM's RSS from /proc and its throughput, and each budget ends with a table, a CSV, a PNG plot and its
+ * {@code summary:} line. Every run writes its GC log, and a run that stalls gets thread dumps while it lasts
+ * ({@link StallWatch}).
  * <p>Where the application does not fit a budget, it is sized down for it (fewer stream threads, then fewer stores),
  * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
@@ -77,6 +78,11 @@ public final class MemoryBenchmark {
 
     private static final String TOPIC = "bench-input";
     private static final String JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+    /**
+     * The {@code MALLOC_ARENA_MAX} the admission webhook sets in every injected pod that does not set its own (the
+     * operator's {@code streamsmemory.webhook.malloc-arena-max}, default 2): the agent variant runs as a pod gets it.
+     */
+    private static final String WEBHOOK_MALLOC_ARENA_MAX = "2";
     /** The agent report's figures printed after an agent run: where its RSS went. */
     private static final List<String> REPORTED = List.of(
             "rssBytes",
@@ -366,16 +372,17 @@ public final class MemoryBenchmark {
             agentOptions.add(NATIVE_MEMORY_TRACKING);
         }
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
-        variants.add(new Variant("agent", agentOptions, agentEnv, true, false));
+        // The agent as the webhook delivers it: its JVM flags, the allocation file and glibc's arenas capped.
+        variants.add(new Variant(
+                "agent",
+                agentOptions,
+                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", WEBHOOK_MALLOC_ARENA_MAX)),
+                true,
+                false));
         if (!allVariants) {
             return variants;
         }
-        variants.add(new Variant(
-                "agent+MALLOC_ARENA_MAX=2",
-                agentOptions,
-                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", "2")),
-                true,
-                false));
+        variants.add(new Variant("agent+glibc-default-arenas", agentOptions, agentEnv, true, false));
         if (Files.exists(Path.of(JEMALLOC))) {
             variants.add(new Variant(
                     "agent+jemalloc", agentOptions, merge(agentEnv, Map.of("LD_PRELOAD", JEMALLOC)), true, false));
