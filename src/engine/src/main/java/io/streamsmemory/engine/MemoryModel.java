@@ -138,8 +138,9 @@ public final class MemoryModel {
      * 64 KiB: 320 KiB (it was a 512 KiB estimate before). With the 8 KiB arena blocks the engine plans at 512 MiB
      * ({@code make bench-rocksdb-overhead ARENA=8192}, 2026-12-01): 8,733,099 B + 301,994 B per instance (R² 0.9975),
      * so the arena block does not move the figure. Both were measured while the agent still partitioned index and
-     * filters (until 2026-12-02); whole-file index and filter blocks live in the shared cache as well, so the figure
-     * is not expected to move, but it has not been measured again. Instances with many more SST files hold more table
+     * filters; with whole-file index and filters, as the agent leaves them since 2026-12-02 ({@code make
+     * bench-rocksdb-overhead}, 2026-12-02): 8,357,918 B + 306,772 B per instance (R² 0.9965), under the constant
+     * as well. Instances with many more SST files hold more table
      * readers (their index and filter blocks are in the cache, the reader objects are not); {@code make bench-memory}
      * checks the whole pod.
      */
