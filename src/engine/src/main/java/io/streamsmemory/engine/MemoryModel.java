@@ -140,9 +140,8 @@ public final class MemoryModel {
      * so the arena block does not move the figure. Both were measured while the agent still partitioned index and
      * filters; with whole-file index and filters, as the agent leaves them since 2026-12-02 ({@code make
      * bench-rocksdb-overhead}, 2026-12-02): 8,357,918 B + 306,772 B per instance (R² 0.9965), under the constant
-     * as well. Instances with many more SST files hold more table
-     * readers (their index and filter blocks are in the cache, the reader objects are not); {@code make bench-memory}
-     * checks the whole pod.
+     * as well. Instances with many more SST files hold more table readers (their index and filter blocks are in the
+     * cache, the reader objects are not); {@code make bench-memory} checks the whole pod.
      */
     public static final long ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE = 320 * KiB;
     /** The shared block cache never drops below this: with 64 shards each gets 256 KiB. */
