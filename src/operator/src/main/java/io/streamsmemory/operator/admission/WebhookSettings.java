@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.admission;
 
+import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,7 +66,7 @@ public final class WebhookSettings {
     /** Secrets for pulling the agent image, added to the pod's imagePullSecrets unless it lists them already. */
     List<String> imagePullSecrets = new ArrayList<>();
 
-    String mallocArenaMax = "2";
+    String mallocArenaMax = MemoryModel.MALLOC_ARENA_MAX;
     /** The port of the agent's memory report (STREAMS_MEMORY_REPORT_PORT); null leaves the report off. */
     Integer reportPort = 9471;
 
@@ -197,6 +198,11 @@ public final class WebhookSettings {
 
     public List<String> imagePullSecrets() {
         return List.copyOf(imagePullSecrets);
+    }
+
+    /** The MALLOC_ARENA_MAX the webhook sets in pods that do not set their own; null sets none. */
+    public String mallocArenaMax() {
+        return mallocArenaMax;
     }
 
     /** The init container's request of {@code cpu} or {@code memory}, or null for none. */

@@ -3,6 +3,7 @@ package io.streamsmemory.operator.app;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.reconcile.EventRecorder;
@@ -118,7 +119,11 @@ public class WebhookLifecycle implements WebhookServing {
     @ConfigProperty(name = "streamsmemory.webhook.agent.image-pull-secrets")
     Optional<List<String>> imagePullSecrets;
 
-    @ConfigProperty(name = "streamsmemory.webhook.malloc-arena-max", defaultValue = "2")
+    /**
+     * glibc's arenas in the pod, unless the user set MALLOC_ARENA_MAX; {@value #NONE} leaves the variable out. Not
+     * "empty": Quarkus reads an empty value as unset, which would give the default.
+     */
+    @ConfigProperty(name = "streamsmemory.webhook.malloc-arena-max", defaultValue = MemoryModel.MALLOC_ARENA_MAX)
     String mallocArenaMax;
     /** The agent's memory report port in the pod; "none" leaves the report off. */
     @ConfigProperty(name = "streamsmemory.webhook.agent.report-port", defaultValue = "9471")
@@ -191,7 +196,7 @@ public class WebhookLifecycle implements WebhookServing {
                 .runAsUser(runAsUser.filter(uid -> uid >= 0).orElse(null))
                 .initResources(omitted(cpuRequest), omitted(cpuLimit), omitted(memoryRequest), omitted(memoryLimit))
                 .imagePullSecrets(imagePullSecrets.orElse(List.of()))
-                .mallocArenaMax(mallocArenaMax)
+                .mallocArenaMax(omitted(mallocArenaMax))
                 .reportPort(reportPort == null || NONE.equals(reportPort) ? null : Integer.valueOf(reportPort));
         if (certFile.isPresent() && keyFile.isPresent()) {
             settings.certificateFiles(Path.of(certFile.get()), Path.of(keyFile.get()));

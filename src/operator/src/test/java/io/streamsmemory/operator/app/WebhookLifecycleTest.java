@@ -2,6 +2,7 @@ package io.streamsmemory.operator.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import java.util.List;
 import java.util.Optional;
@@ -21,6 +22,7 @@ class WebhookLifecycleTest {
         lifecycle.memoryRequest = "32Mi";
         lifecycle.memoryLimit = memoryLimit;
         lifecycle.imagePullSecrets = Optional.of(List.of("agent-registry", " mirror "));
+        lifecycle.mallocArenaMax = MemoryModel.MALLOC_ARENA_MAX;
         return lifecycle;
     }
 
@@ -33,6 +35,14 @@ class WebhookLifecycleTest {
         assertThat(settings.initRequest("memory")).isEqualTo("32Mi");
         assertThat(settings.initLimit("memory")).isNull();
         assertThat(settings.imagePullSecrets()).containsExactly("agent-registry", "mirror");
+    }
+
+    @Test
+    void mallocArenaMaxIsTheModelsUnlessNone() {
+        WebhookLifecycle lifecycle = configured(65532, "10m", "100m", "32Mi");
+        assertThat(lifecycle.settings().mallocArenaMax()).isEqualTo(MemoryModel.MALLOC_ARENA_MAX);
+        lifecycle.mallocArenaMax = " None ";
+        assertThat(lifecycle.settings().mallocArenaMax()).isNull();
     }
 
     @Test
