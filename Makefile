@@ -11,6 +11,7 @@ EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores k
 FLUSHES ?= 1
 BUDGETS ?= 512Mi,1Gi,4Gi
 ALL_VARIANTS ?= false
+ROCKSDB_VARIANTS ?= false
 
 .DEFAULT_GOAL := help
 .PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
@@ -47,9 +48,9 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
-	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
+	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) -Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
 		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) $(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) \
 		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark

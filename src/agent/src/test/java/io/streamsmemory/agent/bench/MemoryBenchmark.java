@@ -1,9 +1,12 @@
 package io.streamsmemory.agent.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.it.KafkaBroker;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -51,7 +54,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  * per task; at 4 stream threads and 16 partitions about 80 RocksDB instances) run against a real broker under each
  * memory budget, three ways: Kafka's defaults with -Xmx set to the engine's heap, the hand-written bound from Kafka's
  * memory-management docs, and the agent as the webhook injects it (its JVM flags and glibc's MALLOC_ARENA_MAX=2;
- * with {@code bench.allVariants=true} also the agent on glibc's default arenas and on jemalloc, when installed).
+ * with {@code bench.allVariants=true} also the agent on glibc's default arenas and on jemalloc, when installed; with
+ * {@code bench.rocksDbVariants=true} also the agent with 4x its write buffers or 4x its data blocks in the cache, past
+ * the budget by design, to show what its throughput gap costs in RocksDB memory).
  * Each run lasts until its RSS has stopped rising (or, for the unbounded variants, has passed the budget), samples
  * the JVM's RSS from /proc and its throughput, and each budget ends with a table, a CSV, a PNG plot and its
  * {@code summary:} line. Every run writes its GC log, and a run that stalls gets thread dumps while it lasts
@@ -77,12 +82,8 @@ public final class MemoryBenchmark {
     private static final int LOADED_CLASSES = 8_000;
 
     private static final String TOPIC = "bench-input";
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
-    /**
-     * The {@code MALLOC_ARENA_MAX} the admission webhook sets in every injected pod that does not set its own (the
-     * operator's {@code streamsmemory.webhook.malloc-arena-max}, default 2): the agent variant runs as a pod gets it.
-     */
-    private static final String WEBHOOK_MALLOC_ARENA_MAX = "2";
     /** The agent report's figures printed after an agent run: where its RSS went. */
     private static final List<String> REPORTED = List.of(
             "rssBytes",
@@ -224,6 +225,7 @@ public final class MemoryBenchmark {
                 .toList();
         long records = Long.getLong("bench.records", 12_000_000L);
         boolean allVariants = Boolean.getBoolean("bench.allVariants");
+        boolean rocksDbVariants = Boolean.getBoolean("bench.rocksDbVariants");
         // Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the budget's
         // summary line then gives the medians over the repeats.
         int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
@@ -256,7 +258,7 @@ public final class MemoryBenchmark {
                 Files.createDirectories(dir);
                 Sizing sizing = size(budget);
                 Timing timing = Timing.of(budget);
-                List<Variant> variants = variants(sizing, dir, agentJar, allVariants);
+                List<Variant> variants = variants(sizing, dir, agentJar, allVariants, rocksDbVariants);
                 System.out.printf(
                         Locale.ROOT,
                         "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
@@ -348,8 +350,8 @@ public final class MemoryBenchmark {
         return rotated;
     }
 
-    private static List<Variant> variants(Sizing sizing, Path dir, Path agentJar, boolean allVariants)
-            throws IOException {
+    private static List<Variant> variants(
+            Sizing sizing, Path dir, Path agentJar, boolean allVariants, boolean rocksDbVariants) throws IOException {
         Path allocationFile = dir.resolve("alloc.json");
         Files.writeString(allocationFile, sizing.json());
         String xmx = xmx(sizing.allocation());
@@ -376,9 +378,24 @@ public final class MemoryBenchmark {
         variants.add(new Variant(
                 "agent",
                 agentOptions,
-                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", WEBHOOK_MALLOC_ARENA_MAX)),
+                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX)),
                 true,
                 false));
+        if (rocksDbVariants) {
+            // Diagnostic, past the budget by design: what the agent's throughput gap costs in RocksDB memory. The
+            // agent reads the same plan with one RocksDB figure raised; its JVM flags and every other part stay.
+            long cache = sizing.allocation().rocksdb().blockCacheCapacityBytes();
+            long writeBuffers = sizing.allocation().rocksdb().writeBufferManagerBytes();
+            variants.add(agentWithRocksDb(
+                    "agent+4x-write-buffers", dir, sizing, cache + 3 * writeBuffers, 4 * writeBuffers, agentOptions));
+            variants.add(agentWithRocksDb(
+                    "agent+4x-data-blocks",
+                    dir,
+                    sizing,
+                    writeBuffers + 4 * (cache - writeBuffers),
+                    writeBuffers,
+                    agentOptions));
+        }
         if (!allVariants) {
             return variants;
         }
@@ -391,6 +408,24 @@ public final class MemoryBenchmark {
                     + "that variant");
         }
         return variants;
+    }
+
+    /** The agent on the plan with its shared cache and write buffer manager set to other sizes. */
+    private static Variant agentWithRocksDb(
+            String name, Path dir, Sizing sizing, long cacheBytes, long writeBufferBytes, List<String> agentOptions)
+            throws IOException {
+        ObjectNode plan = (ObjectNode) JSON.readTree(sizing.json());
+        ObjectNode rocksDb = (ObjectNode) plan.get("rocksdb");
+        rocksDb.put("blockCacheCapacityBytes", cacheBytes);
+        rocksDb.put("writeBufferManagerBytes", writeBufferBytes);
+        Path file = dir.resolve("alloc-" + name.replace('+', '-') + ".json");
+        Files.writeString(file, JSON.writeValueAsString(plan));
+        return new Variant(
+                name,
+                agentOptions,
+                Map.of("STREAMS_MEMORY_ALLOCATION", file.toString(), "MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX),
+                true,
+                false);
     }
 
     /** One run of every variant: its summary line, the three peaks and the agent's two ratios. */
