@@ -70,12 +70,12 @@ public final class MemoryModel {
     public static final long HEADROOM_MIN_MIB = 128;
 
     /**
-     * glibc's {@code MALLOC_ARENA_MAX} the webhook sets in every injected pod that does not set its own, and with
-     * which the headroom above was measured. glibc's default (8 arenas per core) lets each of RocksDB's and the
-     * JVM's native threads grow an arena of its own: at 1 GiB ({@code make bench-memory ALL_VARIANTS=true},
-     * 2026-12-02) the RSS none of the bounds explain was 223-262 MiB with the default, 144-159 MiB with 2 arenas,
-     * at the same throughput. A string because it is an environment variable's value and the operator's
-     * {@code streamsmemory.webhook.malloc-arena-max} default.
+     * glibc's {@code MALLOC_ARENA_MAX} the webhook sets in every injected pod that does not set its own, and the one
+     * {@code make bench-memory} checks the headroom above with. glibc's default (8 arenas per core) lets each of
+     * RocksDB's and the JVM's native threads grow an arena of its own: at 1 GiB ({@code make bench-memory
+     * ALL_VARIANTS=true}, 2026-12-02) the RSS none of the bounds explain was 223-262 MiB with the default, 144-159 MiB
+     * with 2 arenas, at the same throughput. A string because it is an environment variable's value and the
+     * operator's {@code streamsmemory.webhook.malloc-arena-max} default.
      */
     public static final String MALLOC_ARENA_MAX = "2";
 

@@ -375,26 +375,29 @@ public final class MemoryBenchmark {
         }
         Map<String, String> agentEnv = Map.of("STREAMS_MEMORY_ALLOCATION", allocationFile.toString());
         // The agent as the webhook delivers it: its JVM flags, the allocation file and glibc's arenas capped.
-        variants.add(new Variant(
-                "agent",
-                agentOptions,
-                merge(agentEnv, Map.of("MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX)),
-                true,
-                false));
+        Map<String, String> injectedEnv = merge(agentEnv, Map.of("MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX));
+        variants.add(new Variant("agent", agentOptions, injectedEnv, true, false));
         if (rocksDbVariants) {
             // Diagnostic, past the budget by design: what the agent's throughput gap costs in RocksDB memory. The
             // agent reads the same plan with one RocksDB figure raised; its JVM flags and every other part stay.
             long cache = sizing.allocation().rocksdb().blockCacheCapacityBytes();
             long writeBuffers = sizing.allocation().rocksdb().writeBufferManagerBytes();
             variants.add(agentWithRocksDb(
-                    "agent+4x-write-buffers", dir, sizing, cache + 3 * writeBuffers, 4 * writeBuffers, agentOptions));
+                    "agent+4x-write-buffers",
+                    dir,
+                    sizing,
+                    cache + 3 * writeBuffers,
+                    4 * writeBuffers,
+                    agentOptions,
+                    injectedEnv));
             variants.add(agentWithRocksDb(
                     "agent+4x-data-blocks",
                     dir,
                     sizing,
                     writeBuffers + 4 * (cache - writeBuffers),
                     writeBuffers,
-                    agentOptions));
+                    agentOptions,
+                    injectedEnv));
         }
         if (!allVariants) {
             return variants;
@@ -410,9 +413,15 @@ public final class MemoryBenchmark {
         return variants;
     }
 
-    /** The agent on the plan with its shared cache and write buffer manager set to other sizes. */
+    /** The agent as injected, on the plan with its shared cache and write buffer manager set to other sizes. */
     private static Variant agentWithRocksDb(
-            String name, Path dir, Sizing sizing, long cacheBytes, long writeBufferBytes, List<String> agentOptions)
+            String name,
+            Path dir,
+            Sizing sizing,
+            long cacheBytes,
+            long writeBufferBytes,
+            List<String> agentOptions,
+            Map<String, String> injectedEnv)
             throws IOException {
         ObjectNode plan = (ObjectNode) JSON.readTree(sizing.json());
         ObjectNode rocksDb = (ObjectNode) plan.get("rocksdb");
@@ -423,7 +432,7 @@ public final class MemoryBenchmark {
         return new Variant(
                 name,
                 agentOptions,
-                Map.of("STREAMS_MEMORY_ALLOCATION", file.toString(), "MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX),
+                merge(injectedEnv, Map.of("STREAMS_MEMORY_ALLOCATION", file.toString())),
                 true,
                 false);
     }
