@@ -126,6 +126,7 @@ class ApiServerTest {
                 .withName(crd.getMetadata().getName())
                 .waitUntilCondition(
                         c -> c.getStatus() != null
+                                && c.getStatus().getConditions() != null
                                 && c.getStatus().getConditions().stream()
                                         .anyMatch(cond -> "Established".equals(cond.getType())
                                                 && "True".equals(cond.getStatus())),

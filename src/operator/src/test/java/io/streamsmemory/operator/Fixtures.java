@@ -58,18 +58,24 @@ public final class Fixtures {
                     .resource(crd)
                     .serverSideApply();
             await().atMost(WAIT)
-                    .until(() -> client
-                            .apiextensions()
+                    .until(() -> isEstablished(client.apiextensions()
                             .v1()
                             .customResourceDefinitions()
                             .withName(crd.getMetadata().getName())
-                            .get()
-                            .getStatus()
-                            .getConditions()
-                            .stream()
-                            .anyMatch(c -> c.getType().equals("Established")
-                                    && c.getStatus().equals("True")));
+                            .get()));
         }
+    }
+
+    /**
+     * Whether the API server serves the CRD yet. The status, and its conditions, appear a moment after the CRD is
+     * stored, so an early read finds neither.
+     */
+    private static boolean isEstablished(CustomResourceDefinition crd) {
+        return crd != null
+                && crd.getStatus() != null
+                && crd.getStatus().getConditions() != null
+                && crd.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     /** The objects of one file of deploy/, as a user would {@code kubectl apply} them. */
