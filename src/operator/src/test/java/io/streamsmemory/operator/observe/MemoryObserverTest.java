@@ -201,8 +201,9 @@ class MemoryObserverTest {
                 partitions)) {
             runningPod(ns, "orders-app-abc-1", jvm.reportPort());
             // The message holds the numbers the JVM reports now: 2 key-value stores per task, and once the record cache
-            // first flushes (at the first commit) one RocksDB instance per live segment of its window store.
-            await().atMost(WAIT).untilAsserted(() -> {
+            // first flushes (at the first commit) one RocksDB instance per live segment of its window store. Until the
+            // report answers and the condition is written, its reads throw: poll again, as the waits above do.
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
                 AgentReport running = jvm.report();
                 assertThat(running.streamThreads()).isEqualTo(threads);
                 assertThat(running.activeTasks()).isEqualTo(partitions);
