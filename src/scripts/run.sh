@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # make run: the operator's main job. With no cluster configured (KUBECONFIG unset and no ~/.kube/config)
-# it starts the local control plane (src/controlplane), installs the CRD, runs the operator in the
-# foreground and applies examples/; there it also runs one real Kafka Streams JVM on a local broker behind the
-# hostNetwork pod of src/scripts/local/orders-streams-local.yaml (src/scripts/local/real-streams.sh), so the
-# operator reads a real memory report. With a cluster configured it runs the operator against that cluster.
-# Ctrl-C stops the operator and, if this script started them, the JVM, its broker and the local control plane.
+# it builds the images (make images) and starts the local control plane (src/controlplane) with a real node, then
+# installs everything as users do (src/scripts/local/real-node.sh): the operator with its Helm chart as a real pod, a
+# Kafka broker pod, examples/policy.yaml and the example application's pods, injected by the real webhook. Where the
+# machine cannot run a real node (the control plane says why in one line), it runs the operator here in the
+# foreground on kwok's fake node and one real Kafka Streams JVM behind the hostNetwork pod of
+# src/scripts/local/orders-streams-local.yaml (src/scripts/local/real-streams.sh).
+# With a cluster configured it runs the operator here against that cluster.
+# Ctrl-C stops what this script started: the operator, the JVM and broker, the local control plane and its node.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -15,12 +18,18 @@ embedded=0
 
 say() { printf '\n[run] %s\n' "$*" >&2; }
 
+started=$(date +%s)
+real_node=0
 if [[ -z "${KUBECONFIG:-}" && ! -f "$HOME/.kube/config" ]]; then
   embedded=1
-  say "no cluster configured: starting the local control plane (src/controlplane/bin/up.sh)"
-  src/controlplane/bin/up.sh
+  say "no cluster configured: building the images and the real node's binaries (cached after the first run)"
+  src/images/build.sh >&2 || say "WARNING: make images failed; the control plane falls back to kwok's fake node"
+  src/controlplane/bin/build-node.sh > /dev/null || say "WARNING: building the real node failed; the control plane falls back to kwok's fake node"
+  say "starting the local control plane with a real node (src/controlplane/bin/up.sh)"
+  CP_COMPONENTS="${CP_COMPONENTS:-etcd apiserver controller-manager scheduler node}" src/controlplane/bin/up.sh
   export KUBECONFIG="$root/.local-cluster/kubeconfig"
   kubectl_bin="$(src/controlplane/bin/build.sh 2>/dev/null)/kubectl"
+  [[ "$(cat "$root/.local-cluster/node-kind" 2>/dev/null)" == real ]] && real_node=1
 else
   say "using the configured cluster: $(kubectl config current-context 2>/dev/null || echo "${KUBECONFIG:-~/.kube/config}")"
   kubectl_bin="kubectl"
@@ -28,6 +37,46 @@ fi
 kubectl() { "$kubectl_bin" "$@"; }
 # shellcheck source=local/real-streams.sh
 . "$root/src/scripts/local/real-streams.sh"
+# shellcheck source=local/real-node.sh
+. "$root/src/scripts/local/real-node.sh"
+
+if [[ "$real_node" == 1 ]]; then
+  helm_bin="$(src/controlplane/bin/build-helm.sh 2>/dev/null)"
+  helm() { KUBECONFIG="$KUBECONFIG" "$helm_bin" "$@"; }
+  cleanup_real_node() {
+    trap - INT TERM EXIT
+    if [[ "${KEEP_CONTROL_PLANE:-0}" != 1 ]]; then
+      say "stopping the local control plane and its node"
+      src/controlplane/bin/down.sh >&2 || true
+    fi
+    exit 0
+  }
+  trap cleanup_real_node INT TERM EXIT
+  real_node_install_operator
+  real_node_start_broker
+  real_node_apply_example
+  real_node_await_observed
+  kubectl get pods -o wide >&2
+  kubectl get smp -o wide >&2
+  say "ready in $(( $(date +%s) - started )) s (from the start of make run to the example's observed memory)"
+  cat >&2 <<EOT
+
+The operator runs as a real pod on the local node. In another terminal:
+  export KUBECONFIG=$KUBECONFIG
+  kubectl get pods -A -o wide                            # real pods, IPs on the node's bridge
+  kubectl get smp -o wide                                # the plan and the observed memory of real JVMs
+  kubectl describe smp orders
+  kubectl get configmap orders-streams-deployment-streams-memory -o jsonpath='{.data.allocation\.json}'
+  kubectl logs deploy/orders-streams -c streams | grep streams-memory-agent   # what the agent loaded
+  kubectl scale deployment orders-streams --replicas=4   # re-split within seconds
+Ctrl-C stops the local control plane and its node (KEEP_CONTROL_PLANE=1 leaves them running).
+The operator's log follows.
+EOT
+  while true; do
+    kubectl logs -f -n "$operator_namespace" "deployment/$operator_release" || true
+    sleep 2
+  done
+fi
 
 if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   echo "run.sh: ERROR: port $port is in use; set OPERATOR_HTTP_PORT to a free port" >&2

@@ -23,9 +23,14 @@ else
 fi
 # <version without v>-<os>-<arch>: the layout fabric8 kube-api-test reads too (src/controlplane/README.md)
 k8s_bin_dir="$cache_root/k8s/${K8S_VERSION#v}-$host_os-$host_arch"
+# The real node's binaries (build-node.sh): containerd, its shim and ctr, and kubelet.
+node_bin_dir="$cache_root/node/${CONTAINERD_VERSION#v}-${K8S_VERSION#v}-$host_os-$host_arch"
 
 export CP_STATE_DIR="${CP_STATE_DIR:-$repo_root/.local-cluster}"
 export CP_BIN_DIR="${CP_BIN_DIR:-$k8s_bin_dir}"
+export CP_NODE_BIN_DIR="${CP_NODE_BIN_DIR:-$node_bin_dir}"
+# make images keeps a link "current" to the images of the project's version (src/images/build.sh).
+export CP_IMAGES_DIR="${CP_IMAGES_DIR:-$cache_root/images/current}"
 
 log() { printf '[%s %s] %s\n' "$(basename "$0" .sh)" "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf '%s: ERROR: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
@@ -53,4 +58,69 @@ use_cache_or_lock() {
     echo "$result"
     exit 0
   fi
+}
+
+# k8s_wrapper_module <dir> <file for the published go.mod> <package>...
+# `go install k8s.io/kubernetes/cmd/x@v` fails: that module requires every staging module at v0.0.0 and replaces it
+# locally. This writes a wrapper module in <dir> that requires k8s.io/kubernetes $K8S_VERSION and replaces each staging
+# module (read from the published go.mod, not hard-coded) by its published v0.<minor>.<patch>, importing <package>s.
+k8s_wrapper_module() {
+  local dir="$1" kmod="$2" pkg m
+  shift 2
+  local proxy
+  proxy="$(go env GOPROXY | tr ',|' '\n\n' | grep -E '^https?://' | head -n1)"
+  proxy="${proxy:-https://proxy.golang.org}"
+  curl -fsL "$proxy/k8s.io/kubernetes/@v/$K8S_VERSION.mod" -o "$kmod" \
+    || die "could not fetch the go.mod of k8s.io/kubernetes $K8S_VERSION from $proxy (is the version served?)"
+  local minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
+  local staging_version="v0.$minor.${K8S_VERSION#v1.*.}"
+  local staging
+  mapfile -t staging < <(grep -E '^[[:space:]]*k8s\.io/[^[:space:]]+ v0\.0\.0([[:space:]]|$)' "$kmod" | awk '{print $1}' | sort -u)
+  [[ ${#staging[@]} -gt 0 ]] || die "no k8s.io/* v0.0.0 requirements found in $kmod"
+  mkdir -p "$dir"
+  {
+    echo "module streamsmemory.local/k8s-build"
+    echo
+    grep -E '^go [0-9]' "$kmod" | head -n1
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    echo "replace ("
+    for m in "${staging[@]}"; do echo "	$m => $m $staging_version"; done
+    echo ")"
+  } > "$dir/go.mod"
+  {
+    printf '//go:build tools\n\npackage tools\n\nimport (\n'
+    for pkg in "$@"; do printf '\t_ "%s"\n' "$pkg"; done
+    printf ')\n'
+  } > "$dir/tools.go"
+  rm -f "$dir/go.sum"
+}
+
+# The -ldflags that stamp $K8S_VERSION into a Kubernetes binary (without them /version says v0.0.0 and clients that
+# check the minor version break).
+k8s_version_ldflags() {
+  local minor="${K8S_VERSION#v1.}" pkg ldf="-s -w"
+  minor="${minor%%.*}"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldf+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    ldf+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  echo "$ldf"
+}
+
+# install_into_cache <stage> <bin dir> <marker> <marker line>...
+# Copies every file of <stage> into <bin dir> (copy and rename: a running binary is never overwritten in place), then
+# writes the marker with the given lines, last, so a half-installed cache is never taken for a complete one.
+install_into_cache() {
+  local stage="$1" bin_dir="$2" marker="$3" f mode
+  shift 3
+  mkdir -p "$bin_dir"
+  rm -f "$marker"
+  for f in "$stage"/*; do
+    mode=0755; [[ "$f" == *.yaml ]] && mode=0644
+    install -m "$mode" "$f" "$bin_dir/.$(basename "$f").tmp" && mv -f "$bin_dir/.$(basename "$f").tmp" "$bin_dir/$(basename "$f")"
+  done
+  printf '%s\n' "$@" > "$marker.tmp"
+  mv "$marker.tmp" "$marker"
 }

@@ -92,6 +92,22 @@ public final class ControlPlaneBinaries {
         return dir;
     }
 
+    /**
+     * Where build-node.sh caches containerd, its shim, ctr and kubelet for a real node:
+     * {@code $STREAMS_MEMORY_CACHE/node/<containerd version>-<k8s version>-<os>-<arch>/}, as common.sh names it.
+     */
+    public static Path nodeDir() {
+        return cacheRoot()
+                .resolve("node")
+                .resolve(pinned("CONTAINERD_VERSION").replaceFirst("^v", "") + "-"
+                        + pinnedKubernetesVersion().replaceFirst("^v", "") + "-" + hostPlatform());
+    }
+
+    /** The images of the last {@code make images} (images.txt and the tarballs a real node imports). */
+    public static Path imagesDir() {
+        return cacheRoot().resolve("images").resolve("current");
+    }
+
     public String kubernetesVersion() {
         return kubernetesVersion;
     }

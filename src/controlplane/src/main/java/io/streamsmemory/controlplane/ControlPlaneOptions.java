@@ -10,34 +10,42 @@ import java.time.Duration;
  *     namespaces get their "default" ServiceAccount, garbage collection runs)
  * @param scheduler kube-scheduler (Pods get a node; only useful together with {@code kwok})
  * @param kwok kwok with one fake node "kwok-node-0", so scheduled Pods become Running
+ * @param realNode a real node "streams-memory-node" (containerd and kubelet, src/controlplane/bin/build-node.sh) that
+ *     runs the images of {@code make images}; starts the controller-manager and scheduler too. Where the machine
+ *     cannot run one, the script says why in one line and starts kwok instead ({@link LocalControlPlane#hasRealNode})
  * @param startTimeout how long to wait for the API server to become ready
  */
-public record ControlPlaneOptions(boolean controllerManager, boolean scheduler, boolean kwok, Duration startTimeout) {
+public record ControlPlaneOptions(
+        boolean controllerManager, boolean scheduler, boolean kwok, boolean realNode, Duration startTimeout) {
 
     /** etcd + kube-apiserver only: the fastest start. */
     public static ControlPlaneOptions apiServerOnly() {
-        return new ControlPlaneOptions(false, false, false, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(false, false, false, false, Duration.ofSeconds(90));
     }
 
     /** Everything: controller-manager, scheduler and kwok (if kwok was built). */
     public static ControlPlaneOptions full() {
-        return new ControlPlaneOptions(true, true, true, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(true, true, true, false, Duration.ofSeconds(90));
     }
 
     public ControlPlaneOptions withControllerManager(boolean on) {
-        return new ControlPlaneOptions(on, scheduler, kwok, startTimeout);
+        return new ControlPlaneOptions(on, scheduler, kwok, realNode, startTimeout);
     }
 
     public ControlPlaneOptions withScheduler(boolean on) {
-        return new ControlPlaneOptions(controllerManager, on, kwok, startTimeout);
+        return new ControlPlaneOptions(controllerManager, on, kwok, realNode, startTimeout);
     }
 
     public ControlPlaneOptions withKwok(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, on, startTimeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, on, realNode, startTimeout);
+    }
+
+    public ControlPlaneOptions withRealNode(boolean on) {
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, startTimeout);
     }
 
     public ControlPlaneOptions withStartTimeout(Duration timeout) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, timeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, timeout);
     }
 
     String components() {
@@ -50,6 +58,9 @@ public record ControlPlaneOptions(boolean controllerManager, boolean scheduler, 
         }
         if (kwok) {
             sb.append(" kwok");
+        }
+        if (realNode) {
+            sb.append(" node");
         }
         return sb.toString();
     }

@@ -29,6 +29,12 @@ public @interface EnableLocalControlPlane {
     /** Start kwok with a fake node so scheduled Pods become Running (needs scheduler). */
     boolean kwok() default false;
 
+    /**
+     * Start a real node (containerd and kubelet running the images of {@code make images}) with the controller-manager
+     * and scheduler; kwok's fake node where the machine cannot run one ({@link LocalControlPlane#hasRealNode}).
+     */
+    boolean realNode() default false;
+
     /** Seconds to wait for the API server. */
     int startTimeoutSeconds() default 90;
 }

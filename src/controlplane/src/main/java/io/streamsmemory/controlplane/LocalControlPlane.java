@@ -66,16 +66,18 @@ public final class LocalControlPlane implements AutoCloseable {
             work = Files.createTempDirectory(
                     "streams-memory-cp-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            try (InputStream in = LocalControlPlane.class.getResourceAsStream("cluster.sh")) {
-                if (in == null) {
-                    throw new IllegalStateException("cluster.sh missing from the classpath");
+            for (String script : List.of("cluster.sh", "node.sh")) {
+                try (InputStream in = LocalControlPlane.class.getResourceAsStream(script)) {
+                    if (in == null) {
+                        throw new IllegalStateException(script + " missing from the classpath");
+                    }
+                    Files.copy(in, work.resolve(script));
                 }
-                Files.copy(in, work.resolve("cluster.sh"));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int[] ports = freePorts(4);
+        int[] ports = freePorts(6);
         LocalControlPlane cp = new LocalControlPlane(binaries, options, work, ports[0]);
         Runtime.getRuntime().addShutdownHook(cp.shutdownHook);
         long t0 = System.nanoTime();
@@ -88,6 +90,8 @@ public final class LocalControlPlane implements AutoCloseable {
                             "CP_ETCD_PORT", Integer.toString(ports[1]),
                             "CP_ETCD_PEER_PORT", Integer.toString(ports[2]),
                             "CP_KWOK_PORT", Integer.toString(ports[3]),
+                            "CP_KUBELET_PORT", Integer.toString(ports[4]),
+                            "CP_KUBELET_HEALTHZ_PORT", Integer.toString(ports[5]),
                             "CP_COMPONENTS", options.components(),
                             "CP_START_TIMEOUT",
                                     Long.toString(options.startTimeout().toSeconds()),
@@ -105,6 +109,20 @@ public final class LocalControlPlane implements AutoCloseable {
                 cp.apiServerUrl(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
         return cp;
+    }
+
+    /** Whether a real node runs (a kubelet and containerd), as opposed to kwok's fake node or none. */
+    public boolean hasRealNode() {
+        return "real".equals(readIfPresent(stateDir.resolve("node-kind")));
+    }
+
+    /** The real node's address on its pod bridge: pods reach the API server and each other there. */
+    public String nodeAddress() {
+        String address = readIfPresent(stateDir.resolve("node-ip"));
+        if (address.isEmpty()) {
+            throw new IllegalStateException("no real node runs in this control plane");
+        }
+        return address;
     }
 
     /** {@code https://127.0.0.1:<port>} */
@@ -320,7 +338,7 @@ public final class LocalControlPlane implements AutoCloseable {
 
     private void stopProcesses() {
         try {
-            run("down", 60, Map.of());
+            run("down", 120, Map.of());
         } catch (RuntimeException e) {
             System.err.println("[local-control-plane] stopping failed: " + e.getMessage());
         }
@@ -336,6 +354,10 @@ public final class LocalControlPlane implements AutoCloseable {
         pb.environment().putAll(env);
         pb.environment().put("CP_STATE_DIR", stateDir.toString());
         pb.environment().put("CP_BIN_DIR", binaries.dir().toString());
+        pb.environment()
+                .putIfAbsent("CP_NODE_BIN_DIR", ControlPlaneBinaries.nodeDir().toString());
+        pb.environment()
+                .putIfAbsent("CP_IMAGES_DIR", ControlPlaneBinaries.imagesDir().toString());
         try {
             Path log = workDir.resolve(command + ".out");
             pb.redirectOutput(log.toFile());
@@ -394,6 +416,10 @@ public final class LocalControlPlane implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private static String readIfPresent(Path p) {
+        return Files.isRegularFile(p) ? read(p).trim() : "";
     }
 
     private static String read(Path p) {

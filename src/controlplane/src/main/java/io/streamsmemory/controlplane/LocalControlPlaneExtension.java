@@ -74,6 +74,7 @@ public class LocalControlPlaneExtension implements BeforeAllCallback, TestInstan
                                             a.controllerManager(),
                                             a.scheduler(),
                                             a.kwok(),
+                                            a.realNode(),
                                             Duration.ofSeconds(a.startTimeoutSeconds()));
                             return new Handle(LocalControlPlane.start(options));
                         },

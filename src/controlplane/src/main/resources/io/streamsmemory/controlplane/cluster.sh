@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts / stops a local Kubernetes control plane (etcd, kube-apiserver and optionally
-# kube-controller-manager, kube-scheduler, kwok) from prebuilt binaries.
+# kube-controller-manager, kube-scheduler, kwok, a real node: containerd and kubelet) from prebuilt binaries.
 # Used by src/controlplane/bin/up.sh / down.sh and by the Java LocalControlPlane (which
 # extracts this file from the jar), so both run exactly the same flags.
 #
@@ -11,9 +11,12 @@
 # Environment:
 #   CP_STATE_DIR         state directory (pids, logs, certs, etcd data, kubeconfig)   [required]
 #   CP_BIN_DIR           directory holding etcd, kube-apiserver, kubectl, ...          [required for up]
-#   CP_COMPONENTS        space separated subset of "etcd apiserver controller-manager scheduler kwok"
-#                        (default: all; etcd and apiserver are always started; kwok is
-#                        skipped with a note when its binary is absent)
+#   CP_COMPONENTS        space separated subset of "etcd apiserver controller-manager scheduler kwok node"
+#                        (default: all but node; etcd and apiserver are always started; kwok is
+#                        skipped with a note when its binary is absent; node (node.sh) is a real
+#                        kubelet + containerd, and needs the controller-manager and scheduler: where
+#                        the machine cannot run it, one line says why and kwok's fake node runs instead.
+#                        $CP_STATE_DIR/node-kind says which: real or kwok)
 #   CP_APISERVER_PORT    default 16443       CP_ETCD_PORT       default 12379
 #   CP_ETCD_PEER_PORT    default 12380       CP_KWOK_PORT       default 10247 (kwok health/metrics)
 #   CP_START_TIMEOUT     seconds to wait for readiness (default 90)
@@ -27,7 +30,9 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
 PKI="$STATE/pki"
-ORDER=(etcd apiserver controller-manager scheduler kwok)
+ORDER=(etcd apiserver controller-manager scheduler kwok containerd kubelet)
+# shellcheck source=node.sh
+. "$(dirname "$SELF")/node.sh"
 
 msg() { printf '[control-plane] %s\n' "$*" >&2; }
 die() { printf '[control-plane] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -39,8 +44,12 @@ binary_of() {
     controller-manager) echo kube-controller-manager ;;
     scheduler) echo kube-scheduler ;;
     kwok) echo kwok ;;
+    containerd) echo containerd ;;
+    kubelet) echo kubelet ;;
   esac
 }
+
+bin_path() { case "$1" in containerd | kubelet) echo "$NODE_BIN/$1" ;; *) echo "$BIN/$(binary_of "$1")" ;; esac; }
 
 # pid of component $1 if its pid file names a live process whose command line is the
 # binary we started with our state dir in its arguments; empty otherwise.
@@ -59,6 +68,8 @@ recorded() { local c; for c in "${ORDER[@]}"; do [[ -f "$PIDS/$c.pid" ]] && echo
 
 stop_all() {
   local c pid i stopped=()
+  # The node first: its pods' processes, mounts and network go with it (node.sh).
+  [[ -d "$STATE/node" ]] && node_teardown "$STATE"
   for ((i=${#ORDER[@]}-1; i>=0; i--)); do
     c="${ORDER[$i]}"
     pid="$(live_pid "$c")"
@@ -128,14 +139,14 @@ gen_certs() {
     "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+subjectAltName=IP:127.0.0.1,IP:10.0.0.1${NODE_SAN:-},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   local client="basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
   leaf admin "/O=system:masters/CN=streams-memory-admin" "$client"
   leaf controller-manager "/CN=system:kube-controller-manager" "$client"
   leaf scheduler "/CN=system:kube-scheduler" "$client"
-  # the apiserver's client cert towards kubelets / webhooks is not needed
+  if wants node; then node_certs; fi
   rm -f ca.srl
   chmod 600 ./*.key
   cd - >/dev/null
@@ -168,7 +179,7 @@ EOF
 
 start_proc() { # component args...
   local c="$1"; shift
-  local b; b="$BIN/$(binary_of "$c")"
+  local b; b="$(bin_path "$c")"
   # setsid: own session, so a Ctrl-C in the calling terminal does not hit the servers
   setsid "$b" "$@" > "$LOGS/$c.log" 2>&1 < /dev/null &
   echo $! > "$PIDS/$c.pid"
@@ -231,6 +242,9 @@ read_settings() {
   TIMEOUT="${CP_START_TIMEOUT:-90}"
   WANT=" ${CP_COMPONENTS:-etcd apiserver controller-manager scheduler kwok} "
   WANT+=" etcd apiserver "
+  node_settings
+  # A real node needs pods scheduled and Deployments expanded.
+  if wants node; then WANT+=" controller-manager scheduler "; NODE_SAN=",IP:$NODE_IP"; fi
 }
 
 check_binaries() {
@@ -243,6 +257,14 @@ check_binaries() {
       die "missing binary $BIN/kube-$b - run 'make control-plane-binaries' (src/controlplane/bin/build.sh)"
     fi
   done
+  if wants node; then
+    local why; why="$(node_unavailable_reason)"
+    if [[ -n "$why" ]]; then
+      msg "real node not started: $why; kwok's fake node instead"
+      WANT="${WANT// node / } kwok "
+      NODE_SAN=""
+    fi
+  fi
   if wants kwok && [[ ! -x "$BIN/kwok" ]]; then
     msg "kwok is not built; pods will stay Pending (no fake node)"
     WANT="${WANT// kwok / }"
@@ -254,6 +276,7 @@ check_binaries() {
 already_running() { [[ -n "$(recorded)" ]] && status; }
 
 clean_stale_state() {
+  node_clean_crashed
   [[ -n "$(recorded)" ]] || return 0
   msg "found stale state in $STATE from an earlier run that did not stop cleanly; cleaning it"
   stop_all
@@ -266,6 +289,11 @@ check_ports() {
     if port_in_use "${p#*:}"; then busy+=("${p#*:} (${p%%:*})"); fi
   done
   if wants kwok && port_in_use "$KWOK_PORT"; then busy+=("$KWOK_PORT (kwok)"); fi
+  if wants node; then
+    for p in "kubelet:$KUBELET_PORT" "kubelet-healthz:$KUBELET_HEALTHZ_PORT"; do
+      if port_in_use "${p#*:}"; then busy+=("${p#*:} (${p%%:*})"); fi
+    done
+  fi
   if [[ ${#busy[@]} -gt 0 ]]; then
     die "port already in use: ${busy[*]}; stop whatever listens there or choose other ports (CP_APISERVER_PORT, CP_ETCD_PORT, CP_ETCD_PEER_PORT, CP_KWOK_PORT)"
   fi
@@ -298,9 +326,12 @@ start_apiserver() {
     # without the token/serviceaccount controllers there is no "default" ServiceAccount
     admission=(--disable-admission-plugins=ServiceAccount)
   fi
+  local addresses=(--bind-address=127.0.0.1 --advertise-address=127.0.0.1)
+  # shellcheck disable=SC2207 # node_apiserver_flags prints flags without spaces inside them
+  if wants node; then addresses=($(node_apiserver_flags)); fi
   start_proc apiserver \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    "${addresses[@]}" --secure-port="$APISERVER_PORT" \
     --endpoint-reconciler-type=none \
     --cert-dir="$STATE/pki" \
     --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
@@ -379,7 +410,9 @@ wait_for_controllers() {
   if wants kwok; then
     wait_for "kwok node kwok-node-0 Ready" "$TIMEOUT" \
       KUBECTL wait node/kwok-node-0 --for=condition=Ready --timeout=1s
+    echo kwok > "$STATE/node-kind"
   fi
+  if wants node; then wait_for_node; fi
 }
 
 start_watchdog() {
@@ -407,6 +440,7 @@ up() {
   if wants controller-manager; then start_controller_manager; fi
   if wants scheduler; then start_scheduler; fi
   if wants kwok; then start_kwok; fi
+  if wants node; then start_node; fi
   wait_for_controllers
   check_alive
   if [[ -n "${CP_WATCH_PID:-}" ]]; then start_watchdog; fi
@@ -423,6 +457,7 @@ down() {
   if [[ -z "$(recorded)" ]]; then
     msg "no processes recorded in $STATE; removing the state"
   fi
+  node_settings
   stop_all
   rm -rf "$STATE"
   msg "down; removed $STATE"

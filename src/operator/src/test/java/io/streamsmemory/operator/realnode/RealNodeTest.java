@@ -1,0 +1,241 @@
+package io.streamsmemory.operator.realnode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Helm;
+import io.streamsmemory.operator.api.StoresSpec;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * What users run, on a real node (containerd, kubelet, runc, the images of {@code make images}): the chart installs
+ * the operator as a real pod, the API server calls its webhook through the Service, the real init container copies
+ * the agent into a real pod whose JVM loads it, the operator reads that pod's report over the pod network, a
+ * namespace enforcing the {@code restricted} Pod Security Standard runs an injected pod, and the chart upgrades.
+ * kubectl's views of the run are kept in target/real-node/.
+ */
+@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealNodeTest {
+    static final String OPERATOR_NAMESPACE = "streams-memory-system";
+    static final String RELEASE = "streams-memory-operator";
+    static final Path OUT = Path.of("target/real-node");
+    static final Duration POD_START = Duration.ofMinutes(3);
+    static final String AGENT_LOADED = "[streams-memory-agent] streams-memory-agent ";
+
+    static KubernetesClient client;
+    static LocalControlPlane controlPlane;
+    static Helm helm;
+    static String bootstrapServers;
+
+    @BeforeAll
+    static void installTheChartAndABroker() throws IOException {
+        RealNodeRequirement.check(controlPlane);
+        Files.createDirectories(OUT);
+        helm = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
+        Files.writeString(OUT.resolve("install.txt"), installChart("install").output());
+        awaitOperatorReady();
+        namespace("apps", Map.of());
+        bootstrapServers = RealPods.startBroker(client, "apps", POD_START);
+    }
+
+    @Test
+    @Order(1)
+    void anInjectedPodStartsAndItsAgentLogsTheAllocationTheOperatorThenReadsItsReport() throws IOException {
+        Pod pod = runInjectedApp("apps", "orders", false);
+        assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
+        assertThat(pod.getMetadata().getAnnotations()).containsKey(MetadataKeys.ALLOCATION_HASH);
+        String log = RealPods.logOf(client, pod, "streams");
+        assertThat(log).contains(AGENT_LOADED);
+        // The operator (a pod) reads the agent's report at the pod's IP on the bridge.
+        await().atMost(POD_START)
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> observedThreads("apps", "orders") > 0);
+        Files.writeString(
+                OUT.resolve("pods.txt"),
+                controlPlane.kubectl("get", "pods", "-A", "-o", "wide") + "\n"
+                        + controlPlane.kubectl("get", "smp", "-A", "-o", "wide"));
+    }
+
+    @Test
+    @Order(2)
+    void anInjectedPodRunsWithTheAgentInANamespaceEnforcingTheRestrictedStandard() throws IOException {
+        namespace("restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+        Pod pod = runInjectedApp("restricted", "orders", true);
+        assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
+        assertThat(RealPods.logOf(client, pod, "streams")).contains(AGENT_LOADED);
+        Container init = pod.getSpec().getInitContainers().get(0);
+        assertThat(init.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(init.getSecurityContext().getCapabilities().getDrop()).contains("ALL");
+    }
+
+    @Test
+    @Order(3)
+    void theChartUpgradesWithTheBuiltImagesAndTheWebhookStillInjects() throws IOException {
+        String before = operatorPodNames().toString();
+        Files.writeString(OUT.resolve("upgrade.txt"), installChart("upgrade").output());
+        awaitOperatorReady();
+        assertThat(operatorPodNames().toString()).isNotEqualTo(before);
+        // A new pod of the example after the upgrade: injected by the upgraded operator.
+        client.pods().inNamespace("apps").withLabel("app", "orders-streams").delete();
+        Pod pod = RealPods.awaitRunning(client, "apps", "orders-streams", POD_START);
+        assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
+        assertThat(RealPods.logOf(client, pod, "streams")).contains(AGENT_LOADED);
+    }
+
+    /**
+     * helm install (or upgrade) of the chart with the built images. The operator's pod reaches the API server at the
+     * node's bridge address: this node runs no kube-proxy, so the "kubernetes" Service's cluster IP is not routed.
+     * The upgrade changes the log format, which rolls the operator's pod.
+     */
+    static Helm.Result installChart(String verb) {
+        return helm.run(
+                        verb,
+                        RELEASE,
+                        Helm.CHART.toString(),
+                        "--namespace",
+                        OPERATOR_NAMESPACE,
+                        "--create-namespace",
+                        "--set",
+                        "operator.replicas=1",
+                        "--set",
+                        "logFormat=" + (verb.equals("install") ? "text" : "json"),
+                        "--set",
+                        "operator.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
+                        "--set-string",
+                        "operator.extraEnv[0].value=" + controlPlane.nodeAddress(),
+                        "--set",
+                        "operator.extraEnv[1].name=KUBERNETES_SERVICE_PORT",
+                        "--set-string",
+                        "operator.extraEnv[1].value=" + controlPlane.apiServerPort(),
+                        "--set",
+                        "operator.extraEnv[2].name=STREAMSMEMORY_OBSERVE_INTERVAL",
+                        "--set-string",
+                        "operator.extraEnv[2].value=PT5S")
+                .orFail("helm " + verb);
+    }
+
+    static void awaitOperatorReady() {
+        await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Deployment d = client.apps()
+                    .deployments()
+                    .inNamespace(OPERATOR_NAMESPACE)
+                    .withName(RELEASE)
+                    .get();
+            return d != null
+                    && d.getStatus() != null
+                    && Objects.equals(d.getStatus().getUpdatedReplicas(), 1)
+                    && Objects.equals(d.getStatus().getReadyReplicas(), 1)
+                    && Objects.equals(d.getStatus().getReplicas(), 1);
+        });
+    }
+
+    static List<String> operatorPodNames() {
+        return client.pods().inNamespace(OPERATOR_NAMESPACE).list().getItems().stream()
+                .map(p -> p.getMetadata().getName())
+                .sorted()
+                .toList();
+    }
+
+    /**
+     * A policy and one replica of examples/kafka-streams-app.yaml in {@code namespace} (1 GiB, one stream thread,
+     * four partitions); waits for the webhook to select the namespace first, then for the pod to run.
+     */
+    static Pod runInjectedApp(String namespace, String policyName, boolean restricted) throws IOException {
+        client.resource(policy(namespace, policyName)).create();
+        RealPods.awaitWebhookSelects(client, RELEASE, namespace, POD_START);
+        Deployment app;
+        try (InputStream in = Files.newInputStream(Path.of("../../examples/kafka-streams-app.yaml"))) {
+            app = client.apps().deployments().load(in).item();
+        }
+        app.getMetadata().setNamespace(namespace);
+        app.getMetadata().getAnnotations().put(MetadataKeys.POLICY, policyName);
+        app.getMetadata().getAnnotations().remove("streamsmemory.io/stream-threads");
+        app.getSpec().setReplicas(1);
+        Container streams =
+                app.getSpec().getTemplate().getSpec().getContainers().get(0);
+        streams.setEnv(List.of(
+                new EnvVar("BOOTSTRAP_SERVERS", bootstrapServers, null),
+                new EnvVar("APPLICATION_ID", "orders-" + namespace, null),
+                new EnvVar("STREAM_THREADS", "1", null),
+                new EnvVar("INPUT_PARTITIONS", "4", null)));
+        streams.getResources().getLimits().put("memory", new Quantity("1Gi"));
+        streams.getResources().getRequests().put("memory", new Quantity("1Gi"));
+        assertThat(restricted || streams.getSecurityContext().getReadOnlyRootFilesystem())
+                .isTrue();
+        client.resource(app).create();
+        return RealPods.awaitRunning(client, namespace, "orders-streams", POD_START);
+    }
+
+    static StreamsMemoryPolicy policy(String namespace, String name) {
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName(name);
+        policy.getMetadata().setNamespace(namespace);
+        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
+        spec.setMemory("1Gi");
+        StreamsSpec streams = new StreamsSpec();
+        streams.setThreads(1);
+        streams.setPartitions(4);
+        StoresSpec stores = new StoresSpec();
+        stores.setKeyValue(2);
+        stores.setWindow(1);
+        streams.setStores(stores);
+        spec.setStreams(streams);
+        policy.setSpec(spec);
+        return policy;
+    }
+
+    static int observedThreads(String namespace, String policyName) {
+        StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(policyName)
+                .get();
+        if (p == null || p.getStatus() == null || p.getStatus().getWorkloads() == null) {
+            return 0;
+        }
+        return p.getStatus().getWorkloads().stream()
+                .map(WorkloadAllocationStatus::getObserved)
+                .filter(Objects::nonNull)
+                .map(o -> o.getStreamThreads() == null ? 0L : o.getStreamThreads())
+                .max(Long::compare)
+                .orElse(0L)
+                .intValue();
+    }
+
+    static void namespace(String name, Map<String, String> labels) {
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withLabels(labels)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
+    }
+}

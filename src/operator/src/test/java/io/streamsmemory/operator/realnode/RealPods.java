@@ -1,0 +1,109 @@
+package io.streamsmemory.operator.realnode;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Waits and reads on real pods of the local node: what a person would do with kubectl get, logs and describe. */
+final class RealPods {
+    static final Path KAFKA_BROKER = Path.of("../../examples/local/kafka-broker.yaml");
+
+    private RealPods() {}
+
+    /** examples/local/kafka-broker.yaml in {@code namespace}, once Ready; returns its {@code <pod IP>:9092}. */
+    static String startBroker(KubernetesClient client, String namespace, Duration timeout) throws IOException {
+        Deployment broker;
+        try (InputStream in = Files.newInputStream(KAFKA_BROKER)) {
+            broker = client.apps().deployments().load(in).item();
+        }
+        broker.getMetadata().setNamespace(namespace);
+        client.resource(broker).create();
+        String app = broker.getSpec().getSelector().getMatchLabels().get("app");
+        await().atMost(timeout)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> ready(client, namespace, app).isPresent());
+        return ready(client, namespace, app).orElseThrow().getStatus().getPodIP() + ":9092";
+    }
+
+    /** The first pod labelled {@code app=<app>} whose containers all run, once one does; fails with their states. */
+    static Pod awaitRunning(KubernetesClient client, String namespace, String app, Duration timeout) {
+        await().atMost(timeout)
+                .pollInterval(Duration.ofSeconds(1))
+                .failFast("a container of app=" + app + " keeps failing", () -> crashLooping(client, namespace, app))
+                .until(() -> running(client, namespace, app).isPresent());
+        return running(client, namespace, app).orElseThrow();
+    }
+
+    /** Until the operator's webhook configuration selects {@code namespace} (it adds namespaces that hold a policy). */
+    static void awaitWebhookSelects(KubernetesClient client, String name, String namespace, Duration timeout) {
+        await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            MutatingWebhookConfiguration c = client.admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName(name)
+                    .get();
+            return c != null
+                    && c.getWebhooks().stream()
+                            .allMatch(w -> w.getNamespaceSelector().getMatchExpressions().stream()
+                                    .anyMatch(r -> r.getOperator().equals("In")
+                                            && r.getValues().contains(namespace)));
+        });
+    }
+
+    /** How the pod's (first) init container ended: {@code Completed} for the agent's copy. */
+    static String initContainerReason(Pod pod) {
+        List<ContainerStatus> init = pod.getStatus().getInitContainerStatuses();
+        if (init == null || init.isEmpty() || init.get(0).getState().getTerminated() == null) {
+            return "not terminated: " + init;
+        }
+        return init.get(0).getState().getTerminated().getReason();
+    }
+
+    /** The container's log so far (kubelet's, through the API server). */
+    static String logOf(KubernetesClient client, Pod pod, String container) {
+        return client.pods()
+                .inNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName())
+                .inContainer(container)
+                .getLog();
+    }
+
+    private static Optional<Pod> ready(KubernetesClient client, String namespace, String app) {
+        return pods(client, namespace, app).stream()
+                .filter(p -> p.getStatus().getConditions().stream()
+                        .anyMatch(c ->
+                                c.getType().equals("Ready") && c.getStatus().equals("True")))
+                .findFirst();
+    }
+
+    private static Optional<Pod> running(KubernetesClient client, String namespace, String app) {
+        return pods(client, namespace, app).stream()
+                .filter(p -> "Running".equals(p.getStatus().getPhase()))
+                .filter(p -> p.getStatus().getContainerStatuses().stream()
+                        .allMatch(s -> s.getState().getRunning() != null))
+                .findFirst();
+    }
+
+    private static boolean crashLooping(KubernetesClient client, String namespace, String app) {
+        return pods(client, namespace, app).stream()
+                .flatMap(p -> p.getStatus().getContainerStatuses().stream())
+                .anyMatch(s -> s.getRestartCount() != null && s.getRestartCount() >= 2);
+    }
+
+    private static List<Pod> pods(KubernetesClient client, String namespace, String app) {
+        return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
+    }
+}

@@ -1,0 +1,60 @@
+# Sourced by src/scripts/run.sh when the local control plane runs a real node: everything as a user installs it.
+#   real_node_install_operator  helm install of deploy/helm/streams-memory-operator with the images of make images, as
+#                               a real pod; it reaches the API server at the node's bridge address (no kube-proxy here)
+#   real_node_start_broker      examples/local/kafka-broker.yaml, once Ready; sets real_node_bootstrap (<pod IP>:9092)
+#   real_node_apply_example     examples/policy.yaml, then examples/kafka-streams-app.yaml with that bootstrap address
+#                               (no cluster DNS on the local node), once the webhook selects the namespace
+# Expects from run.sh: $root, say, kubectl, helm.
+
+operator_namespace="streams-memory-system"
+operator_release="streams-memory-operator"
+real_node_bootstrap=""
+
+real_node_install_operator() {
+  local node_ip api_port
+  node_ip="$(cat "$root/.local-cluster/node-ip")"
+  api_port="$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}' | sed 's/.*://')"
+  say "installing the operator with Helm (deploy/helm/streams-memory-operator, the images of make images) as a real pod"
+  helm upgrade --install "$operator_release" "$root/deploy/helm/streams-memory-operator" \
+    --namespace "$operator_namespace" --create-namespace --wait --timeout 5m \
+    --set operator.replicas=1 --set logFormat=text \
+    --set operator.extraEnv[0].name=KUBERNETES_SERVICE_HOST --set-string "operator.extraEnv[0].value=$node_ip" \
+    --set operator.extraEnv[1].name=KUBERNETES_SERVICE_PORT --set-string "operator.extraEnv[1].value=$api_port" \
+    --set operator.extraEnv[2].name=STREAMSMEMORY_OBSERVE_INTERVAL --set-string "operator.extraEnv[2].value=PT10S" >&2
+}
+
+real_node_start_broker() {
+  say "starting a Kafka broker as a real pod (examples/local/kafka-broker.yaml)"
+  kubectl apply -f "$root/examples/local/kafka-broker.yaml" >&2
+  kubectl rollout status deployment/kafka --timeout=180s >&2
+  local ip
+  ip="$(kubectl get pods -l app=kafka -o jsonpath='{.items[0].status.podIP}')"
+  real_node_bootstrap="$ip:9092"
+}
+
+real_node_apply_example() {
+  say "applying examples/policy.yaml and waiting until the webhook is called for namespace default"
+  kubectl apply -f "$root/examples/policy.yaml" >&2
+  local _
+  for _ in $(seq 1 60); do
+    kubectl get mutatingwebhookconfiguration "$operator_release" \
+      -o jsonpath='{.webhooks[0].namespaceSelector.matchExpressions[?(@.operator=="In")].values}' 2>/dev/null \
+      | grep -q '"default"' && break
+    sleep 1
+  done
+  say "applying examples/kafka-streams-app.yaml with BOOTSTRAP_SERVERS=$real_node_bootstrap"
+  kubectl set env --local -f "$root/examples/kafka-streams-app.yaml" "BOOTSTRAP_SERVERS=$real_node_bootstrap" -o yaml \
+    | kubectl apply -f - >&2
+  kubectl rollout status deployment/orders-streams --timeout=300s >&2
+}
+
+# Until the operator shows the example's observed memory (read from the pods' agents over the pod network).
+real_node_await_observed() {
+  local _
+  for _ in $(seq 1 120); do
+    [[ "$(kubectl get smp orders -o jsonpath='{.status.workloads[0].observed.podsReporting}' 2>/dev/null)" =~ ^[1-9] ]] \
+      && return 0
+    sleep 2
+  done
+  say "WARNING: the operator has not read the pods' memory reports yet (kubectl describe smp orders)"
+}
