@@ -14,18 +14,18 @@ ALL_VARIANTS ?= false
 ROCKSDB_VARIANTS ?= false
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
 
-run: control-plane-binaries ## The main job: the operator on the local control plane (or your cluster) with examples/
+run: control-plane-binaries helm ## The main job: the operator installed by its chart on a local real node (or run against your cluster) with examples/
 	src/scripts/run.sh
 
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: control-plane-binaries helm ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server
+test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node
 	rm -rf src/*/target/do-no-harm
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
@@ -96,8 +96,11 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null
 
-control-plane: control-plane-binaries ## Start a local Kubernetes control plane; kubeconfig in .local-cluster/kubeconfig
-	src/controlplane/bin/up.sh
+node-binaries: ## Build (or reuse from ~/.cache) containerd and kubelet for the real node; installs Debian's runc and CNI plugins when missing
+	@src/controlplane/bin/build-node.sh >/dev/null
+
+control-plane: control-plane-binaries ## Start a local Kubernetes control plane (NODE=real: with a real node; make images node-binaries first); kubeconfig in .local-cluster/kubeconfig
+	$(if $(filter real,$(NODE)),CP_COMPONENTS="etcd apiserver controller-manager scheduler node") src/controlplane/bin/up.sh
 
 control-plane-down: ## Stop the local control plane and remove its state
 	src/controlplane/bin/down.sh
@@ -108,24 +111,22 @@ helm: ## Build (or reuse from ~/.cache) the pinned helm the chart tests use
 manifests: ## Render deploy/ from the Helm chart (the source) and copy crds/ into the chart; a test fails when they differ
 	src/scripts/manifests.sh
 
-# The images make images builds: the names are the chart's default values, the tag its appVersion.
+# The images make images builds: the names are the chart's default values, the tag its appVersion; the other images
+# (base JRE, pause, example app, Kafka broker) live beside the operator's in the same registry path.
 CHART := deploy/helm/streams-memory-operator
 IMAGE_TAG = $(shell awk -F'"' '/^appVersion:/ {print $$2}' $(CHART)/Chart.yaml)
-OPERATOR_IMAGE = $(shell awk '/^operator:/ {o=1} o && /repository:/ {print $$2; exit}' $(CHART)/values.yaml):$(IMAGE_TAG)
+OPERATOR_REPOSITORY = $(shell awk '/^operator:/ {o=1} o && /repository:/ {print $$2; exit}' $(CHART)/values.yaml)
+OPERATOR_IMAGE = $(OPERATOR_REPOSITORY):$(IMAGE_TAG)
 AGENT_IMAGE = $(shell awk '/^  agent:/ {a=1} a && /repository:/ {print $$2; exit}' $(CHART)/values.yaml):$(IMAGE_TAG)
-# The first of docker and podman whose daemon (or service) answers.
-CONTAINER_TOOL ?= $(shell for t in docker podman; do command -v $$t >/dev/null 2>&1 && $$t info >/dev/null 2>&1 && { echo $$t; break; }; done)
+OTHER_IMAGES = $(foreach n,jre pause example-app kafka,$(dir $(OPERATOR_REPOSITORY))streams-memory-$(n):$(IMAGE_TAG))
 
-image-names: ## The two image references make images tags
+image-names: ## The image references make images tags (operator and agent first: the chart's defaults)
 	@echo $(OPERATOR_IMAGE)
 	@echo $(AGENT_IMAGE)
+	@for i in $(OTHER_IMAGES); do echo $$i; done
 
-images: ## Build the operator and agent images with docker or podman (CONTAINER_TOOL=...)
-	@if [ -z "$(CONTAINER_TOOL)" ]; then echo "make images: no docker or podman that answers here: install or start one (or set CONTAINER_TOOL), then run make images again"; exit 0; fi; \
-	set -e; \
-	$(MVN) -q -pl src/agent,src/operator -am package -DskipTests; \
-	$(CONTAINER_TOOL) build -f src/operator/Dockerfile -t $(OPERATOR_IMAGE) src/operator/target/quarkus-app; \
-	$(CONTAINER_TOOL) build -f src/agent-image/Dockerfile -t $(AGENT_IMAGE) src/agent/target
+images: ## Build every image with buildah, no daemon or registry needed (IMAGES='jre pause agent operator example-app kafka'); tarballs in ~/.cache/streams-memory-operator/images/
+	@src/images/build.sh
 
 clean: ## Remove build outputs
 	$(MVN) -q clean

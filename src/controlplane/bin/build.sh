@@ -37,59 +37,19 @@ mkdir -p "$work" "$stage"
 export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
 # The host's platform (common.sh): the binaries run here, next to the tests.
 export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
-proxy="$(go env GOPROXY | tr ',|' '\n\n' | grep -E '^https?://' | head -n1)"
-proxy="${proxy:-https://proxy.golang.org}"
 NICE=(nice -n "${BUILD_NICE:-10}")
 
 # --- Kubernetes -------------------------------------------------------------
-log "Kubernetes $K8S_VERSION: reading $proxy/k8s.io/kubernetes/@v/$K8S_VERSION.mod"
-kmod="$work/kubernetes.mod"
-curl -fsL "$proxy/k8s.io/kubernetes/@v/$K8S_VERSION.mod" -o "$kmod" \
-  || die "could not fetch the go.mod of k8s.io/kubernetes $K8S_VERSION from $proxy (is the version served?)"
-minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-patch="${K8S_VERSION#v1.*.}"
-staging_version="v0.$minor.$patch"
-go_line="$(grep -E '^go [0-9]' "$kmod" | head -n1)"
-mapfile -t staging < <(grep -E '^[[:space:]]*k8s\.io/[^[:space:]]+ v0\.0\.0([[:space:]]|$)' "$kmod" | awk '{print $1}' | sort -u)
-[[ ${#staging[@]} -gt 0 ]] || die "no k8s.io/* v0.0.0 requirements found in $kmod"
-log "  ${#staging[@]} staging modules -> $staging_version"
-
+log "Kubernetes $K8S_VERSION: a wrapper module (common.sh's k8s_wrapper_module)"
 kdir="$work/k8s-wrapper"
-mkdir -p "$kdir"
-{
-  echo "module streamsmemory.local/k8s-build"
-  echo
-  echo "$go_line"
-  echo
-  echo "require k8s.io/kubernetes $K8S_VERSION"
-  echo
-  echo "replace ("
-  for m in "${staging[@]}"; do echo "	$m => $m $staging_version"; done
-  echo ")"
-} > "$kdir/go.mod"
-cat > "$kdir/tools.go" <<'GO'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
-	_ "k8s.io/kubernetes/cmd/kube-scheduler"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
-rm -f "$kdir/go.sum"
+k8s_wrapper_module "$kdir" "$work/kubernetes.mod" k8s.io/kubernetes/cmd/kube-apiserver \
+  k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+go_line="$(grep -E '^go [0-9]' "$work/kubernetes.mod" | head -n1)"
 log "  resolving modules (go mod tidy) - downloads a few hundred MB on a cold Go cache"
 ( cd "$kdir" && "${NICE[@]}" go mod tidy ) > "$work/k8s-tidy.log" 2>&1 \
   || { tail -n 30 "$work/k8s-tidy.log" >&2; die "go mod tidy failed for Kubernetes $K8S_VERSION (log: $work/k8s-tidy.log)"; }
 
-gitmajor=1
-ldf="-s -w"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldf+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$gitmajor -X $pkg.gitMinor=$minor"
-  ldf+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-done
+ldf="$(k8s_version_ldflags)"
 for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
   log "  go build $cmd (several minutes on 2 cores for a cold build)"
   t0=$(date +%s)
@@ -151,23 +111,12 @@ fi
 for b in "${required[@]}"; do [[ -x "$stage/$b" ]] || die "missing $stage/$b after build"; done
 "$stage/kube-apiserver" --version | grep -q "$K8S_VERSION" \
   || die "kube-apiserver reports '$("$stage/kube-apiserver" --version)', expected $K8S_VERSION (ldflags stamping failed)"
-mkdir -p "$bin_dir"
-rm -f "$marker"
-for f in "$stage"/*; do  # copy + rename: a running binary is never overwritten in place
-  mode=0755; [[ "$f" == *.yaml ]] && mode=0644
-  install -m "$mode" "$f" "$bin_dir/.$(basename "$f").tmp" && mv -f "$bin_dir/.$(basename "$f").tmp" "$bin_dir/$(basename "$f")"
-done
 [[ -x "$stage/kwok" ]] || rm -f "$bin_dir/kwok" "$bin_dir/kwok-stages.yaml"
+kwok_line="kwok=none"
+[[ -x "$stage/kwok" ]] && kwok_line="kwok=$KWOK_VERSION"
 secs=$(( $(date +%s) - start ))
-{
-  echo "kubernetes=$K8S_VERSION"
-  echo "etcd=$ETCD_VERSION"
-  if [[ -x "$bin_dir/kwok" ]]; then echo "kwok=$KWOK_VERSION"; else echo "kwok=none"; fi
-  echo "platform=$GOOS/$GOARCH"
-  echo "go=$(go env GOVERSION)"
-  echo "build_seconds=$secs"
-} > "$marker.tmp"
-mv "$marker.tmp" "$marker"
+install_into_cache "$stage" "$bin_dir" "$marker" "kubernetes=$K8S_VERSION" "etcd=$ETCD_VERSION" "$kwok_line" \
+  "platform=$GOOS/$GOARCH" "go=$(go env GOVERSION)" "build_seconds=$secs"
 log "done in ${secs}s: $bin_dir"
 ls -l "$bin_dir" >&2
 echo "$bin_dir"

@@ -68,8 +68,9 @@ recorded() { local c; for c in "${ORDER[@]}"; do [[ -f "$PIDS/$c.pid" ]] && echo
 
 stop_all() {
   local c pid i stopped=()
-  # The node first: its pods' processes, mounts and network go with it (node.sh).
-  [[ -d "$STATE/node" ]] && node_teardown "$STATE"
+  # The node first: its pods' processes, mounts and network go with it (node.sh). Best effort, in a subshell without
+  # -e: nothing it meets may keep the rest of the control plane running.
+  if [[ -d "$STATE/node" ]]; then (set +e; node_teardown "$STATE"); fi
   for ((i=${#ORDER[@]}-1; i>=0; i--)); do
     c="${ORDER[$i]}"
     pid="$(live_pid "$c")"

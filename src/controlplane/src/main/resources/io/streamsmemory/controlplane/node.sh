@@ -17,7 +17,10 @@
 NODE_NAME=streams-memory-node
 NODE_BRIDGE=smo0
 NODE_NET=streams-memory-pods
-NODE_OWNER=/run/streams-memory-node.owner
+# Machine-wide, like the node: the owner file, and the shims' sockets (containerd allows a socket_dir of at most 42
+# characters, shorter than any state folder of a test).
+NODE_RUN=/run/streams-memory-node
+NODE_OWNER=$NODE_RUN/owner
 HOST_PATHS=(/var/log/containers /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/cni/results)
 CGROUP_ROOT=/sys/fs/cgroup
 
@@ -64,7 +67,7 @@ node_processes_alive() {
   local c pid
   for c in containerd kubelet; do
     pid="$(cat "$1/pids/$c.pid" 2> /dev/null || true)"
-    [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | grep -q "$1" && return 0
+    [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' 2> /dev/null < "/proc/$pid/cmdline" | grep -q "$1" && return 0
   done
   return 1
 }
@@ -127,7 +130,7 @@ state = "$NODE_DIR/containerd/state"
   [plugins.'io.containerd.nri.v1.nri']
     disable = true
   [plugins.'io.containerd.shim.v1.manager']
-    socket_dir = '$NODE_DIR/run/s'
+    socket_dir = '$NODE_RUN/s'
   [plugins.'io.containerd.grpc.v1.cri']
     disable_tcp_service = true
     stream_server_address = '127.0.0.1'
@@ -185,6 +188,7 @@ node_bridge_up() {
 
 start_node() {
   msg "real node: containerd, images, kubelet ($NODE_NAME on bridge $NODE_BRIDGE $NODE_IP)"
+  mkdir -p "$NODE_RUN"
   echo "$STATE" > "$NODE_OWNER"
   node_write_configs
   node_bridge_up
@@ -193,7 +197,8 @@ start_node() {
   local ref tarball digest t0
   t0=$(date +%s)
   while read -r ref tarball digest; do
-    [[ -n "$ref" ]] || continue
+    # The JRE is only the others' base: its layers come with them.
+    [[ -n "$ref" && "$ref" != *streams-memory-jre:* ]] || continue
     CTR images import --no-unpack=false "$tarball" > /dev/null 2>> "$LOGS/containerd.log" \
       || { msg "importing $tarball into the node failed (see $LOGS/containerd.log)"; return 1; }
   done < "$IMAGES_DIR/images.txt"
@@ -237,6 +242,7 @@ node_teardown() {
   done
   if [[ $owns == 1 ]]; then
     ip link del "$NODE_BRIDGE" 2> /dev/null || true
+    rm -rf "$NODE_RUN/s"
     node_remove_cgroups
     node_clean_host_paths "$dir"
   fi
@@ -245,7 +251,7 @@ node_teardown() {
 
 node_stop_pid() { # pid file, name
   local pid; pid="$(cat "$1" 2> /dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | grep -q "/$2 " || return 0
+  [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' 2> /dev/null < "/proc/$pid/cmdline" | grep -q "/$2 " || return 0
   kill -TERM "$pid" 2> /dev/null || true
   local i
   for i in $(seq 1 50); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.2; done
@@ -281,11 +287,14 @@ node_clean_host_paths() { # node folder
     /var/lib/kubelet/pod-resources /var/lib/kubelet 2> /dev/null || true
   rm -f /var/lib/cni/results/"$NODE_NET"-*
   # containerd runs the loopback plugin itself: its results name the pod's network namespace, under the node's folder.
-  grep -lF "$1/" /var/lib/cni/results/cni-loopback-* 2> /dev/null | xargs -r rm -f
+  grep -lF "$1/" /var/lib/cni/results/cni-loopback-* 2> /dev/null | xargs -r rm -f || true
   rmdir /var/lib/cni/results /var/lib/cni 2> /dev/null || true
 }
 
-node_release() { [[ "$(cat "$NODE_OWNER" 2> /dev/null)" == "$1" ]] && rm -f "$NODE_OWNER"; return 0; }
+node_release() {
+  [[ "$(cat "$NODE_OWNER" 2> /dev/null)" == "$1" ]] && rm -f "$NODE_OWNER" && rmdir "$NODE_RUN" 2> /dev/null
+  return 0
+}
 
 # A node whose processes are gone left its state: clean it before this one starts.
 node_clean_crashed() {
@@ -293,6 +302,6 @@ node_clean_crashed() {
   local owner; owner="$(cat "$NODE_OWNER")"
   node_processes_alive "$owner" && return 0
   msg "cleaning what a real node that did not stop cleanly left (state $owner)"
-  node_teardown "$owner"
+  (set +e; node_teardown "$owner")
   [[ "$owner" == "$STATE" ]] || rm -rf "$owner/node"
 }

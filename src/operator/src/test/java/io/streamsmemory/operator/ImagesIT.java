@@ -10,12 +10,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import org.junit.jupiter.api.Test;
 
 /**
- * What can be checked of the images without a container runtime (none runs here): each Dockerfile copies files
- * the build made (an IT: it runs after mvn package made target/quarkus-app), and the images make images tags are
- * the chart's default images.
+ * The images of make images (src/images/build.sh, which make test runs before Maven): each Dockerfile copies files
+ * the build made (an IT: it runs after mvn package made target/quarkus-app), the images it tags are the chart's
+ * default images, and each of them was built and saved for the local node. The real node's tests run them.
  */
 class ImagesIT {
     private static final Path REPO = Path.of("../..");
@@ -27,8 +28,27 @@ class ImagesIT {
     }
 
     @Test
-    void theAgentDockerfileCopiesTheAgentJar() throws IOException {
-        assertCopiesExist(REPO.resolve("src/agent-image/Dockerfile"), REPO.resolve("src/agent/target"));
+    void theAgentDockerfileCopiesTheAgentJarAndItsCopyProgram() throws IOException {
+        // make images assembles this context: the agent jar and src/agent-image/cp.c compiled static.
+        assertCopiesExist(
+                REPO.resolve("src/agent-image/Dockerfile"),
+                ControlPlaneBinaries.cacheRoot().resolve("images/build/agent"));
+    }
+
+    @Test
+    void everyImageMakeImagesNamesWasBuiltAndSavedForTheLocalNode() throws Exception {
+        List<String> names = run(List.of("make", "-s", "-C", REPO.toString(), "image-names"))
+                .lines()
+                .toList();
+        List<String> built = Files.readAllLines(ControlPlaneBinaries.imagesDir().resolve("images.txt"));
+        for (String name : names) {
+            assertThat(built)
+                    .as("images.txt of make images lists %s with its tarball and image id", name)
+                    .anySatisfy(line -> assertThat(line).matches(Pattern.quote(name) + " \\S+\\.tar sha256:[0-9a-f]{64}"));
+        }
+        for (String line : built) {
+            assertThat(Path.of(line.split(" ")[1])).isRegularFile();
+        }
     }
 
     @Test
@@ -40,7 +60,8 @@ class ImagesIT {
         String rendered = helm.run("template", "x", Helm.CHART.toString())
                 .orFail("helm template")
                 .output();
-        assertThat(tagged).hasSize(2);
+        // The chart's two images come first; the others (base, pause, example application, broker) follow.
+        assertThat(tagged).hasSizeGreaterThanOrEqualTo(2);
         assertThat(rendered)
                 .contains("image: " + tagged.get(0))
                 .contains("name: STREAMSMEMORY_WEBHOOK_AGENT_IMAGE\n              value: \"" + tagged.get(1) + "\"");
