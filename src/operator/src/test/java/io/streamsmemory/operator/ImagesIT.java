@@ -2,6 +2,7 @@ package io.streamsmemory.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,7 +44,8 @@ class ImagesIT {
         for (String name : names) {
             assertThat(built)
                     .as("images.txt of make images lists %s with its tarball and image id", name)
-                    .anySatisfy(line -> assertThat(line).matches(Pattern.quote(name) + " \\S+\\.tar sha256:[0-9a-f]{64}"));
+                    .anySatisfy(
+                            line -> assertThat(line).matches(Pattern.quote(name) + " \\S+\\.tar sha256:[0-9a-f]{64}"));
         }
         for (String line : built) {
             assertThat(Path.of(line.split(" ")[1])).isRegularFile();

@@ -47,7 +47,7 @@ class RealNodeTest {
     static final String RELEASE = "streams-memory-operator";
     static final Path OUT = Path.of("target/real-node");
     static final Duration POD_START = Duration.ofMinutes(3);
-    static final String AGENT_LOADED = "[streams-memory-agent] streams-memory-agent ";
+    static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
 
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
@@ -71,8 +71,7 @@ class RealNodeTest {
         Pod pod = runInjectedApp("apps", "orders", false);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
         assertThat(pod.getMetadata().getAnnotations()).containsKey(MetadataKeys.ALLOCATION_HASH);
-        String log = RealPods.logOf(client, pod, "streams");
-        assertThat(log).contains(AGENT_LOADED);
+        RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
         // The operator (a pod) reads the agent's report at the pod's IP on the bridge.
         await().atMost(POD_START)
                 .pollInterval(Duration.ofSeconds(2))
@@ -89,7 +88,7 @@ class RealNodeTest {
         namespace("restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
         Pod pod = runInjectedApp("restricted", "orders", true);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
-        assertThat(RealPods.logOf(client, pod, "streams")).contains(AGENT_LOADED);
+        RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
         Container init = pod.getSpec().getInitContainers().get(0);
         assertThat(init.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(init.getSecurityContext().getCapabilities().getDrop()).contains("ALL");
@@ -106,7 +105,7 @@ class RealNodeTest {
         client.pods().inNamespace("apps").withLabel("app", "orders-streams").delete();
         Pod pod = RealPods.awaitRunning(client, "apps", "orders-streams", POD_START);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
-        assertThat(RealPods.logOf(client, pod, "streams")).contains(AGENT_LOADED);
+        RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -36,7 +37,11 @@ final class RealPods {
         return ready(client, namespace, app).orElseThrow().getStatus().getPodIP() + ":9092";
     }
 
-    /** The first pod labelled {@code app=<app>} whose containers all run, once one does; fails with their states. */
+    /**
+     * The first injected pod (it carries the allocation's hash) labelled {@code app=<app>} whose containers all run,
+     * once one does. Pods created before the operator published the allocation run without the agent until the
+     * operator rolls them (the webhook injects only a published allocation): this waits through that.
+     */
     static Pod awaitRunning(KubernetesClient client, String namespace, String app, Duration timeout) {
         await().atMost(timeout)
                 .pollInterval(Duration.ofSeconds(1))
@@ -70,6 +75,14 @@ final class RealPods {
         return init.get(0).getState().getTerminated().getReason();
     }
 
+    /** The container's log once it holds {@code text} (kubelet's, through the API server); fails with the log. */
+    static String awaitLog(KubernetesClient client, Pod pod, String container, String text, Duration timeout) {
+        await().atMost(timeout)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> logOf(client, pod, container).contains(text));
+        return logOf(client, pod, container);
+    }
+
     /** The container's log so far (kubelet's, through the API server). */
     static String logOf(KubernetesClient client, Pod pod, String container) {
         return client.pods()
@@ -89,6 +102,7 @@ final class RealPods {
 
     private static Optional<Pod> running(KubernetesClient client, String namespace, String app) {
         return pods(client, namespace, app).stream()
+                .filter(p -> p.getMetadata().getAnnotations().containsKey(MetadataKeys.ALLOCATION_HASH))
                 .filter(p -> "Running".equals(p.getStatus().getPhase()))
                 .filter(p -> p.getStatus().getContainerStatuses().stream()
                         .allMatch(s -> s.getState().getRunning() != null))
