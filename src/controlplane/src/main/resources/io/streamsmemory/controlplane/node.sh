@@ -2,7 +2,8 @@
 # The real node of the local control plane: containerd + kubelet (src/controlplane/bin/build-node.sh), Debian's runc
 # and CNI plugins, the images of `make images` imported, pods on a bridge that stays on this machine. Sourced by
 # cluster.sh (component "node"); every path it writes is under $STATE/node except the three a kubelet cannot be told
-# to move (HOST_PATHS below), which teardown cleans.
+# to move (/var/log/containers, /var/lib/kubelet/device-plugins/kubelet.sock, /var/lib/cni/results), which teardown
+# cleans (node_clean_host_paths).
 #
 # Only one real node runs on a machine (a kubelet's cgroups, the bridge and the three host paths are machine-wide):
 # $NODE_OWNER names the state folder of the node that holds the machine. A node whose processes are gone is a
@@ -21,7 +22,6 @@ NODE_NET=streams-memory-pods
 # characters, shorter than any state folder of a test).
 NODE_RUN=/run/streams-memory-node
 NODE_OWNER=$NODE_RUN/owner
-HOST_PATHS=(/var/log/containers /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/cni/results)
 CGROUP_ROOT=/sys/fs/cgroup
 
 node_settings() {

@@ -111,10 +111,16 @@ public final class Fixtures {
     }
 
     public static void namespace(KubernetesClient client, String name) {
+        namespace(client, name, Map.of());
+    }
+
+    /** The namespace, created or updated with these labels (a Pod Security level, say). */
+    public static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
         client.namespaces()
                 .resource(new NamespaceBuilder()
                         .withNewMetadata()
                         .withName(name)
+                        .withLabels(labels)
                         .endMetadata()
                         .build())
                 .serverSideApply();

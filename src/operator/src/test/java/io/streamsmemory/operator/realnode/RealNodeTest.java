@@ -5,18 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
-import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
-import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
@@ -61,7 +58,7 @@ class RealNodeTest {
         helm = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
         Files.writeString(OUT.resolve("install.txt"), installChart("install").output());
         awaitOperatorReady();
-        namespace("apps", Map.of());
+        Fixtures.namespace(client, "apps", Map.of());
         bootstrapServers = RealPods.startBroker(client, "apps", POD_START);
     }
 
@@ -85,7 +82,7 @@ class RealNodeTest {
     @Test
     @Order(2)
     void anInjectedPodRunsWithTheAgentInANamespaceEnforcingTheRestrictedStandard() throws IOException {
-        namespace("restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+        Fixtures.namespace(client, "restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
         Pod pod = runInjectedApp("restricted", "orders", true);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
         RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
@@ -192,21 +189,11 @@ class RealNodeTest {
         return RealPods.awaitRunning(client, namespace, "orders-streams", POD_START);
     }
 
+    /** Fixtures' policy shape (two key-value stores and a window store per task) at 1 GiB, one thread, 4 partitions. */
     static StreamsMemoryPolicy policy(String namespace, String name) {
-        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
-        policy.getMetadata().setName(name);
-        policy.getMetadata().setNamespace(namespace);
-        StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
-        spec.setMemory("1Gi");
-        StreamsSpec streams = new StreamsSpec();
-        streams.setThreads(1);
-        streams.setPartitions(4);
-        StoresSpec stores = new StoresSpec();
-        stores.setKeyValue(2);
-        stores.setWindow(1);
-        streams.setStores(stores);
-        spec.setStreams(streams);
-        policy.setSpec(spec);
+        StreamsMemoryPolicy policy = Fixtures.policy(namespace, name, "1Gi");
+        policy.getSpec().getStreams().setThreads(1);
+        policy.getSpec().getStreams().setPartitions(4);
         return policy;
     }
 
@@ -225,16 +212,5 @@ class RealNodeTest {
                 .max(Long::compare)
                 .orElse(0L)
                 .intValue();
-    }
-
-    static void namespace(String name, Map<String, String> labels) {
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withLabels(labels)
-                        .endMetadata()
-                        .build())
-                .serverSideApply();
     }
 }
