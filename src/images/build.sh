@@ -63,7 +63,7 @@ if { want pause || want agent; } && { ! command -v gcc >/dev/null 2>&1 || [[ ! -
   apt_install gcc libc6-dev || die "gcc with a static libc (Debian: gcc libc6-dev) is needed for the pause and agent images"
 fi
 # --pull=never: a FROM names only images built here; buildah's default would ask the registry for a newer one.
-# --timestamp 0: the same inputs give the same layers and image id (the cache below keeps ids stable anyway).
+# --timestamp 0: no build dates in the images (ids still differ between fresh builds: the cache below keeps them).
 # --runtime: only used by RUN, which none of these files has; Debian's runc works where crun may not.
 bud=(buildah bud --pull=never --timestamp 0 --format docker --layers=false)
 [[ -x /usr/sbin/runc ]] && bud+=(--runtime /usr/sbin/runc)
