@@ -104,9 +104,11 @@ inputs_hash() {
     sha256sum < "$file"
     (cd "$ctx" && find . \( -type f -o -type l \) -printf '%p %m %l\n' | LC_ALL=C sort)
     (cd "$ctx" && find . -type f ! -name '*.jar' -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
-    # unzip -v: "Length Method Size Cmpr Date Time CRC-32 Name" per entry; keep length, CRC and name.
+    # unzip -v: "Length Method Size Cmpr Date Time CRC-32 Name" per entry; keep length, CRC and name. No {8} in the
+    # pattern: Debian's default awk (mawk) has no interval expressions, and with one nothing matched, so a jar's
+    # changed classes did not change the hash and the image was not rebuilt.
     (cd "$ctx" && find . -type f -name '*.jar' | LC_ALL=C sort | while read -r jar; do
-      echo "$jar"; unzip -v "$jar" | awk '$7 ~ /^[0-9a-f]{8}$/ {print $1, $7, $8}'; done)
+      echo "$jar"; unzip -v "$jar" | awk 'length($7) == 8 && $7 ~ /^[0-9a-f]+$/ {print $1, $7, $8}'; done)
   } | sha256sum | cut -d' ' -f1
 }
 

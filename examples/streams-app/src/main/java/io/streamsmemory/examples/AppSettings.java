@@ -11,7 +11,10 @@ record AppSettings(
         int streamThreads,
         int inputPartitions,
         int producePerSecond,
-        int keys) {
+        int keys,
+        int orderBytes,
+        Long recordCacheBytes,
+        int nativeLeakMibPerMinute) {
 
     /** @throws IllegalArgumentException naming the variable that is missing or not a valid number */
     static AppSettings fromEnvironment(Map<String, String> env) {
@@ -26,7 +29,10 @@ record AppSettings(
                 number(env, "STREAM_THREADS", 2, 1),
                 number(env, "INPUT_PARTITIONS", 6, 1),
                 number(env, "PRODUCE_PER_SECOND", 10, 0),
-                number(env, "KEYS", 10_000, 1));
+                number(env, "KEYS", 10_000, 1),
+                number(env, "ORDER_BYTES", 0, 0),
+                text(env, "RECORD_CACHE_BYTES", null) == null ? null : (long) number(env, "RECORD_CACHE_BYTES", 0, 0),
+                number(env, "NATIVE_LEAK_MIB_PER_MINUTE", 0, 0));
     }
 
     /** An unset or blank variable is the default: a manifest's {@code value: ""} means "not set". */
@@ -35,7 +41,7 @@ record AppSettings(
         return value == null || value.isBlank() ? fallback : value.trim();
     }
 
-    private static int number(Map<String, String> env, String name, int fallback, int min) {
+    static int number(Map<String, String> env, String name, int fallback, int min) {
         String value = text(env, name, null);
         if (value == null) {
             return fallback;

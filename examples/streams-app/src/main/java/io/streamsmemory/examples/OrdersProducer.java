@@ -24,15 +24,17 @@ final class OrdersProducer {
     private final String topic;
     private final int perSecond;
     private final int keys;
+    private final String padding;
     private final AtomicLong sent = new AtomicLong();
     private final Thread thread;
     private volatile boolean stopping;
 
-    OrdersProducer(String bootstrapServers, String topic, int perSecond, int keys) {
+    OrdersProducer(String bootstrapServers, String topic, int perSecond, int keys, int orderBytes) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.perSecond = perSecond;
         this.keys = keys;
+        this.padding = padding(orderBytes);
         this.thread = new Thread(this::run, "orders-producer");
         thread.setDaemon(true);
     }
@@ -58,6 +60,16 @@ final class OrdersProducer {
         return sent.get();
     }
 
+    /** An order's value: an amount, then the padding. */
+    static String order(String padding) {
+        return ThreadLocalRandom.current().nextInt(1, 500) + padding;
+    }
+
+    /** {@code bytes} of padding (a space and then letters), empty for 0. */
+    static String padding(int bytes) {
+        return bytes == 0 ? "" : " " + "x".repeat(bytes - 1);
+    }
+
     private void run() {
         Map<String, Object> config =
                 Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.LINGER_MS_CONFIG, 50);
@@ -70,8 +82,7 @@ final class OrdersProducer {
             long next = System.nanoTime();
             while (!stopping) {
                 String customer = "customer-" + ThreadLocalRandom.current().nextInt(keys);
-                String amount = Integer.toString(ThreadLocalRandom.current().nextInt(1, 500));
-                producer.send(new ProducerRecord<>(topic, customer, amount));
+                producer.send(new ProducerRecord<>(topic, customer, order(padding)));
                 sent.incrementAndGet();
                 next += interval;
                 long wait = next - System.nanoTime();

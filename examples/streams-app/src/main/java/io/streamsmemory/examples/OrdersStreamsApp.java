@@ -62,7 +62,20 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code KEYS}: distinct customers (record keys) the producer draws from: with the rate, how fast and how far
  *       the stores grow.
  *       <br>Type: int. Default: {@code 10000}. Valid values: [1,...].
+ *   <li>{@code ORDER_BYTES}: padding added to each order the producer (or {@link FixedOrders}) sends, so each
+ *       record, and each entry of the latest-order store, is about this large.
+ *       <br>Type: int. Default: {@code 0}. Valid values: [0,...].
+ *   <li>{@code RECORD_CACHE_BYTES}: the application's own {@code statestore.cache.max.bytes}; 0 sends every update
+ *       to the stores at once (the heaviest use of RocksDB). Unset leaves Kafka's default.
+ *       <br>Type: long. Default: unset. Valid values: [0,...].
+ *   <li>{@code NATIVE_LEAK_MIB_PER_MINUTE}: native memory the application leaks on purpose, outside the heap, Kafka
+ *       and RocksDB ({@link NativeLeak}), to show what a pod's memory report and the kernel make of a leak no plan
+ *       can bound.
+ *       <br>Type: int. Default: {@code 0} (no leak). Valid values: [0,...].
  * </ul>
+ *
+ * <p>The same image runs two other programs, chosen with the container's {@code command}: {@link FixedOrders} (a
+ * fixed number of orders, then exit) and {@link NoStreamsJvm} (a JVM that never builds Kafka Streams).
  */
 public final class OrdersStreamsApp {
     static final String ORDERS = "orders";
@@ -89,8 +102,8 @@ public final class OrdersStreamsApp {
 
         Properties props = props(settings);
         KafkaStreams streams = new KafkaStreams(topology(props), props);
-        OrdersProducer producer =
-                new OrdersProducer(settings.bootstrapServers(), ORDERS, settings.producePerSecond(), settings.keys());
+        OrdersProducer producer = new OrdersProducer(
+                settings.bootstrapServers(), ORDERS, settings.producePerSecond(), settings.keys(), settings.orderBytes());
         // NOT_RUNNING after a close, ERROR after a failure: either way main has nothing left to wait for.
         CountDownLatch finished = new CountDownLatch(1);
         streams.setStateListener((now, before) -> {
@@ -129,6 +142,7 @@ public final class OrdersStreamsApp {
                         "orders-shutdown"));
         streams.start();
         producer.start();
+        NativeLeak.start(settings.nativeLeakMibPerMinute());
         finished.await();
         if (streams.state() == KafkaStreams.State.ERROR) {
             LOG.error("Kafka Streams failed (see above); exiting 1");
@@ -164,6 +178,9 @@ public final class OrdersStreamsApp {
         // The RocksDB metrics the operator's memory report reads are recorded at DEBUG only.
         props.put(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG");
         props.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
+        if (settings.recordCacheBytes() != null) {
+            props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.toString(settings.recordCacheBytes()));
+        }
         // Kafka 5.0's default already (the topology has no global store); unset, 4.4 warns at every start.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
         return props;

@@ -38,6 +38,8 @@ public final class StreamsInstances {
     private static int pending;
     /** Whether the constructor is patched, so that the count is real (false in library mode or without allocation). */
     private static volatile boolean watching;
+    /** Whether any KafkaStreams instance was ever built in this JVM (closed ones included). */
+    private static volatile boolean everConstructed;
 
     private StreamsInstances() {}
 
@@ -88,6 +90,7 @@ public final class StreamsInstances {
                 }
                 CONSTRUCTED.add(new WeakReference<>(kafkaStreams));
             }
+            everConstructed = true;
         } catch (Throwable ignored) {
             // Counting must never break the application.
         }
@@ -99,6 +102,10 @@ public final class StreamsInstances {
 
     static boolean watching() {
         return watching;
+    }
+
+    static boolean everConstructed() {
+        return everConstructed;
     }
 
     /** The KafkaStreams instances constructed and not closed, for reading their figures. */

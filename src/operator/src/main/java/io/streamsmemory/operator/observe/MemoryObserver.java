@@ -41,6 +41,7 @@ public final class MemoryObserver implements AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     private final Map<String, WorkloadObservation> lastRound = new ConcurrentHashMap<>();
     private final Map<String, PeakWindow> peaks = new ConcurrentHashMap<>();
+    private final KubeletOomKills oomKills;
     private ScheduledExecutorService rounds;
     private ExecutorService readers;
 
@@ -53,6 +54,7 @@ public final class MemoryObserver implements AutoCloseable {
         this.settings = settings;
         this.reader = new ReportReader(settings.timeout());
         this.clock = clock;
+        this.oomKills = new KubeletOomKills(settings.window());
     }
 
     public ObserveSettings settings() {
@@ -97,8 +99,11 @@ public final class MemoryObserver implements AutoCloseable {
                 .getItems();
         Map<String, Future<AgentReport>> reads = new HashMap<>();
         Map<String, String> workloadOfPod = new HashMap<>();
+        Instant now = clock.instant();
         for (Pod pod : pods) {
             Optional<String> workload = workloadKey(pod);
+            // Every pod, running or not: a pod that crash-loops on OOM kills never answers its report.
+            workload.ifPresent(w -> oomKills.record(w, pod, now));
             Optional<Integer> port = reportPort(pod);
             String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
             boolean running = pod.getStatus() != null
@@ -113,7 +118,6 @@ public final class MemoryObserver implements AutoCloseable {
             reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
         }
         Map<String, WorkloadObservation> round = new HashMap<>();
-        Instant now = clock.instant();
         for (Map.Entry<String, Future<AgentReport>> read : reads.entrySet()) {
             String workload = workloadOfPod.get(read.getKey());
             WorkloadObservation sofar = round.getOrDefault(workload, WorkloadObservation.none());
@@ -128,6 +132,10 @@ public final class MemoryObserver implements AutoCloseable {
                 round.put(workload, sofar.notAnswering());
             }
         }
+        oomKills.workloads(now).forEach(workload -> round.compute(
+                workload,
+                (k, seen) -> (seen == null ? WorkloadObservation.none() : seen)
+                        .withKubeletOomKills(oomKills.count(workload, now))));
         lastRound.keySet().retainAll(round.keySet());
         lastRound.putAll(round);
         peaks.keySet().retainAll(round.keySet());

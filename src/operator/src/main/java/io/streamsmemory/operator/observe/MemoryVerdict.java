@@ -74,7 +74,13 @@ public record MemoryVerdict(
                     100 * PRESSURE_RATIO));
         }
         if (seen.oomKills() != null && seen.oomKills() > 0) {
-            why.add(seen.oomKills() + " OOM kill(s) recorded by a pod's cgroup");
+            // The peak of the window, which holds the killed container's last reports; not the figures of the
+            // container running now, which kubelet started afresh after the kill.
+            String figures = seen.peakBytes() == null
+                    ? ""
+                    : ", peak " + format(seen.peakBytes()) + " of " + format(memory) + " in the window";
+            why.add(seen.oomKills() + " OOM kill(s) of its pods (kubelet's container statuses and the pods' cgroups)"
+                    + figures);
         }
         return why.isEmpty() ? null : String.join("; ", why);
     }

@@ -7,6 +7,8 @@ package io.streamsmemory.operator.observe;
  * @param podsReporting    pods whose report was read in the last round
  * @param podsNotAnswering injected, running pods whose report could not be read in the last round
  * @param peakBytes        the highest memory use of any pod over the window (cgroup, else RSS)
+ * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
+ *                         most any running container's own cgroup counted (a process killed without its container)
  */
 public record WorkloadObservation(
         int podsReporting,
@@ -56,6 +58,25 @@ public record WorkloadObservation(
                 standbyTasks,
                 streamThreads,
                 oomKills,
+                unexplainedBytes,
+                loadedClasses,
+                metaspaceUsedBytes);
+    }
+
+    /** Adds the kills kubelet reported (containers the kernel killed) to those the running pods' cgroups counted. */
+    WorkloadObservation withKubeletOomKills(long killedContainers) {
+        return new WorkloadObservation(
+                podsReporting,
+                podsNotAnswering,
+                usedBytes,
+                peakBytes,
+                heapUsedBytes,
+                blockCacheUsageBytes,
+                rocksDbInstances,
+                activeTasks,
+                standbyTasks,
+                streamThreads,
+                (oomKills == null ? 0 : oomKills) + killedContainers,
                 unexplainedBytes,
                 loadedClasses,
                 metaspaceUsedBytes);

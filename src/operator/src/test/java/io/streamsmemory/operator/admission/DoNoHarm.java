@@ -35,7 +35,7 @@ import java.util.function.Function;
  * (env over envFrom, the last of a name winning), each missing or changed counting one. A test calls
  * {@link #write} after its assertions, which writes {@code target/do-no-harm/<class>.<method>.tsv}.
  */
-final class DoNoHarm {
+public final class DoNoHarm {
     static final Path DIRECTORY = Path.of("target/do-no-harm");
     static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
 
@@ -43,17 +43,42 @@ final class DoNoHarm {
      * One pod: as submitted, as admitted (null when the API server refused it), why it was refused, whether it
      * then ran (kwok's node runs what the scheduler binds to it), and the settings it lost.
      */
-    record Admission(Pod submitted, Pod admitted, KubernetesClientException refusal, boolean ran, int settingsLost) {
-        boolean started() {
+    public record Admission(
+            Pod submitted, Pod admitted, KubernetesClientException refusal, boolean ran, int settingsLost) {
+        public boolean started() {
             return admitted != null && ran;
         }
     }
 
     private final KubernetesClient client;
     private final List<Admission> admissions = new ArrayList<>();
+    private final boolean realNode;
 
     DoNoHarm(KubernetesClient client) {
+        this(client, false);
+    }
+
+    private DoNoHarm(KubernetesClient client, boolean realNode) {
         this.client = client;
+        this.realNode = realNode;
+    }
+
+    /** For pods on a real node (containerd, kubelet, runc): the summary counts them as real pods. */
+    public static DoNoHarm onRealNode(KubernetesClient client) {
+        return new DoNoHarm(client, true);
+    }
+
+    /**
+     * Records a pod a controller created from {@code template} (a Deployment's pod template, as the user wrote it),
+     * once the test has seen it run or fail: the settings lost are counted against the template.
+     */
+    public Admission record(PodSpec template, Pod admitted, boolean ran) {
+        Pod submitted = new Pod();
+        submitted.setMetadata(admitted.getMetadata());
+        submitted.setSpec(template);
+        Admission admission = new Admission(submitted, admitted, null, ran, settingsLost(submitted, admitted));
+        admissions.add(admission);
+        return admission;
     }
 
     /** Creates {@code pod}; a refusal is recorded (not thrown) so the test can assert on it. */
@@ -85,12 +110,17 @@ final class DoNoHarm {
         }
     }
 
-    /** Writes the test's line: {@code case<N>, test name, started=<all accepted>, settings_lost=<sum>}. */
-    void write(int caseNumber, Class<?> testClass, String method) {
+    /**
+     * Writes the test's line: {@code case<N>, test name, started=<all accepted>, settings_lost=<sum>,
+     * real_pods=<pods recorded on a real node>}.
+     */
+    public void write(int caseNumber, Class<?> testClass, String method) {
         boolean started = !admissions.isEmpty() && admissions.stream().allMatch(Admission::started);
         int lost = admissions.stream().mapToInt(Admission::settingsLost).sum();
         String name = testClass.getSimpleName() + "." + method;
-        String line = String.format("case%d\t%s\tstarted=%s\tsettings_lost=%d%n", caseNumber, name, started, lost);
+        String line = String.format(
+                "case%d\t%s\tstarted=%s\tsettings_lost=%d\treal_pods=%d%n",
+                caseNumber, name, started, lost, realNode ? admissions.size() : 0);
         try {
             Files.createDirectories(DIRECTORY);
             Files.writeString(DIRECTORY.resolve(name + ".tsv"), line, StandardCharsets.UTF_8);

@@ -40,8 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealNodeTest {
-    static final String OPERATOR_NAMESPACE = "streams-memory-system";
-    static final String RELEASE = "streams-memory-operator";
+    static final String OPERATOR_NAMESPACE = OperatorChart.NAMESPACE;
+    static final String RELEASE = OperatorChart.RELEASE;
     static final Path OUT = Path.of("target/real-node");
     static final Duration POD_START = Duration.ofMinutes(3);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
@@ -105,51 +105,12 @@ class RealNodeTest {
         RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
     }
 
-    /**
-     * helm install (or upgrade) of the chart with the built images. The operator's pod reaches the API server at the
-     * node's bridge address: this node runs no kube-proxy, so the "kubernetes" Service's cluster IP is not routed.
-     * The upgrade changes the log format, which rolls the operator's pod.
-     */
     static Helm.Result installChart(String verb) {
-        return helm.run(
-                        verb,
-                        RELEASE,
-                        Helm.CHART.toString(),
-                        "--namespace",
-                        OPERATOR_NAMESPACE,
-                        "--create-namespace",
-                        "--set",
-                        "operator.replicas=1",
-                        "--set",
-                        "logFormat=" + (verb.equals("install") ? "text" : "json"),
-                        "--set",
-                        "operator.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
-                        "--set-string",
-                        "operator.extraEnv[0].value=" + controlPlane.nodeAddress(),
-                        "--set",
-                        "operator.extraEnv[1].name=KUBERNETES_SERVICE_PORT",
-                        "--set-string",
-                        "operator.extraEnv[1].value=" + controlPlane.apiServerPort(),
-                        "--set",
-                        "operator.extraEnv[2].name=STREAMSMEMORY_OBSERVE_INTERVAL",
-                        "--set-string",
-                        "operator.extraEnv[2].value=PT5S")
-                .orFail("helm " + verb);
+        return OperatorChart.install(helm, controlPlane, verb);
     }
 
     static void awaitOperatorReady() {
-        await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            Deployment d = client.apps()
-                    .deployments()
-                    .inNamespace(OPERATOR_NAMESPACE)
-                    .withName(RELEASE)
-                    .get();
-            return d != null
-                    && d.getStatus() != null
-                    && Objects.equals(d.getStatus().getUpdatedReplicas(), 1)
-                    && Objects.equals(d.getStatus().getReadyReplicas(), 1)
-                    && Objects.equals(d.getStatus().getReplicas(), 1);
-        });
+        OperatorChart.awaitReady(client, POD_START);
     }
 
     static List<String> operatorPodNames() {

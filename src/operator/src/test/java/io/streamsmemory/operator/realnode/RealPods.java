@@ -2,23 +2,36 @@ package io.streamsmemory.operator.realnode;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /** Waits and reads on real pods of the local node: what a person would do with kubectl get, logs and describe. */
 final class RealPods {
     static final Path KAFKA_BROKER = Path.of("../../examples/local/kafka-broker.yaml");
+    static final Path EXAMPLE_APP = Path.of("../../examples/kafka-streams-app.yaml");
+    /** The container of examples/kafka-streams-app.yaml. */
+    static final String APP_CONTAINER = "streams";
 
     private RealPods() {}
 
@@ -35,6 +48,88 @@ final class RealPods {
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> ready(client, namespace, app).isPresent());
         return ready(client, namespace, app).orElseThrow().getStatus().getPodIP() + ":9092";
+    }
+
+    /**
+     * examples/kafka-streams-app.yaml as Deployment {@code name} (labels {@code app=<name>}) in {@code namespace}, one
+     * replica, not opted in (no policy annotation), with exactly {@code env} and a memory request and limit of
+     * {@code memory}. Not created.
+     */
+    static Deployment exampleApp(String namespace, String name, Map<String, String> env, String memory)
+            throws IOException {
+        Deployment app;
+        try (InputStream in = Files.newInputStream(EXAMPLE_APP)) {
+            app = Serialization.unmarshal(in, Deployment.class);
+        }
+        app.getMetadata().setName(name);
+        app.getMetadata().setNamespace(namespace);
+        app.getMetadata().getAnnotations().clear();
+        app.getSpec().setReplicas(1);
+        app.getSpec().getSelector().setMatchLabels(new HashMap<>(Map.of("app", name)));
+        app.getSpec().getTemplate().getMetadata().setLabels(new HashMap<>(Map.of("app", name)));
+        Container streams = app.getSpec().getTemplate().getSpec().getContainers().get(0);
+        streams.setEnv(env.entrySet().stream()
+                .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
+                .collect(Collectors.toCollection(ArrayList::new)));
+        streams.getResources().getLimits().put("memory", new Quantity(memory));
+        streams.getResources().getRequests().put("memory", new Quantity(memory));
+        return app;
+    }
+
+    /**
+     * A pod of the example image running {@code mainClass} of it once (restartPolicy Never), with the example's
+     * security settings and {@code env}. Not created.
+     */
+    static Pod exampleProgram(String namespace, String name, String mainClass, Map<String, String> env)
+            throws IOException {
+        Deployment app = exampleApp(namespace, name, env, "512Mi");
+        Pod pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .addToLabels("app", name)
+                .endMetadata()
+                .withSpec(app.getSpec().getTemplate().getSpec())
+                .build();
+        pod.getSpec().setRestartPolicy("Never");
+        pod.getSpec().getContainers().get(0).setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", mainClass));
+        return pod;
+    }
+
+    /**
+     * Creates {@code app}, opted in to {@code policy}, at 0 replicas, waits until the operator published its
+     * allocation, then scales it to {@code replicas}: every pod it starts is injected (the webhook injects only a
+     * published allocation; without the wait the first pods run without the agent until the operator rolls them).
+     */
+    static void createInjected(
+            KubernetesClient client, Deployment app, String policy, int replicas, Duration timeout) {
+        String namespace = app.getMetadata().getNamespace();
+        String name = app.getMetadata().getName();
+        app.getMetadata().getAnnotations().put(MetadataKeys.POLICY, policy);
+        app.getSpec().setReplicas(0);
+        client.resource(app).create();
+        await().atMost(timeout)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> client.configMaps()
+                                .inNamespace(namespace)
+                                .withName(AllocationConfigMap.configMapName("Deployment", name))
+                                .get()
+                        != null);
+        client.apps().deployments().inNamespace(namespace).withName(name).scale(replicas);
+    }
+
+    /** Until the pod ends; fails when it ends other than Succeeded (with its log). */
+    static void awaitSucceeded(KubernetesClient client, Pod pod, Duration timeout) {
+        String namespace = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        await().atMost(timeout).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            Pod now = client.pods().inNamespace(namespace).withName(name).get();
+            String phase = now == null || now.getStatus() == null ? null : now.getStatus().getPhase();
+            if ("Failed".equals(phase)) {
+                throw new AssertionError("pod " + name + " failed:\n" + logOf(client, now, APP_CONTAINER));
+            }
+            return "Succeeded".equals(phase);
+        });
     }
 
     /**

@@ -1,0 +1,64 @@
+package io.streamsmemory.agent;
+
+import java.util.Map;
+
+/**
+ * Says once, when a JVM that loaded the agent builds no KafkaStreams instance within a grace period, that the agent
+ * applied nothing: an opted-in pod whose JVM is not (or not yet) a Kafka Streams application, such as a tool image or
+ * a sidecar JVM, should read as such in its log rather than as an agent that silently did nothing. The agent stays
+ * inert either way (it never changes a JVM that does not build KafkaStreams); a KafkaStreams instance built later is
+ * still bounded as usual.
+ *
+ * <p>The grace period is {@code STREAMS_MEMORY_INERT_NOTICE_SECONDS} (default 120; 0 turns the notice off). The wait
+ * runs on a daemon thread, so it never keeps the JVM alive.
+ */
+final class InertNotice {
+    static final String SECONDS_ENV = "STREAMS_MEMORY_INERT_NOTICE_SECONDS";
+    static final long DEFAULT_SECONDS = 120;
+
+    private InertNotice() {}
+
+    static void schedule(Map<String, String> env) {
+        long seconds = seconds(env.get(SECONDS_ENV));
+        if (seconds <= 0) {
+            return;
+        }
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(seconds * 1000);
+                        check(seconds, StreamsInstances.everConstructed());
+                    } catch (InterruptedException stop) {
+                        // the JVM is shutting down: nothing to say
+                    }
+                },
+                "streams-memory-agent-inert-notice");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Logs the notice (once per JVM) unless a KafkaStreams instance was built; returns whether it logged. */
+    static boolean check(long seconds, boolean streamsBuilt) {
+        if (streamsBuilt) {
+            return false;
+        }
+        return AgentLog.infoOnce(
+                "inert",
+                "no KafkaStreams instance was built in this JVM within " + seconds + " s: the allocation is not "
+                        + "applied (nothing in this JVM was changed); the agent only serves its memory report");
+    }
+
+    /** The grace period in seconds; unset, blank or not a number gives the default. */
+    static long seconds(String value) {
+        if (value == null || value.isBlank()) {
+            return DEFAULT_SECONDS;
+        }
+        try {
+            return Math.max(0, Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            AgentLog.warnOnce(
+                    "inert-seconds", SECONDS_ENV + "=" + value + " is not a whole number; using " + DEFAULT_SECONDS);
+            return DEFAULT_SECONDS;
+        }
+    }
+}

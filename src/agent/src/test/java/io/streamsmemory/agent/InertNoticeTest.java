@@ -1,0 +1,37 @@
+package io.streamsmemory.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class InertNoticeTest {
+    @RegisterExtension
+    final CapturedAgentLog log = new CapturedAgentLog();
+
+    @Test
+    void aJvmThatBuiltNoKafkaStreamsIsToldOnceThatNothingWasApplied() {
+        assertThat(InertNotice.check(30, false)).isTrue();
+        assertThat(InertNotice.check(30, false)).isFalse();
+        assertThat(log.lines())
+                .singleElement()
+                .asString()
+                .startsWith(AgentLog.PREFIX + "INFO no KafkaStreams instance was built in this JVM within 30 s")
+                .contains("the allocation is not applied");
+    }
+
+    @Test
+    void aJvmThatBuiltKafkaStreamsHearsNothing() {
+        assertThat(InertNotice.check(30, true)).isFalse();
+        assertThat(log.lines()).isEmpty();
+    }
+
+    @Test
+    void theGracePeriodComesFromTheEnvironmentAndABadValueIsReportedNotThrown() {
+        assertThat(InertNotice.seconds(null)).isEqualTo(InertNotice.DEFAULT_SECONDS);
+        assertThat(InertNotice.seconds(" 15 ")).isEqualTo(15);
+        assertThat(InertNotice.seconds("0")).isZero();
+        assertThat(InertNotice.seconds("soon")).isEqualTo(InertNotice.DEFAULT_SECONDS);
+        assertThat(log.lines()).singleElement().asString().contains(InertNotice.SECONDS_ENV + "=soon");
+    }
+}

@@ -1,0 +1,52 @@
+package io.streamsmemory.operator.realnode;
+
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How far a Kafka Streams application got through a topic, from the broker: its committed offsets (the consumer
+ * group is the {@code application.id}) against the topic's end offsets. Processed means committed, so a record
+ * counts once Kafka Streams committed it (every 30 s by default).
+ */
+final class ConsumerProgress implements AutoCloseable {
+    /** @param records the topic's records (its end offsets summed); {@code lag} those not yet committed */
+    record Progress(long records, long lag) {}
+
+    private final Admin admin;
+
+    ConsumerProgress(String bootstrapServers) {
+        admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000));
+    }
+
+    Progress of(String group, String topic) throws ExecutionException, InterruptedException {
+        Map<TopicPartition, OffsetSpec> partitions =
+                admin.describeTopics(java.util.List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                        .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+        Map<TopicPartition, Long> end = admin.listOffsets(partitions).all().get().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        Map<TopicPartition, OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        long records = 0;
+        long lag = 0;
+        for (Map.Entry<TopicPartition, Long> partition : end.entrySet()) {
+            OffsetAndMetadata done = committed.get(partition.getKey());
+            records += partition.getValue();
+            lag += partition.getValue() - (done == null ? 0 : done.offset());
+        }
+        return new Progress(records, lag);
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+    }
+}

@@ -1,0 +1,63 @@
+package io.streamsmemory.operator.realnode;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Helm;
+import java.time.Duration;
+import java.util.Objects;
+
+/** The operator installed on the real node by its Helm chart, with the images of {@code make images}, as users do. */
+final class OperatorChart {
+    static final String NAMESPACE = "streams-memory-system";
+    static final String RELEASE = "streams-memory-operator";
+
+    private OperatorChart() {}
+
+    /**
+     * helm install (or upgrade) of the chart. The operator's pod reaches the API server at the node's bridge address:
+     * this node runs no kube-proxy, so the "kubernetes" Service's cluster IP is not routed. An upgrade changes the log
+     * format, which rolls the operator's pod. The operator reads the pods' reports every 5 s.
+     */
+    static Helm.Result install(Helm helm, LocalControlPlane controlPlane, String verb) {
+        return helm.run(
+                        verb,
+                        RELEASE,
+                        Helm.CHART.toString(),
+                        "--namespace",
+                        NAMESPACE,
+                        "--create-namespace",
+                        "--set",
+                        "operator.replicas=1",
+                        "--set",
+                        "logFormat=" + (verb.equals("install") ? "text" : "json"),
+                        "--set",
+                        "operator.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
+                        "--set-string",
+                        "operator.extraEnv[0].value=" + controlPlane.nodeAddress(),
+                        "--set",
+                        "operator.extraEnv[1].name=KUBERNETES_SERVICE_PORT",
+                        "--set-string",
+                        "operator.extraEnv[1].value=" + controlPlane.apiServerPort(),
+                        "--set",
+                        "operator.extraEnv[2].name=STREAMSMEMORY_OBSERVE_INTERVAL",
+                        "--set-string",
+                        "operator.extraEnv[2].value=PT5S")
+                .orFail("helm " + verb);
+    }
+
+    /** Until the operator's Deployment has one updated, ready replica and no other. */
+    static void awaitReady(KubernetesClient client, Duration timeout) {
+        await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Deployment d =
+                    client.apps().deployments().inNamespace(NAMESPACE).withName(RELEASE).get();
+            return d != null
+                    && d.getStatus() != null
+                    && Objects.equals(d.getStatus().getUpdatedReplicas(), 1)
+                    && Objects.equals(d.getStatus().getReadyReplicas(), 1)
+                    && Objects.equals(d.getStatus().getReplicas(), 1);
+        });
+    }
+}

@@ -1,0 +1,310 @@
+package io.streamsmemory.operator.realnode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LimitRangeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.Helm;
+import io.streamsmemory.operator.admission.DoNoHarm;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The do-no-harm cases that need a kubelet, on real pods of the real node: the webhook's skips (a name it would add,
+ * JAVA_TOOL_OPTIONS from envFrom, a LimitRange its init container would break) leave pods that start and keep every
+ * setting, and the cases only a real container shows: an application user other than the init container's, a
+ * read-only root filesystem, an image with no shell and no cp, a JVM that never builds Kafka Streams, and a container
+ * kubelet restarts. Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
+ * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
+ */
+@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+class RealPodDoNoHarmTest {
+    static final String NAMESPACE = "harm";
+    static final String LIMITED = "harm-limited";
+    static final Duration POD_START = Duration.ofMinutes(4);
+    static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
+    static final String INERT = "[streams-memory-agent] INFO no KafkaStreams instance was built in this JVM";
+    static final Path OUT = Path.of("target/real-node");
+
+    static KubernetesClient client;
+    static LocalControlPlane controlPlane;
+    static String bootstrapServers;
+    /** Each case's pod template as the user wrote it, by Deployment name. */
+    static final Map<String, Deployment> CASES = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void installTheChartABrokerAndEveryCase() throws IOException {
+        RealNodeRequirement.check(controlPlane);
+        Files.createDirectories(OUT);
+        Helm helm = Helm.locate(OUT.resolve("helm-home-harm"), controlPlane.kubeconfigPath());
+        OperatorChart.install(helm, controlPlane, "install");
+        OperatorChart.awaitReady(client, POD_START);
+        Fixtures.namespace(client, NAMESPACE, Map.of());
+        Fixtures.namespace(client, LIMITED, Map.of());
+        // The init container asks for 32Mi; a LimitRange with a 64Mi minimum per container would refuse its pod.
+        client.resource(new LimitRangeBuilder()
+                        .withNewMetadata()
+                        .withName("at-least-64mi")
+                        .withNamespace(LIMITED)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewLimit()
+                        .withType("Container")
+                        .addToMin("memory", new Quantity("64Mi"))
+                        .endLimit()
+                        .endSpec()
+                        .build())
+                .create();
+        bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
+        for (String namespace : List.of(NAMESPACE, LIMITED)) {
+            StreamsMemoryPolicy policy = Fixtures.policy(namespace, "orders", "1Gi");
+            policy.getSpec().getStreams().setThreads(1);
+            policy.getSpec().getStreams().setPartitions(4);
+            client.resource(policy).create();
+            RealPods.awaitWebhookSelects(client, OperatorChart.RELEASE, namespace, POD_START);
+        }
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("jvm-options")
+                        .withNamespace(NAMESPACE)
+                        .endMetadata()
+                        .addToData("JAVA_TOOL_OPTIONS", "-Dorders.tls=on")
+                        .build())
+                .create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("app-env")
+                        .withNamespace(NAMESPACE)
+                        .endMetadata()
+                        .addToData("BOOTSTRAP_SERVERS", bootstrapServers)
+                        .build())
+                .create();
+
+        start(NAMESPACE, "clash", c -> {}, spec -> spec.getVolumes()
+                .add(new VolumeBuilder()
+                        .withName("streams-memory-allocation")
+                        .withNewEmptyDir()
+                        .endEmptyDir()
+                        .build()));
+        start(NAMESPACE, "options-from-env-from", c -> c.getEnvFrom()
+                .add(new EnvFromSourceBuilder().withNewConfigMapRef("jvm-options", false).build()), spec -> {});
+        start(NAMESPACE, "app-env-from", c -> {
+            c.getEnv().removeIf(e -> e.getName().equals("BOOTSTRAP_SERVERS"));
+            c.getEnvFrom().add(new EnvFromSourceBuilder().withNewConfigMapRef("app-env", false).build());
+        }, spec -> {});
+        start(LIMITED, "limited", c -> {}, spec -> {});
+        // Not the init container's 65532, no supplementary group, read-only root: nothing root-owned is readable.
+        start(NAMESPACE, "other-user", c -> {}, spec -> {
+            PodSecurityContext context = spec.getSecurityContext();
+            context.setRunAsUser(12345L);
+            context.setRunAsGroup(12345L);
+        });
+        start(NAMESPACE, "no-streams", c -> {
+            c.setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", "io.streamsmemory.examples.NoStreamsJvm"));
+            c.getEnv().add(new EnvVar("STREAMS_MEMORY_INERT_NOTICE_SECONDS", "10", null));
+        }, spec -> {});
+        // Nothing answers on 9999: kubelet kills the container 20 s after it starts, and again after each restart.
+        start(NAMESPACE, "probed", c -> c.setLivenessProbe(new ProbeBuilder()
+                .withNewHttpGet()
+                .withPort(new IntOrString(9999))
+                .withPath("/")
+                .endHttpGet()
+                .withInitialDelaySeconds(20)
+                .withPeriodSeconds(5)
+                .withFailureThreshold(1)
+                .build()), spec -> {});
+    }
+
+    @Test
+    void podsTheWebhookSkipsStartWithEverySettingAndSayWhy(TestInfo test) {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod clash = running(harm, NAMESPACE, "clash");
+        Pod options = running(harm, NAMESPACE, "options-from-env-from");
+        Pod limited = running(harm, LIMITED, "limited");
+        assertThat(skipped(clash)).contains("already has a volume named streams-memory-allocation");
+        assertThat(skipped(options)).contains("may take JAVA_TOOL_OPTIONS from ConfigMap jvm-options (envFrom)");
+        assertThat(skipped(limited)).contains("would break LimitRange at-least-64mi");
+        // The user's JVM options, from the envFrom the webhook left alone, are the ones the JVM picked up.
+        assertThat(RealPods.awaitLog(client, options, RealPods.APP_CONTAINER, "Picked up JAVA_TOOL_OPTIONS", POD_START))
+                .contains("Picked up JAVA_TOOL_OPTIONS: -Dorders.tls=on")
+                .doesNotContain("streams-memory-agent");
+        harm.write(4, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void anInjectedPodReadsItsApplicationsSettingsFromEnvFrom(TestInfo test) {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, "app-env-from");
+        assertThat(pod.getMetadata().getAnnotations()).containsKey(MetadataKeys.ALLOCATION_HASH);
+        assertThat(RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START))
+                .contains(AGENT_LOADED);
+        harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void theAgentLoadsForAnotherUserThanTheInitContainersWithARootFilesystemItCannotWrite(TestInfo test) {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, "other-user");
+        assertThat(pod.getSpec().getInitContainers().get(0).getSecurityContext().getRunAsUser()).isEqualTo(65532L);
+        assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START);
+        harm.write(9, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void injectionWorksInAnImageWithNoShellAndNoCp(TestInfo test) throws IOException {
+        // The example image is FROM scratch with a jlink'd JRE: a container asking it for sh or cp cannot start.
+        for (String program : List.of("sh", "cp")) {
+            Pod probe = RealPods.exampleProgram(NAMESPACE, "image-has-no-" + program, "unused", Map.of());
+            probe.getSpec().getContainers().get(0).setCommand(List.of(program, "--help"));
+            client.resource(probe).create();
+            await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> startFailure(probe).isPresent());
+            assertThat(startFailure(probe).orElseThrow()).contains("executable file not found");
+        }
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, "app-env-from");
+        assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
+        RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START);
+        harm.write(10, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void aJvmThatNeverBuildsKafkaStreamsKeepsRunningAndTheAgentSaysSoOnce(TestInfo test) throws InterruptedException {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, "no-streams");
+        String log = RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, INERT, POD_START);
+        assertThat(log).contains(AGENT_LOADED);
+        Thread.sleep(15_000); // past another grace period: still said once
+        log = RealPods.logOf(client, pod, RealPods.APP_CONTAINER);
+        assertThat(log.lines().filter(l -> l.startsWith(INERT))).hasSize(1);
+        assertThat(log).doesNotContain("WARN");
+        assertThat(restarts(NAMESPACE, "no-streams")).isZero();
+        harm.write(11, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void aContainerKubeletRestartsComesBackWithTheAgentAndTheSameAllocation(TestInfo test) {
+        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> restarts(NAMESPACE, "probed") >= 1);
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, "probed");
+        String now = agentLine(RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START));
+        String before = agentLine(client.pods()
+                .inNamespace(NAMESPACE)
+                .withName(pod.getMetadata().getName())
+                .inContainer(RealPods.APP_CONTAINER)
+                .terminated()
+                .getLog());
+        assertThat(pod.getStatus().getContainerStatuses().get(0).getLastState().getTerminated()).isNotNull();
+        assertThat(now).as("the restarted container's agent line (the allocation it applied)").isEqualTo(before);
+        harm.write(12, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    /**
+     * Creates the case's Deployment from examples/kafka-streams-app.yaml (1 GiB, one thread, four partitions, the
+     * local broker), changed by {@code container} and {@code spec}, opted in.
+     */
+    static void start(
+            String namespace,
+            String name,
+            Consumer<Container> container,
+            Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec)
+            throws IOException {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("BOOTSTRAP_SERVERS", bootstrapServers);
+        env.put("APPLICATION_ID", name);
+        env.put("STREAM_THREADS", "1");
+        env.put("INPUT_PARTITIONS", "4");
+        Deployment app = RealPods.exampleApp(namespace, name, env, "1Gi");
+        Container streams = app.getSpec().getTemplate().getSpec().getContainers().get(0);
+        streams.setEnvFrom(new ArrayList<>());
+        container.accept(streams);
+        spec.accept(app.getSpec().getTemplate().getSpec());
+        CASES.put(name, new DeploymentBuilder(app).build());
+        RealPods.createInjected(client, app, "orders", 1, POD_START);
+    }
+
+    /** The case's pod once all its containers run, recorded against the template the user wrote. */
+    static Pod running(DoNoHarm harm, String namespace, String name) {
+        Optional<Pod> pod = Optional.empty();
+        try {
+            await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> runningPod(namespace, name)
+                    .isPresent());
+            pod = runningPod(namespace, name);
+        } finally {
+            Pod seen = pod.orElseGet(() -> client.pods().inNamespace(namespace).withLabel("app", name).list().getItems()
+                    .stream().findFirst().orElseThrow());
+            harm.record(CASES.get(name).getSpec().getTemplate().getSpec(), seen, pod.isPresent());
+        }
+        return pod.orElseThrow();
+    }
+
+    static Optional<Pod> runningPod(String namespace, String name) {
+        return client.pods().inNamespace(namespace).withLabel("app", name).list().getItems().stream()
+                .filter(p -> "Running".equals(p.getStatus().getPhase()))
+                .filter(p -> p.getStatus().getContainerStatuses().stream()
+                        .allMatch(s -> s.getState().getRunning() != null))
+                .findFirst();
+    }
+
+    static int restarts(String namespace, String name) {
+        return client.pods().inNamespace(namespace).withLabel("app", name).list().getItems().stream()
+                .flatMap(p -> p.getStatus().getContainerStatuses().stream())
+                .mapToInt(ContainerStatus::getRestartCount)
+                .sum();
+    }
+
+    static String skipped(Pod pod) {
+        assertThat(pod.getMetadata().getAnnotations()).doesNotContainKey(MetadataKeys.ALLOCATION_HASH);
+        assertThat(pod.getSpec().getInitContainers()).isNullOrEmpty();
+        return pod.getMetadata().getAnnotations().get(MetadataKeys.INJECTION_SKIPPED);
+    }
+
+    /** Why the pod's container could not start (kubelet's waiting or terminated message), once it says. */
+    static Optional<String> startFailure(Pod probe) {
+        Pod pod = client.pods().resource(probe).get();
+        if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return Optional.empty();
+        }
+        return pod.getStatus().getContainerStatuses().stream()
+                .map(s -> s.getState().getTerminated() != null
+                        ? s.getState().getTerminated().getMessage()
+                        : s.getState().getWaiting() == null ? null : s.getState().getWaiting().getMessage())
+                .filter(m -> m != null && !m.isBlank())
+                .findFirst();
+    }
+
+    /** The agent's line about the allocation it loaded. */
+    static String agentLine(String log) {
+        return log.lines().filter(l -> l.startsWith(AGENT_LOADED)).findFirst().orElse("no agent line in:\n" + log);
+    }
+}
