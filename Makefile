@@ -14,7 +14,7 @@ ALL_VARIANTS ?= false
 ROCKSDB_VARIANTS ?= false
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: help run plan-example test prove-limit manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -26,9 +26,14 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node
-	rm -rf src/*/target/do-no-harm
+	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
+	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
+
+prove-limit: control-plane-binaries helm node-binaries images ## On the local real node: Kafka's defaults OOM-killed, the same pod under a 512Mi policy not (prints real-limit: and real-oom:, ~6 min)
+	$(MVN) -pl src/operator -am test -Dtest=RealLimitTest -Dsurefire.failIfNoSpecifiedTests=false
+	@cat src/operator/target/real-node/real-limit.txt src/operator/target/real-node/real-oom.txt
 
 test-faults: control-plane-binaries ## Fault suite: the packaged operator under kill -9, an API server restart, a frozen etcd, a lost leader (~4 min)
 	rm -rf src/operator/target/faults
@@ -48,12 +53,12 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent, each in a memory cgroup limited to the budget as root, so past it the kernel kills it as in a pod (CGROUP=false: none, RSS only) (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) -Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
 		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) $(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) \
-		-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
+		$(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=8192 bytes per arena block (default 64 KiB; the engine plans 4 KiB to 1 MiB), ~4 min)
 	$(MVN) -q -pl src/agent -am test-compile

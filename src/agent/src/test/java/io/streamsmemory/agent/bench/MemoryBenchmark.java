@@ -59,8 +59,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  * the budget by design, to show what its throughput gap costs in RocksDB memory).
  * Each run lasts until its RSS has stopped rising (or, for the unbounded variants, has passed the budget), samples
  * the JVM's RSS from /proc and its throughput, and each budget ends with a table, a CSV, a PNG plot and its
- * {@code summary:} line. Every run writes its GC log, and a run that stalls gets thread dumps while it lasts
- * ({@link StallWatch}).
+ * {@code summary:} line. As root, each run lives in a memory cgroup limited to the budget ({@link MemoryCgroup}):
+ * past it the kernel kills the run, as in a pod, and the budget is the kernel's to enforce, not the RSS samples'.
+ * Every run writes its GC log, and a run that stalls gets thread dumps while it lasts ({@link StallWatch}).
  * <p>Where the application does not fit a budget, it is sized down for it (fewer stream threads, then fewer stores),
  * and the summary says so. The input is produced once, large enough to fill the largest budget's planned caches.
  * <p>System properties: bench.budgets (default 512Mi,1Gi,4Gi), bench.minSeconds (measured seconds before a plateau
@@ -69,7 +70,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  * default 12,000,000), bench.out, bench.agentJar, bench.loadedClasses (the policy's spec.jvm.loadedClasses the plan
  * is made with, default {@value #LOADED_CLASSES}),
  * bench.nmt (true: the agent variant runs with native memory tracking and prints what its thread stacks hold at the
- * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs).
+ * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs),
+ * bench.cgroup (default true; false: no memory cgroup, as where the machine allows none).
  */
 public final class MemoryBenchmark {
     private static final int MAX_THREADS = 4;
@@ -109,8 +111,10 @@ public final class MemoryBenchmark {
     record Progress(long millis, long count) {}
 
     /**
-     * How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget) or "max-time". Its
-     * throughput is over the whole run; variants are compared over the same first seconds ({@link #throughputWithin}).
+     * How a run ended: "plateau", "over-budget" (an unbounded variant passed the budget, measured without a memory
+     * cgroup), "max-time" or "killed" (by the kernel, {@code killedAfter} seconds after the run started; -1 when not).
+     * Its throughput is over the whole run; variants are compared over the same first seconds
+     * ({@link #throughputWithin}).
      */
     private record Result(
             Variant variant,
@@ -120,7 +124,19 @@ public final class MemoryBenchmark {
             List<CpuSample> cpu,
             int rocksDbInstances,
             String ending,
+            boolean kernelLimited,
+            long killedAfter,
             double gcPauseSeconds) {
+        /** The ending as a run's row says it: "killed after N s" for a kill. */
+        String ended() {
+            return killedAfter < 0 ? ending : "killed after " + killedAfter + " s";
+        }
+
+        /** What the kernel's limit did, for the summary line: "killed@Ns", "survived" or "no-cgroup". */
+        String kernel() {
+            return !kernelLimited ? "no-cgroup" : killedAfter < 0 ? "survived" : "killed@" + killedAfter + "s";
+        }
+
         double measuredSeconds() {
             return progress.size() < 2
                     ? 0
@@ -242,6 +258,15 @@ public final class MemoryBenchmark {
         String appClasspath = KafkaBroker.classpathWithout(
                 fullClasspath, "/agent/target/classes", "/engine/target/classes", "streams-memory-engine");
 
+        MemoryCgroup.Parent cgroups = Boolean.parseBoolean(System.getProperty("bench.cgroup", "true"))
+                ? MemoryCgroup.parent()
+                : MemoryCgroup.Parent.none("bench.cgroup=false");
+        System.out.println(
+                cgroups.available()
+                        ? "bench-memory: each run in a memory cgroup limited to its budget, under " + cgroups.dir()
+                                + (cgroups.v2() ? " (cgroup v2)" : " (cgroup v1)")
+                        : "bench-memory: no memory cgroup (" + cgroups.unavailable()
+                                + "); measuring without a kernel limit");
         List<String> summaries = new ArrayList<>();
         long started = System.nanoTime();
         try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
@@ -281,7 +306,8 @@ public final class MemoryBenchmark {
                     Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
                     List<Result> results = new ArrayList<>();
                     for (Variant variant : inTurn(variants, repeat)) {
-                        Result run = run(variant, sizing, broker.bootstrap(), appClasspath, repeatDir, repeat, timing);
+                        Result run = run(
+                                variant, sizing, broker.bootstrap(), appClasspath, repeatDir, repeat, timing, cgroups);
                         results.add(run);
                         System.out.printf(
                                 Locale.ROOT,
@@ -291,7 +317,7 @@ public final class MemoryBenchmark {
                                 run.peakRss() / 1048576.0,
                                 run.throughput(),
                                 run.rocksDbInstances(),
-                                run.ending(),
+                                run.ended(),
                                 StallWatch.stalledSeconds(run.progress()),
                                 run.gcPauseSeconds());
                     }
@@ -437,7 +463,7 @@ public final class MemoryBenchmark {
                 false);
     }
 
-    /** One run of every variant: its summary line, the three peaks and the agent's two ratios. */
+    /** One run of every variant: its summary line, the three peaks, the agent's ratios and the kernel outcomes. */
     private record Summary(
             String line,
             long defaultPeak,
@@ -446,7 +472,8 @@ public final class MemoryBenchmark {
             double rssRatio,
             double throughputRatio,
             double cpuPerRecordRatio,
-            double agentStalledSeconds) {}
+            double agentStalledSeconds,
+            List<String> kernel) {}
 
     /**
      * The summary line over several repeats, in the single run's format: the median of each peak and ratio, then
@@ -463,7 +490,7 @@ public final class MemoryBenchmark {
                 "summary: budget=%d default_peak_rss=%.0f docs_bounded_peak_rss=%.0f agent_peak_rss=%.0f "
                         + "agent_rss_ratio=%.3f agent_throughput_ratio=%.3f repeats=%d agent_rss_ratios=%s "
                         + "agent_throughput_ratios=%s agent_cpu_per_record_ratio=%.3f agent_cpu_per_record_ratios=%s "
-                        + "agent_stalled_s=%s app=%s%s (medians over the repeats)",
+                        + "agent_stalled_s=%s kernel=default:%s,docs:%s,agent:%s app=%s%s (medians over the repeats)",
                 sizing.budget(),
                 median(repeated.stream().mapToDouble(Summary::defaultPeak).toArray()),
                 median(repeated.stream().mapToDouble(Summary::docsPeak).toArray()),
@@ -480,10 +507,20 @@ public final class MemoryBenchmark {
                                 .mapToDouble(Summary::agentStalledSeconds)
                                 .toArray(),
                         "%.0f"),
+                kernelOutcomes(repeated, 0),
+                kernelOutcomes(repeated, 1),
+                kernelOutcomes(repeated, 2),
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "");
         System.out.println(line);
         return line;
+    }
+
+    /** One variant's kernel outcome in each repeat (0 default, 1 docs, 2 agent), joined by "/". */
+    private static String kernelOutcomes(List<Summary> repeated, int variant) {
+        return repeated.stream()
+                .map(summary -> summary.kernel().get(variant))
+                .collect(java.util.stream.Collectors.joining("/"));
     }
 
     private static double median(double[] values) {
@@ -514,7 +551,7 @@ public final class MemoryBenchmark {
         System.out.printf(Locale.ROOT, "%nthroughput over each run's first %.0f s%n", window);
         System.out.printf(
                 Locale.ROOT,
-                "| %-26s | %12s | %10s | %14s | %10s | %13s | %10s | %7s | %9s | %-11s |%n",
+                "| %-26s | %12s | %10s | %14s | %10s | %13s | %10s | %7s | %9s | %-17s |%n",
                 "variant",
                 "peak RSS MiB",
                 "RSS/budget",
@@ -527,11 +564,11 @@ public final class MemoryBenchmark {
                 "ended");
         System.out.println("|" + "-".repeat(28) + "|" + "-".repeat(14) + "|" + "-".repeat(12) + "|" + "-".repeat(16)
                 + "|" + "-".repeat(12) + "|" + "-".repeat(15) + "|" + "-".repeat(12) + "|" + "-".repeat(9) + "|"
-                + "-".repeat(11) + "|" + "-".repeat(13) + "|");
+                + "-".repeat(11) + "|" + "-".repeat(19) + "|");
         for (Result run : results) {
             System.out.printf(
                     Locale.ROOT,
-                    "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %13.1f | %10.3f | %7.1f | %9d | %-11s |%n",
+                    "| %-26s | %12.1f | %10.3f | %14.0f | %10.3f | %13.1f | %10.3f | %7.1f | %9d | %-17s |%n",
                     run.variant().name(),
                     run.peakRss() / 1048576.0,
                     run.peakRss() / (double) budget,
@@ -541,7 +578,7 @@ public final class MemoryBenchmark {
                     run.cpuMicrosPerRecordWithin(window) / defaults.cpuMicrosPerRecordWithin(window),
                     run.stealShareWithin(window) * 100,
                     run.rocksDbInstances(),
-                    run.ending());
+                    run.ended());
         }
         System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
         double agentStalled = StallWatch.stalledSeconds(agent.progress());
@@ -552,7 +589,8 @@ public final class MemoryBenchmark {
                 "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
                         + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
                         + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f agent_stalled_s=%.0f "
-                        + "agent_cpu_per_record_ratio=%.3f steal_pct=default:%.0f,docs:%.0f,agent:%.0f",
+                        + "agent_cpu_per_record_ratio=%.3f steal_pct=default:%.0f,docs:%.0f,agent:%.0f "
+                        + "kernel=default:%s,docs:%s,agent:%s",
                 budget,
                 defaults.peakRss(),
                 docs.peakRss(),
@@ -569,7 +607,10 @@ public final class MemoryBenchmark {
                 cpuRatio,
                 defaults.stealShareWithin(window) * 100,
                 docs.stealShareWithin(window) * 100,
-                agent.stealShareWithin(window) * 100);
+                agent.stealShareWithin(window) * 100,
+                defaults.kernel(),
+                docs.kernel(),
+                agent.kernel());
         System.out.println(summary);
         return new Summary(
                 summary,
@@ -579,7 +620,8 @@ public final class MemoryBenchmark {
                 agent.peakRss() / (double) budget,
                 throughputRatio,
                 cpuRatio,
-                agentStalled);
+                agentStalled,
+                List.of(defaults.kernel(), docs.kernel(), agent.kernel()));
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
@@ -631,7 +673,14 @@ public final class MemoryBenchmark {
     }
 
     private static Result run(
-            Variant variant, Sizing sizing, String bootstrap, String classpath, Path out, int repeat, Timing timing)
+            Variant variant,
+            Sizing sizing,
+            String bootstrap,
+            String classpath,
+            Path out,
+            int repeat,
+            Timing timing,
+            MemoryCgroup.Parent cgroups)
             throws Exception {
         String slug = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
         Path dir = out.resolve("run-" + slug);
@@ -655,6 +704,9 @@ public final class MemoryBenchmark {
         if (variant.docs()) {
             command.add("docs");
         }
+        MemoryCgroup cgroup = cgroups.create(
+                "streams-memory-bench-" + slug + "-" + ProcessHandle.current().pid(), sizing.budget());
+        command = cgroup.command(command);
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectError(dir.resolve("app.log").toFile());
         builder.environment().remove("JAVA_TOOL_OPTIONS");
@@ -677,6 +729,7 @@ public final class MemoryBenchmark {
         List<CpuSample> cpu = new ArrayList<>();
         long peak = 0;
         String ending = "no-progress";
+        long killedAfter = -1;
         try {
             long measuredFrom = 0;
             while (process.isAlive()) {
@@ -698,12 +751,23 @@ public final class MemoryBenchmark {
                 }
                 if (measuredFrom > 0) {
                     stalls.check(List.copyOf(progress));
-                    ending = ending(variant, samples, peak, sizing.budget(), (now - measuredFrom) / 1e9, timing);
+                    ending = ending(
+                            variant,
+                            samples,
+                            peak,
+                            sizing.budget(),
+                            (now - measuredFrom) / 1e9,
+                            timing,
+                            cgroup.limited());
                     if (ending != null) {
                         break;
                     }
                 }
                 Thread.sleep(500);
+            }
+            if (!process.isAlive() && cgroup.killed(process.exitValue())) {
+                killedAfter = Math.round((System.nanoTime() - start) / 1e9);
+                ending = "killed";
             }
             Map<String, Long> status = procStatus(process.pid());
             peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
@@ -718,6 +782,7 @@ public final class MemoryBenchmark {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
+            cgroup.close();
         }
         int rocksDbInstances = countRocksDbs(dir.resolve("state"));
         deleteTree(dir.resolve("state"));
@@ -729,16 +794,25 @@ public final class MemoryBenchmark {
                 cpu,
                 rocksDbInstances,
                 ending == null ? "process-exit" : ending,
+                cgroup.limited(),
+                killedAfter,
                 StallWatch.gcPauseSeconds(dir.resolve("gc.log")));
     }
 
     /**
      * Whether a run has shown what it can: its RSS rose by less than {@link #PLATEAU_GROWTH} over the last plateau
-     * window (after the minimum), an unbounded variant passed the budget, or the maximum time is up; null to go on.
+     * window (after the minimum), an unbounded variant passed the budget (without a memory cgroup; in one, the
+     * kernel's count of the budget decides, as in a pod), or the maximum time is up; null to go on.
      */
     private static String ending(
-            Variant variant, List<Sample> samples, long peak, long budget, double measured, Timing timing) {
-        if (!variant.agent() && peak > budget) {
+            Variant variant,
+            List<Sample> samples,
+            long peak,
+            long budget,
+            double measured,
+            Timing timing,
+            boolean kernelLimited) {
+        if (!variant.agent() && !kernelLimited && peak > budget) {
             return "over-budget";
         }
         if (measured >= timing.maxSeconds()) {

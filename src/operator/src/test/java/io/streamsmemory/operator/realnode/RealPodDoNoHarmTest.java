@@ -247,6 +247,8 @@ class RealPodDoNoHarmTest {
         Deployment app = RealPods.exampleApp(namespace, name, env, "1Gi");
         Container streams = app.getSpec().getTemplate().getSpec().getContainers().get(0);
         streams.setEnvFrom(new ArrayList<>());
+        // Nine pods on a 2-CPU node: the example's 250m each would leave some unscheduled.
+        streams.getResources().getRequests().put("cpu", new Quantity("50m"));
         container.accept(streams);
         spec.accept(app.getSpec().getTemplate().getSpec());
         CASES.put(name, new DeploymentBuilder(app).build());

@@ -92,6 +92,7 @@ final class RealPods {
                 .withSpec(app.getSpec().getTemplate().getSpec())
                 .build();
         pod.getSpec().setRestartPolicy("Never");
+        pod.getSpec().getContainers().get(0).getResources().getRequests().put("cpu", new Quantity("50m"));
         pod.getSpec().getContainers().get(0).setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", mainClass));
         return pod;
     }
