@@ -38,10 +38,14 @@ public final class FixedOrders {
         // before the next is sent. With five (the default), the next ones landed first and the retried first batch
         // was refused as out of sequence, forever, on a topic created a moment before.
         Map<String, Object> config = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers(),
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                settings.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG,
+                20,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                256 * 1024,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1);
         String padding = OrdersProducer.padding(settings.orderBytes());
         try (KafkaProducer<String, String> producer =
                 new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {

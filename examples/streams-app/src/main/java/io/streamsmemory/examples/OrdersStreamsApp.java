@@ -103,7 +103,11 @@ public final class OrdersStreamsApp {
         Properties props = props(settings);
         KafkaStreams streams = new KafkaStreams(topology(props), props);
         OrdersProducer producer = new OrdersProducer(
-                settings.bootstrapServers(), ORDERS, settings.producePerSecond(), settings.keys(), settings.orderBytes());
+                settings.bootstrapServers(),
+                ORDERS,
+                settings.producePerSecond(),
+                settings.keys(),
+                settings.orderBytes());
         // NOT_RUNNING after a close, ERROR after a failure: either way main has nothing left to wait for.
         CountDownLatch finished = new CountDownLatch(1);
         streams.setStateListener((now, before) -> {

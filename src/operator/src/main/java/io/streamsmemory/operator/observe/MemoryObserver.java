@@ -132,10 +132,11 @@ public final class MemoryObserver implements AutoCloseable {
                 round.put(workload, sofar.notAnswering());
             }
         }
-        oomKills.workloads(now).forEach(workload -> round.compute(
-                workload,
-                (k, seen) -> (seen == null ? WorkloadObservation.none() : seen)
-                        .withKubeletOomKills(oomKills.count(workload, now))));
+        oomKills.workloads(now)
+                .forEach(workload -> round.compute(
+                        workload,
+                        (k, seen) -> (seen == null ? WorkloadObservation.none() : seen)
+                                .withKubeletOomKills(oomKills.count(workload, now))));
         lastRound.keySet().retainAll(round.keySet());
         lastRound.putAll(round);
         peaks.keySet().retainAll(round.keySet());

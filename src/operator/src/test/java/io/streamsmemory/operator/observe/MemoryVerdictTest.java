@@ -53,8 +53,9 @@ class MemoryVerdictTest {
         assertThat(high.recommendation()).contains("raise spec.memory (and the container limit) to at least 1.25 GiB");
         MemoryVerdict killed = MemoryVerdict.of(plan, seen(300 * MiB, 400 * MiB, 2, 4, 4, 1), DAY);
         assertThat(killed.pressure())
-                .startsWith("1 OOM kill(s) of its pods (kubelet's container statuses and the pods' cgroups), peak 400 MiB"
-                        + " of 1 GiB in the window");
+                .startsWith(
+                        "1 OOM kill(s) of its pods (kubelet's container statuses and the pods' cgroups), peak 400 MiB"
+                                + " of 1 GiB in the window");
         assertThat(MemoryVerdict.of(plan, seen(900 * MiB, 1000 * MiB, 2, 4, 4, 0), DAY)
                         .pressure())
                 .isNull();

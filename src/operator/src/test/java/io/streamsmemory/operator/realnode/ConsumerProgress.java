@@ -30,11 +30,13 @@ final class ConsumerProgress implements AutoCloseable {
     Progress of(String group, String topic) throws ExecutionException, InterruptedException {
         Map<TopicPartition, OffsetSpec> partitions =
                 admin.describeTopics(java.util.List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                        .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+                        .collect(Collectors.toMap(
+                                p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
         Map<TopicPartition, Long> end = admin.listOffsets(partitions).all().get().entrySet().stream()
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-        Map<TopicPartition, OffsetAndMetadata> committed =
-                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get();
         long records = 0;
         long lag = 0;
         for (Map.Entry<TopicPartition, Long> partition : end.entrySet()) {

@@ -16,8 +16,8 @@ final class KubeletStats {
     /** The container's working set now, if kubelet reports it. */
     static OptionalLong workingSetBytes(KubernetesClient client, String namespace, String pod, String container) {
         String node = client.nodes().list().getItems().get(0).getMetadata().getName();
-        JsonNode summary = Serialization.unmarshal(
-                client.raw("/api/v1/nodes/" + node + "/proxy/stats/summary"), JsonNode.class);
+        JsonNode summary =
+                Serialization.unmarshal(client.raw("/api/v1/nodes/" + node + "/proxy/stats/summary"), JsonNode.class);
         for (JsonNode p : summary.path("pods")) {
             if (!namespace.equals(p.path("podRef").path("namespace").asText())
                     || !pod.equals(p.path("podRef").path("name").asText())) {

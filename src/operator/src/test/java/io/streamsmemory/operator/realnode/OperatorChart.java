@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Helm;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -13,8 +16,26 @@ import java.util.Objects;
 final class OperatorChart {
     static final String NAMESPACE = "streams-memory-system";
     static final String RELEASE = "streams-memory-operator";
+    /** Where the real-node tests keep what they saw (helm's and kubectl's output, their figures). */
+    static final Path OUT = Path.of("target/real-node");
 
     private OperatorChart() {}
+
+    /**
+     * A real-node test class's start: fails (or skips) without a real node, then installs the chart and waits for
+     * the operator. helm's output goes to target/real-node/{@code <name>}-install.txt.
+     */
+    static Helm installOnRealNode(
+            LocalControlPlane controlPlane, KubernetesClient client, String name, Duration timeout) throws IOException {
+        RealNodeRequirement.check(controlPlane);
+        Files.createDirectories(OUT);
+        Helm helm = Helm.locate(OUT.resolve("helm-home-" + name), controlPlane.kubeconfigPath());
+        Files.writeString(
+                OUT.resolve(name + "-install.txt"),
+                install(helm, controlPlane, "install").output());
+        awaitReady(client, timeout);
+        return helm;
+    }
 
     /**
      * helm install (or upgrade) of the chart. The operator's pod reaches the API server at the node's bridge address:
@@ -51,8 +72,11 @@ final class OperatorChart {
     /** Until the operator's Deployment has one updated, ready replica and no other. */
     static void awaitReady(KubernetesClient client, Duration timeout) {
         await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            Deployment d =
-                    client.apps().deployments().inNamespace(NAMESPACE).withName(RELEASE).get();
+            Deployment d = client.apps()
+                    .deployments()
+                    .inNamespace(NAMESPACE)
+                    .withName(RELEASE)
+                    .get();
             return d != null
                     && d.getStatus() != null
                     && Objects.equals(d.getStatus().getUpdatedReplicas(), 1)

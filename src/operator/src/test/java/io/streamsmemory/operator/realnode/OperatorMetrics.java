@@ -23,7 +23,8 @@ final class OperatorMetrics {
 
     /** {@code GET http://<operator pod IP>:8080/q/metrics}; empty when the operator does not answer. */
     static OperatorMetrics scrape(KubernetesClient client) throws InterruptedException {
-        List<Pod> pods = client.pods().inNamespace(OperatorChart.NAMESPACE).list().getItems();
+        List<Pod> pods =
+                client.pods().inNamespace(OperatorChart.NAMESPACE).list().getItems();
         for (Pod pod : pods) {
             String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
             if (ip == null) {

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
@@ -64,12 +63,14 @@ class RealLimitTest {
     static final int ORDERS = 400_000;
     /** Each key twice: the second order of a key reads its first back from disk. */
     static final int KEYS = 200_000;
+
     static final int ORDER_BYTES = 1024;
     /** Fast enough that the kernel kills the leaking pod within a couple of minutes of its start. */
     static final int LEAK_MIB_PER_MINUTE = 240;
+
     static final Duration POD_START = Duration.ofMinutes(3);
     static final Duration RUN = Duration.ofMinutes(10);
-    static final Path OUT = Path.of("target/real-node");
+    static final Path OUT = OperatorChart.OUT;
 
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
@@ -77,11 +78,7 @@ class RealLimitTest {
 
     @BeforeAll
     static void installTheChartABrokerAndTheInput() throws IOException {
-        RealNodeRequirement.check(controlPlane);
-        Files.createDirectories(OUT);
-        Helm helm = Helm.locate(OUT.resolve("helm-home-limit"), controlPlane.kubeconfigPath());
-        OperatorChart.install(helm, controlPlane, "install");
-        OperatorChart.awaitReady(client, POD_START);
+        OperatorChart.installOnRealNode(controlPlane, client, "limit", POD_START);
         Fixtures.namespace(client, NAMESPACE, Map.of());
         bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
         Pod input = client.resource(RealPods.exampleProgram(
@@ -101,10 +98,8 @@ class RealLimitTest {
     @Test
     @Order(1)
     void kafkasDefaultsAreOomKilledAndTheSamePodUnderAPolicyOfTheSameMemoryIsNot() throws Exception {
-        StreamsMemoryPolicy policy = Fixtures.policy(NAMESPACE, "orders", MEMORY);
-        policy.getSpec().getStreams().setThreads(1);
-        policy.getSpec().getStreams().setPartitions(PARTITIONS);
-        client.resource(policy).create();
+        client.resource(RealPods.policy(NAMESPACE, "orders", MEMORY, 1, PARTITIONS))
+                .create();
         RealPods.awaitWebhookSelects(client, OperatorChart.RELEASE, NAMESPACE, POD_START);
 
         client.resource(app("defaults")).create();
@@ -162,8 +157,12 @@ class RealLimitTest {
         assertThat(pods("bounded"))
                 .as("the pod under the policy runs with the agent")
                 .allMatch(p -> p.getMetadata().getAnnotations().containsKey(MetadataKeys.ALLOCATION_HASH));
-        assertThat(boundedPeak).as("kubelet's peak working set of the pod under the policy").isBetween(1L, limit - 1);
-        assertThat(processed).as("all input processed under the policy").isEqualTo(new ConsumerProgress.Progress(ORDERS, 0));
+        assertThat(boundedPeak)
+                .as("kubelet's peak working set of the pod under the policy")
+                .isBetween(1L, limit - 1);
+        assertThat(processed)
+                .as("all input processed under the policy")
+                .isEqualTo(new ConsumerProgress.Progress(ORDERS, 0));
     }
 
     @Test
@@ -173,7 +172,12 @@ class RealLimitTest {
         client.apps().deployments().inNamespace(NAMESPACE).withName("defaults").scale(0);
         client.apps().deployments().inNamespace(NAMESPACE).withName("bounded").scale(0);
         Deployment leaky = app("leaky");
-        leaky.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv()
+        leaky.getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getEnv()
                 .add(new EnvVar("NATIVE_LEAK_MIB_PER_MINUTE", Integer.toString(LEAK_MIB_PER_MINUTE), null));
         RealPods.createInjected(client, leaky, "orders", 1, POD_START);
 
@@ -190,12 +194,16 @@ class RealLimitTest {
             Thread.sleep(5_000);
         }
         // The operator's next rounds: the kill in the workload's row.
-        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(2)).until(() -> {
-            WorkloadAllocationStatus r = row("orders", "leaky");
-            return r != null && r.getObserved() != null && r.getObserved().getOomKills() != null
-                    && r.getObserved().getOomKills() > 0;
-        });
-        WorkloadAllocationStatus row = row("orders", "leaky");
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> {
+                    WorkloadAllocationStatus r = RealPods.statusRow(client, NAMESPACE, "orders", "leaky");
+                    return r != null
+                            && r.getObserved() != null
+                            && r.getObserved().getOomKills() != null
+                            && r.getObserved().getOomKills() > 0;
+                });
+        WorkloadAllocationStatus row = RealPods.statusRow(client, NAMESPACE, "orders", "leaky");
         Optional<ContainerStateTerminated> kill = oomKill("leaky");
         StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
                 .inNamespace(NAMESPACE)
@@ -233,32 +241,24 @@ class RealLimitTest {
         assertThat(last).as("unexplained > 0.1 * pod memory").isGreaterThan(podMemory / 10);
     }
 
-    static WorkloadAllocationStatus row(String policy, String workload) {
-        StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(NAMESPACE)
-                .withName(policy)
-                .get();
-        if (p == null || p.getStatus() == null || p.getStatus().getWorkloads() == null) {
-            return null;
-        }
-        return p.getStatus().getWorkloads().stream()
-                .filter(w -> workload.equals(w.getName()))
-                .findFirst()
-                .orElse(null);
-    }
-
     /** The example application as {@code name} (also its application.id) at {@link #MEMORY}, not opted in yet. */
     static Deployment app(String name) throws IOException {
         return RealPods.exampleApp(
                 NAMESPACE,
                 name,
                 Map.of(
-                        "BOOTSTRAP_SERVERS", bootstrapServers,
-                        "APPLICATION_ID", name,
-                        "STREAM_THREADS", "1",
-                        "INPUT_PARTITIONS", Integer.toString(PARTITIONS),
-                        "PRODUCE_PER_SECOND", "0",
-                        "RECORD_CACHE_BYTES", "0"),
+                        "BOOTSTRAP_SERVERS",
+                        bootstrapServers,
+                        "APPLICATION_ID",
+                        name,
+                        "STREAM_THREADS",
+                        "1",
+                        "INPUT_PARTITIONS",
+                        Integer.toString(PARTITIONS),
+                        "PRODUCE_PER_SECOND",
+                        "0",
+                        "RECORD_CACHE_BYTES",
+                        "0"),
                 MEMORY);
     }
 

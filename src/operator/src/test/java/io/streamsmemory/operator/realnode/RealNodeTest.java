@@ -13,7 +13,6 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
@@ -23,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -42,7 +40,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class RealNodeTest {
     static final String OPERATOR_NAMESPACE = OperatorChart.NAMESPACE;
     static final String RELEASE = OperatorChart.RELEASE;
-    static final Path OUT = Path.of("target/real-node");
+    static final Path OUT = OperatorChart.OUT;
     static final Duration POD_START = Duration.ofMinutes(3);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
 
@@ -53,11 +51,7 @@ class RealNodeTest {
 
     @BeforeAll
     static void installTheChartAndABroker() throws IOException {
-        RealNodeRequirement.check(controlPlane);
-        Files.createDirectories(OUT);
-        helm = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
-        Files.writeString(OUT.resolve("install.txt"), installChart("install").output());
-        awaitOperatorReady();
+        helm = OperatorChart.installOnRealNode(controlPlane, client, "node", POD_START);
         Fixtures.namespace(client, "apps", Map.of());
         bootstrapServers = RealPods.startBroker(client, "apps", POD_START);
     }
@@ -125,7 +119,7 @@ class RealNodeTest {
      * four partitions); waits for the webhook to select the namespace first, then for the pod to run.
      */
     static Pod runInjectedApp(String namespace, String policyName, boolean restricted) throws IOException {
-        client.resource(policy(namespace, policyName)).create();
+        client.resource(RealPods.policy(namespace, policyName, "1Gi", 1, 4)).create();
         RealPods.awaitWebhookSelects(client, RELEASE, namespace, POD_START);
         Deployment app;
         try (InputStream in = Files.newInputStream(Path.of("../../examples/kafka-streams-app.yaml"))) {
@@ -150,28 +144,10 @@ class RealNodeTest {
         return RealPods.awaitRunning(client, namespace, "orders-streams", POD_START);
     }
 
-    /** Fixtures' policy shape (two key-value stores and a window store per task) at 1 GiB, one thread, 4 partitions. */
-    static StreamsMemoryPolicy policy(String namespace, String name) {
-        StreamsMemoryPolicy policy = Fixtures.policy(namespace, name, "1Gi");
-        policy.getSpec().getStreams().setThreads(1);
-        policy.getSpec().getStreams().setPartitions(4);
-        return policy;
-    }
-
     static int observedThreads(String namespace, String policyName) {
-        StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(namespace)
-                .withName(policyName)
-                .get();
-        if (p == null || p.getStatus() == null || p.getStatus().getWorkloads() == null) {
-            return 0;
-        }
-        return p.getStatus().getWorkloads().stream()
-                .map(WorkloadAllocationStatus::getObserved)
-                .filter(Objects::nonNull)
-                .map(o -> o.getStreamThreads() == null ? 0L : o.getStreamThreads())
-                .max(Long::compare)
-                .orElse(0L)
-                .intValue();
+        WorkloadAllocationStatus row = RealPods.statusRow(client, namespace, policyName, "orders-streams");
+        return row == null || row.getObserved() == null || row.getObserved().getStreamThreads() == null
+                ? 0
+                : row.getObserved().getStreamThreads().intValue();
     }
 }

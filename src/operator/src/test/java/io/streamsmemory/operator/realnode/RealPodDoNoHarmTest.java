@@ -21,13 +21,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,7 +50,6 @@ class RealPodDoNoHarmTest {
     static final Duration POD_START = Duration.ofMinutes(4);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
     static final String INERT = "[streams-memory-agent] INFO no KafkaStreams instance was built in this JVM";
-    static final Path OUT = Path.of("target/real-node");
 
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
@@ -64,11 +59,7 @@ class RealPodDoNoHarmTest {
 
     @BeforeAll
     static void installTheChartABrokerAndEveryCase() throws IOException {
-        RealNodeRequirement.check(controlPlane);
-        Files.createDirectories(OUT);
-        Helm helm = Helm.locate(OUT.resolve("helm-home-harm"), controlPlane.kubeconfigPath());
-        OperatorChart.install(helm, controlPlane, "install");
-        OperatorChart.awaitReady(client, POD_START);
+        OperatorChart.installOnRealNode(controlPlane, client, "harm", POD_START);
         Fixtures.namespace(client, NAMESPACE, Map.of());
         Fixtures.namespace(client, LIMITED, Map.of());
         // The init container asks for 32Mi; a LimitRange with a 64Mi minimum per container would refuse its pod.
@@ -87,10 +78,7 @@ class RealPodDoNoHarmTest {
                 .create();
         bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
         for (String namespace : List.of(NAMESPACE, LIMITED)) {
-            StreamsMemoryPolicy policy = Fixtures.policy(namespace, "orders", "1Gi");
-            policy.getSpec().getStreams().setThreads(1);
-            policy.getSpec().getStreams().setPartitions(4);
-            client.resource(policy).create();
+            client.resource(RealPods.policy(namespace, "orders", "1Gi", 1, 4)).create();
             RealPods.awaitWebhookSelects(client, OperatorChart.RELEASE, namespace, POD_START);
         }
         client.resource(new ConfigMapBuilder()
@@ -110,18 +98,35 @@ class RealPodDoNoHarmTest {
                         .build())
                 .create();
 
-        start(NAMESPACE, "clash", c -> {}, spec -> spec.getVolumes()
-                .add(new VolumeBuilder()
-                        .withName("streams-memory-allocation")
-                        .withNewEmptyDir()
-                        .endEmptyDir()
-                        .build()));
-        start(NAMESPACE, "options-from-env-from", c -> c.getEnvFrom()
-                .add(new EnvFromSourceBuilder().withNewConfigMapRef("jvm-options", false).build()), spec -> {});
-        start(NAMESPACE, "app-env-from", c -> {
-            c.getEnv().removeIf(e -> e.getName().equals("BOOTSTRAP_SERVERS"));
-            c.getEnvFrom().add(new EnvFromSourceBuilder().withNewConfigMapRef("app-env", false).build());
-        }, spec -> {});
+        start(
+                NAMESPACE,
+                "clash",
+                c -> {},
+                spec -> spec.getVolumes()
+                        .add(new VolumeBuilder()
+                                .withName("streams-memory-allocation")
+                                .withNewEmptyDir()
+                                .endEmptyDir()
+                                .build()));
+        start(
+                NAMESPACE,
+                "options-from-env-from",
+                c -> c.getEnvFrom()
+                        .add(new EnvFromSourceBuilder()
+                                .withNewConfigMapRef("jvm-options", false)
+                                .build()),
+                spec -> {});
+        start(
+                NAMESPACE,
+                "app-env-from",
+                c -> {
+                    c.getEnv().removeIf(e -> e.getName().equals("BOOTSTRAP_SERVERS"));
+                    c.getEnvFrom()
+                            .add(new EnvFromSourceBuilder()
+                                    .withNewConfigMapRef("app-env", false)
+                                    .build());
+                },
+                spec -> {});
         start(LIMITED, "limited", c -> {}, spec -> {});
         // Not the init container's 65532, no supplementary group, read-only root: nothing root-owned is readable.
         start(NAMESPACE, "other-user", c -> {}, spec -> {
@@ -129,20 +134,28 @@ class RealPodDoNoHarmTest {
             context.setRunAsUser(12345L);
             context.setRunAsGroup(12345L);
         });
-        start(NAMESPACE, "no-streams", c -> {
-            c.setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", "io.streamsmemory.examples.NoStreamsJvm"));
-            c.getEnv().add(new EnvVar("STREAMS_MEMORY_INERT_NOTICE_SECONDS", "10", null));
-        }, spec -> {});
+        start(
+                NAMESPACE,
+                "no-streams",
+                c -> {
+                    c.setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", "io.streamsmemory.examples.NoStreamsJvm"));
+                    c.getEnv().add(new EnvVar("STREAMS_MEMORY_INERT_NOTICE_SECONDS", "10", null));
+                },
+                spec -> {});
         // Nothing answers on 9999: kubelet kills the container 20 s after it starts, and again after each restart.
-        start(NAMESPACE, "probed", c -> c.setLivenessProbe(new ProbeBuilder()
-                .withNewHttpGet()
-                .withPort(new IntOrString(9999))
-                .withPath("/")
-                .endHttpGet()
-                .withInitialDelaySeconds(20)
-                .withPeriodSeconds(5)
-                .withFailureThreshold(1)
-                .build()), spec -> {});
+        start(
+                NAMESPACE,
+                "probed",
+                c -> c.setLivenessProbe(new ProbeBuilder()
+                        .withNewHttpGet()
+                        .withPort(new IntOrString(9999))
+                        .withPath("/")
+                        .endHttpGet()
+                        .withInitialDelaySeconds(20)
+                        .withPeriodSeconds(5)
+                        .withFailureThreshold(1)
+                        .build()),
+                spec -> {});
     }
 
     @Test
@@ -175,8 +188,10 @@ class RealPodDoNoHarmTest {
     void theAgentLoadsForAnotherUserThanTheInitContainersWithARootFilesystemItCannotWrite(TestInfo test) {
         DoNoHarm harm = DoNoHarm.onRealNode(client);
         Pod pod = running(harm, NAMESPACE, "other-user");
-        assertThat(pod.getSpec().getInitContainers().get(0).getSecurityContext().getRunAsUser()).isEqualTo(65532L);
-        assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(pod.getSpec().getInitContainers().get(0).getSecurityContext().getRunAsUser())
+                .isEqualTo(65532L);
+        assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem())
+                .isTrue();
         RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START);
         harm.write(9, getClass(), test.getTestMethod().orElseThrow().getName());
     }
@@ -188,7 +203,9 @@ class RealPodDoNoHarmTest {
             Pod probe = RealPods.exampleProgram(NAMESPACE, "image-has-no-" + program, "unused", Map.of());
             probe.getSpec().getContainers().get(0).setCommand(List.of(program, "--help"));
             client.resource(probe).create();
-            await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> startFailure(probe).isPresent());
+            await().atMost(POD_START)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> startFailure(probe).isPresent());
             assertThat(startFailure(probe).orElseThrow()).contains("executable file not found");
         }
         DoNoHarm harm = DoNoHarm.onRealNode(client);
@@ -224,8 +241,11 @@ class RealPodDoNoHarmTest {
                 .inContainer(RealPods.APP_CONTAINER)
                 .terminated()
                 .getLog());
-        assertThat(pod.getStatus().getContainerStatuses().get(0).getLastState().getTerminated()).isNotNull();
-        assertThat(now).as("the restarted container's agent line (the allocation it applied)").isEqualTo(before);
+        assertThat(pod.getStatus().getContainerStatuses().get(0).getLastState().getTerminated())
+                .isNotNull();
+        assertThat(now)
+                .as("the restarted container's agent line (the allocation it applied)")
+                .isEqualTo(before);
         harm.write(12, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
@@ -245,7 +265,8 @@ class RealPodDoNoHarmTest {
         env.put("STREAM_THREADS", "1");
         env.put("INPUT_PARTITIONS", "4");
         Deployment app = RealPods.exampleApp(namespace, name, env, "1Gi");
-        Container streams = app.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Container streams =
+                app.getSpec().getTemplate().getSpec().getContainers().get(0);
         streams.setEnvFrom(new ArrayList<>());
         // Nine pods on a 2-CPU node: the example's 250m each would leave some unscheduled.
         streams.getResources().getRequests().put("cpu", new Quantity("50m"));
@@ -259,12 +280,15 @@ class RealPodDoNoHarmTest {
     static Pod running(DoNoHarm harm, String namespace, String name) {
         Optional<Pod> pod = Optional.empty();
         try {
-            await().atMost(POD_START).pollInterval(Duration.ofSeconds(1)).until(() -> runningPod(namespace, name)
-                    .isPresent());
+            await().atMost(POD_START)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> runningPod(namespace, name).isPresent());
             pod = runningPod(namespace, name);
         } finally {
-            Pod seen = pod.orElseGet(() -> client.pods().inNamespace(namespace).withLabel("app", name).list().getItems()
-                    .stream().findFirst().orElseThrow());
+            Pod seen = pod.orElseGet(
+                    () -> client.pods().inNamespace(namespace).withLabel("app", name).list().getItems().stream()
+                            .findFirst()
+                            .orElseThrow());
             harm.record(CASES.get(name).getSpec().getTemplate().getSpec(), seen, pod.isPresent());
         }
         return pod.orElseThrow();
@@ -300,7 +324,9 @@ class RealPodDoNoHarmTest {
         return pod.getStatus().getContainerStatuses().stream()
                 .map(s -> s.getState().getTerminated() != null
                         ? s.getState().getTerminated().getMessage()
-                        : s.getState().getWaiting() == null ? null : s.getState().getWaiting().getMessage())
+                        : s.getState().getWaiting() == null
+                                ? null
+                                : s.getState().getWaiting().getMessage())
                 .filter(m -> m != null && !m.isBlank())
                 .findFirst();
     }

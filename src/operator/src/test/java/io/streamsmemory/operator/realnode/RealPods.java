@@ -12,6 +12,9 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
@@ -67,7 +70,8 @@ final class RealPods {
         app.getSpec().setReplicas(1);
         app.getSpec().getSelector().setMatchLabels(new HashMap<>(Map.of("app", name)));
         app.getSpec().getTemplate().getMetadata().setLabels(new HashMap<>(Map.of("app", name)));
-        Container streams = app.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Container streams =
+                app.getSpec().getTemplate().getSpec().getContainers().get(0);
         streams.setEnv(env.entrySet().stream()
                 .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
                 .collect(Collectors.toCollection(ArrayList::new)));
@@ -97,13 +101,36 @@ final class RealPods {
         return pod;
     }
 
+    /** Fixtures' policy shape (two key-value stores and a window store per task) with this memory, threads, partitions. */
+    static StreamsMemoryPolicy policy(String namespace, String name, String memory, int threads, int partitions) {
+        StreamsMemoryPolicy policy = Fixtures.policy(namespace, name, memory);
+        policy.getSpec().getStreams().setThreads(threads);
+        policy.getSpec().getStreams().setPartitions(partitions);
+        return policy;
+    }
+
+    /** The policy's status row for the workload, null until the operator wrote one. */
+    static WorkloadAllocationStatus statusRow(
+            KubernetesClient client, String namespace, String policy, String workload) {
+        StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(policy)
+                .get();
+        if (p == null || p.getStatus() == null || p.getStatus().getWorkloads() == null) {
+            return null;
+        }
+        return p.getStatus().getWorkloads().stream()
+                .filter(w -> workload.equals(w.getName()))
+                .findFirst()
+                .orElse(null);
+    }
+
     /**
      * Creates {@code app}, opted in to {@code policy}, at 0 replicas, waits until the operator published its
      * allocation, then scales it to {@code replicas}: every pod it starts is injected (the webhook injects only a
      * published allocation; without the wait the first pods run without the agent until the operator rolls them).
      */
-    static void createInjected(
-            KubernetesClient client, Deployment app, String policy, int replicas, Duration timeout) {
+    static void createInjected(KubernetesClient client, Deployment app, String policy, int replicas, Duration timeout) {
         String namespace = app.getMetadata().getNamespace();
         String name = app.getMetadata().getName();
         app.getMetadata().getAnnotations().put(MetadataKeys.POLICY, policy);
@@ -125,7 +152,9 @@ final class RealPods {
         String name = pod.getMetadata().getName();
         await().atMost(timeout).pollInterval(Duration.ofSeconds(2)).until(() -> {
             Pod now = client.pods().inNamespace(namespace).withName(name).get();
-            String phase = now == null || now.getStatus() == null ? null : now.getStatus().getPhase();
+            String phase = now == null || now.getStatus() == null
+                    ? null
+                    : now.getStatus().getPhase();
             if ("Failed".equals(phase)) {
                 throw new AssertionError("pod " + name + " failed:\n" + logOf(client, now, APP_CONTAINER));
             }
