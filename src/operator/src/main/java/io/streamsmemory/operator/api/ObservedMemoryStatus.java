@@ -42,7 +42,8 @@ public class ObservedMemoryStatus {
     @JsonPropertyDescription("Stream threads running in the busiest pod.")
     private Long streamThreads;
 
-    @JsonPropertyDescription("OOM kills the pods' cgroups recorded.")
+    @JsonPropertyDescription("OOM kills of the workload's pods over the observation window: kubelet's container"
+            + " statuses (each killed container once) and the running pods' cgroups.")
     private Long oomKills;
 
     public Integer getPodsReporting() {

@@ -73,7 +73,11 @@ public class AllocationMetrics {
                         "Pods of the workload by whether their memory report was read",
                         workloadTags.and("state", "not-answering"))
                 .set(seen.podsNotAnswering());
-        gauge("streamsmemory.observed.oom.kills", "OOM kills the workload's pods' cgroups recorded", workloadTags)
+        gauge(
+                        "streamsmemory.observed.oom.kills",
+                        "OOM kills of the workload's pods over the observation window (kubelet's container statuses"
+                                + " and the pods' cgroups)",
+                        workloadTags)
                 .set(seen.oomKills() == null ? 0 : seen.oomKills());
     }
 

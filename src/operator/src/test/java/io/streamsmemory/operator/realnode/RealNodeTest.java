@@ -13,6 +13,7 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
+import io.streamsmemory.operator.admission.DoNoHarm;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.IOException;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
@@ -75,7 +77,7 @@ class RealNodeTest {
 
     @Test
     @Order(2)
-    void anInjectedPodRunsWithTheAgentInANamespaceEnforcingTheRestrictedStandard() throws IOException {
+    void anInjectedPodRunsWithTheAgentInANamespaceEnforcingTheRestrictedStandard(TestInfo test) throws IOException {
         Fixtures.namespace(client, "restricted", Map.of("pod-security.kubernetes.io/enforce", "restricted"));
         Pod pod = runInjectedApp("restricted", "orders", true);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
@@ -83,6 +85,16 @@ class RealNodeTest {
         Container init = pod.getSpec().getInitContainers().get(0);
         assertThat(init.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(init.getSecurityContext().getCapabilities().getDrop()).contains("ALL");
+        // Do-no-harm case 7 on a real pod: the pod against its Deployment's template (as the API server holds it).
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Deployment app = client.apps()
+                .deployments()
+                .inNamespace("restricted")
+                .withName("orders-streams")
+                .get();
+        assertThat(harm.record(app.getSpec().getTemplate().getSpec(), pod, true).settingsLost())
+                .isZero();
+        harm.write(7, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
     @Test
