@@ -34,7 +34,7 @@ public final class AgentMain {
             instrumentation.addTransformer(new StreamsConfigTransformer(), true);
             instrumentation.addTransformer(new KafkaStreamsTransformer(), true);
             StreamsInstances.watch();
-            InertNotice.schedule(System.getenv());
+            InertNotice.configure(System.getenv());
             if (attached) {
                 List<Class<?>> loaded = new ArrayList<>();
                 for (Class<?> type : instrumentation.getAllLoadedClasses()) {

@@ -1,40 +1,45 @@
 package io.streamsmemory.agent;
 
+import java.lang.management.ManagementFactory;
 import java.util.Map;
 
 /**
- * Says once, when a JVM that loaded the agent builds no KafkaStreams instance within a grace period, that the agent
+ * Says once, when a JVM that loaded the agent has built no KafkaStreams instance after a grace period, that the agent
  * applied nothing: an opted-in pod whose JVM is not (or not yet) a Kafka Streams application, such as a tool image or
  * a sidecar JVM, should read as such in its log rather than as an agent that silently did nothing. The agent stays
  * inert either way (it never changes a JVM that does not build KafkaStreams); a KafkaStreams instance built later is
  * still bounded as usual.
  *
- * <p>The grace period is {@code STREAMS_MEMORY_INERT_NOTICE_SECONDS} (default 120; 0 turns the notice off). The wait
- * runs on a daemon thread, so it never keeps the JVM alive.
+ * <p>The grace period is {@code STREAMS_MEMORY_INERT_NOTICE_SECONDS} (default 120; 0 turns the notice off). The check
+ * runs when the memory report is read (the operator reads each injected pod's report every interval), on the report's
+ * own thread: the agent starts no thread of its own for it, and a JVM without the report endpoint hears nothing.
  */
 final class InertNotice {
     static final String SECONDS_ENV = "STREAMS_MEMORY_INERT_NOTICE_SECONDS";
     static final long DEFAULT_SECONDS = 120;
 
+    private static volatile long graceSeconds = DEFAULT_SECONDS;
+
     private InertNotice() {}
 
-    static void schedule(Map<String, String> env) {
-        long seconds = seconds(env.get(SECONDS_ENV));
-        if (seconds <= 0) {
-            return;
+    /** Reads the grace period once, at the agent's start. */
+    static void configure(Map<String, String> env) {
+        graceSeconds = seconds(env.get(SECONDS_ENV));
+    }
+
+    /** Called at each report: logs the notice once the grace period has passed without a KafkaStreams instance. */
+    static void onReport() {
+        try {
+            long seconds = graceSeconds;
+            // Only a JVM whose KafkaStreams constructor the agent patched can tell "none was built".
+            if (StreamsInstances.watching()
+                    && seconds > 0
+                    && ManagementFactory.getRuntimeMXBean().getUptime() >= seconds * 1000) {
+                check(seconds, StreamsInstances.everConstructed());
+            }
+        } catch (Throwable ignored) {
+            // a notice must never fail a report
         }
-        Thread thread = new Thread(
-                () -> {
-                    try {
-                        Thread.sleep(seconds * 1000);
-                        check(seconds, StreamsInstances.everConstructed());
-                    } catch (InterruptedException stop) {
-                        // the JVM is shutting down: nothing to say
-                    }
-                },
-                "streams-memory-agent-inert-notice");
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /** Logs the notice (once per JVM) unless a KafkaStreams instance was built; returns whether it logged. */

@@ -29,6 +29,7 @@ final class ReportHttpServer {
 
     static void handle(HttpExchange exchange) {
         try {
+            InertNotice.onReport();
             String path = exchange.getRequestURI().getPath();
             boolean get = "GET".equals(exchange.getRequestMethod());
             if (get && "/report".equals(path)) {

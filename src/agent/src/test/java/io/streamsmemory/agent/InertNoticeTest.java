@@ -27,6 +27,16 @@ class InertNoticeTest {
     }
 
     @Test
+    void aReportBeforeTheGracePeriodOrWithoutThePatchedConstructorSaysNothing() {
+        InertNotice.configure(java.util.Map.of(InertNotice.SECONDS_ENV, "3600"));
+        InertNotice.onReport();
+        InertNotice.configure(java.util.Map.of(InertNotice.SECONDS_ENV, "1"));
+        InertNotice.onReport(); // the agent did not patch KafkaStreams in this JVM: it cannot tell
+        assertThat(log.lines()).isEmpty();
+        InertNotice.configure(java.util.Map.of());
+    }
+
+    @Test
     void theGracePeriodComesFromTheEnvironmentAndABadValueIsReportedNotThrown() {
         assertThat(InertNotice.seconds(null)).isEqualTo(InertNotice.DEFAULT_SECONDS);
         assertThat(InertNotice.seconds(" 15 ")).isEqualTo(15);
