@@ -299,6 +299,24 @@ public final class AgentAllocation {
         return instancesPerPod;
     }
 
+    /** The record cache of one KafkaStreams instance (whichever of its two keys the engine wrote), -1 when none. */
+    long recordCacheBytes() {
+        Long value = streamsConfig.get(ConfigMerger.STATESTORE_CACHE);
+        if (value == null) {
+            value = streamsConfig.get(ConfigMerger.LEGACY_CACHE);
+        }
+        return value == null ? -1 : value;
+    }
+
+    /**
+     * The record cache planned for the pod: the engine writes each instance's equal share, so the pod's is that times
+     * {@link #instancesPerPod()} (the engine's {@code record-cache} part). -1 when the allocation names none.
+     */
+    long plannedRecordCacheBytes() {
+        long perInstance = recordCacheBytes();
+        return perInstance < 0 ? -1 : perInstance * instancesPerPod;
+    }
+
     /** The planned bytes of {@link #HEAP_PART}, {@link #METASPACE_PART} and {@link #DIRECT_MEMORY_PART}, when present. */
     Map<String, Long> plannedLimits() {
         return plannedLimits;

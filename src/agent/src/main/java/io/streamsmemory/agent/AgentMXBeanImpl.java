@@ -76,14 +76,17 @@ final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
     @Override
     public long getRecordCacheBytes() {
         AgentAllocation allocation = AgentState.allocation();
-        if (allocation == null) {
-            return -1;
-        }
-        Long value = allocation.streamsConfig().get(ConfigMerger.STATESTORE_CACHE);
-        if (value == null) {
-            value = allocation.streamsConfig().get(ConfigMerger.LEGACY_CACHE);
-        }
-        return value == null ? -1 : value;
+        return allocation == null ? -1 : allocation.recordCacheBytes();
+    }
+
+    @Override
+    public String getRecordCacheSource() {
+        return AgentState.recordCache().source().label();
+    }
+
+    @Override
+    public String getRecordCacheReason() {
+        return AgentState.recordCache().reason();
     }
 
     private static RocksDbSettings rocks() {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -27,6 +28,12 @@ final class AgentState {
     private static final Map<String, String> APPLIED = Collections.synchronizedMap(new LinkedHashMap<>());
     private static final Map<String, String> SKIPPED = Collections.synchronizedMap(new LinkedHashMap<>());
     private static final AtomicLong MERGES = new AtomicLong();
+    /**
+     * The record cache of the first StreamsConfig merged: the application's own. Kafka Streams builds more afterwards
+     * from its clients' configs (its partition assignor's), which lack the record cache key; their merges would claim
+     * the plan's cache for an application that keeps its own smaller one, so they neither decide this nor log it.
+     */
+    private static final AtomicReference<ConfigMerger.RecordCache> RECORD_CACHE = new AtomicReference<>();
 
     private AgentState() {}
 
@@ -118,20 +125,40 @@ final class AgentState {
                                 + "mode: rocksdb.config.setter=" + BoundedRocksDBConfigSetter.class.getName());
             }
         }
-        ConfigMerger.Result result = ConfigMerger.merge(props, current, catalog, setter);
+        ConfigMerger.Result result = ConfigMerger.merge(props, current, catalog, setter, JvmLimits.heapInForce());
         MERGES.incrementAndGet();
+        boolean decidesCache = RECORD_CACHE.compareAndSet(null, result.recordCache());
         for (ConfigMerger.Change change : result.changes()) {
-            String previous = APPLIED.put(change.key(), change.before() + " -> " + change.after());
+            if (!decidesCache && recordCacheKey(change.key())) {
+                continue;
+            }
+            String previous = APPLIED.put(change.key(), change.transition());
             if (previous == null) {
                 AgentLog.infoOnce("change:" + change.key(), "set " + change.describe());
             }
         }
         for (String skipped : result.skipped()) {
             String key = skipped.split(" ", 2)[0];
+            if (!decidesCache && recordCacheKey(key)) {
+                continue;
+            }
             SKIPPED.put(key, skipped);
             AgentLog.infoOnce("skip:" + key, "not applied: " + skipped);
         }
         return result.changed() ? result.props() : props;
+    }
+
+    private static boolean recordCacheKey(String key) {
+        return key.equals(ConfigMerger.STATESTORE_CACHE) || key.equals(ConfigMerger.LEGACY_CACHE);
+    }
+
+    /** Which record cache the application's StreamsConfig got, and why ("none" before the first merge). */
+    static ConfigMerger.RecordCache recordCache() {
+        ConfigMerger.RecordCache decided = RECORD_CACHE.get();
+        if (decided != null) {
+            return decided;
+        }
+        return ConfigMerger.RecordCache.none(allocation == null ? "no allocation" : "no StreamsConfig merged yet");
     }
 
     static void registerMBean() {
@@ -199,7 +226,11 @@ final class AgentState {
             return streamsConfig;
         }
         ConfigMerger.Result result = ConfigMerger.merge(
-                StreamsInstances.originals(streamsConfig), current.forUnplannedInstance(ordinal), catalog, null);
+                StreamsInstances.originals(streamsConfig),
+                current.forUnplannedInstance(ordinal),
+                catalog,
+                null,
+                JvmLimits.heapInForce());
         if (!result.changed()) {
             return streamsConfig;
         }
@@ -207,7 +238,7 @@ final class AgentState {
                 + current.instancesPerPod() + " planned) gets an equal share:");
         for (ConfigMerger.Change change : result.changes()) {
             line.append(' ').append(change.describe()).append(';');
-            APPLIED.put("instance-" + ordinal + ":" + change.key(), change.before() + " -> " + change.after());
+            APPLIED.put("instance-" + ordinal + ":" + change.key(), change.transition());
         }
         AgentLog.info(line.substring(0, line.length() - 1));
         return configClass.getConstructor(Map.class).newInstance(result.props());
@@ -264,6 +295,7 @@ final class AgentState {
             APPLIED.clear();
             SKIPPED.clear();
             MERGES.set(0);
+            RECORD_CACHE.set(null);
             mbeanRegistered = false;
             jvmLimits = null;
             SharedRocksDb.resetForTests();

@@ -11,7 +11,9 @@ import java.util.Map;
  * Merges an allocation into the properties an application gives {@code StreamsConfig}. Pure: no logging, no global
  * state. For every allocated key the effective value becomes the smaller of the application's own (explicit, or
  * inherited through Kafka Streams' prefix precedence, or the client default) and the allocation's; the application's
- * stricter choices are kept, keys the allocation does not name are untouched.
+ * stricter choices are kept, keys the allocation does not name are untouched. One exception, the record cache: an
+ * application that leaves it unset gets the plan's value even above Kafka's default, when the heap in force holds the
+ * heap the plan counted it in (see {@link #mergeRecordCache}).
  */
 final class ConfigMerger {
     static final String SETTER_KEY = "rocksdb.config.setter";
@@ -26,16 +28,22 @@ final class ConfigMerger {
 
     static final String TRANSACTIONAL_STATE_STORES = "enable.transactional.statestores";
 
-    /** One value the merge changed; {@code before} says where the old value came from. */
+    /** One value the merge changed; {@code before} says where the old value came from, {@code reason} why, if told. */
     static final class Change {
         private final String key;
         private final String before;
         private final String after;
+        private final String reason;
 
         Change(String key, String before, String after) {
+            this(key, before, after, null);
+        }
+
+        Change(String key, String before, String after, String reason) {
             this.key = key;
             this.before = before;
             this.after = after;
+            this.reason = reason;
         }
 
         String key() {
@@ -50,8 +58,57 @@ final class ConfigMerger {
             return after;
         }
 
+        /** "old -> new", and why when the merge says. */
+        String transition() {
+            return before + " -> " + after + (reason == null ? "" : " (" + reason + ")");
+        }
+
         String describe() {
-            return key + ": " + before + " -> " + after;
+            return key + ": " + transition();
+        }
+    }
+
+    /** Which record cache a merge leaves in force, and why: for the report, the MBean and the log. */
+    static final class RecordCache {
+        enum Source {
+            /** The plan's value applied (or the application's, equal to it). */
+            PLAN("plan"),
+            /** The application's own smaller value kept. */
+            APPLICATION("application"),
+            /** Kafka's default kept: the heap in force is smaller than the one the plan counted the cache in. */
+            KAFKA_DEFAULT("kafka-default"),
+            /** No allocation, nothing merged yet, or the record cache key not applied (see the skipped keys). */
+            NONE("none");
+
+            private final String label;
+
+            Source(String label) {
+                this.label = label;
+            }
+
+            String label() {
+                return label;
+            }
+        }
+
+        private final Source source;
+        private final String reason;
+
+        RecordCache(Source source, String reason) {
+            this.source = source;
+            this.reason = reason;
+        }
+
+        static RecordCache none(String reason) {
+            return new RecordCache(Source.NONE, reason);
+        }
+
+        Source source() {
+            return source;
+        }
+
+        String reason() {
+            return reason;
         }
     }
 
@@ -59,11 +116,13 @@ final class ConfigMerger {
         private final Map<Object, Object> props;
         private final List<Change> changes;
         private final List<String> skipped;
+        private final RecordCache recordCache;
 
-        Result(Map<Object, Object> props, List<Change> changes, List<String> skipped) {
+        Result(Map<Object, Object> props, List<Change> changes, List<String> skipped, RecordCache recordCache) {
             this.props = props;
             this.changes = changes;
             this.skipped = skipped;
+            this.recordCache = recordCache;
         }
 
         Map<Object, Object> props() {
@@ -81,6 +140,10 @@ final class ConfigMerger {
 
         boolean changed() {
             return !changes.isEmpty();
+        }
+
+        RecordCache recordCache() {
+            return recordCache;
         }
     }
 
@@ -116,17 +179,26 @@ final class ConfigMerger {
     /**
      * @param setterClass the agent's RocksDB config setter to install, or null to leave {@code rocksdb.config.setter}
      *                    alone (no persistent stores, or Kafka Streams cannot load the agent's classes)
+     * @param heapBytes   the heap in force ({@link JvmLimits#heapInForce()}), -1 when unknown: the plan's record cache
+     *                    replaces a smaller Kafka default only when this heap holds the one the plan counted it in
      */
-    static Result merge(Map<?, ?> app, AgentAllocation allocation, KafkaCatalog catalog, Class<?> setterClass) {
+    static Result merge(
+            Map<?, ?> app, AgentAllocation allocation, KafkaCatalog catalog, Class<?> setterClass, long heapBytes) {
         Map<Object, Object> out = new LinkedHashMap<>(app);
         List<Change> changes = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
+        RecordCache recordCache = RecordCache.none("the allocation plans no record cache");
         for (Map.Entry<String, Long> entry : allocation.streamsConfig().entrySet()) {
             String key = entry.getKey();
             long bound = entry.getValue();
             if (!EngineKeys.known(key)) {
                 // Only what the engine emits: an edited ConfigMap must not reach any other setting of the application.
                 skipped.add(key + " (not a key the allocation engine emits; ignored)");
+                continue;
+            }
+            if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
+                recordCache = mergeRecordCache(
+                        app, out, key, bound, catalog, heapShortfall(allocation, heapBytes), changes, skipped);
                 continue;
             }
             Prefix prefix = prefixOf(key);
@@ -162,7 +234,97 @@ final class ConfigMerger {
         if (setterClass != null && allocation.rocksDb() != null) {
             installSetter(app, out, setterClass, changes);
         }
-        return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped);
+        return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped, recordCache);
+    }
+
+    /**
+     * The record cache. KIP-770 renamed its key in 3.4; the allocation names one of them, the application's version
+     * decides which one Kafka Streams reads (from 3.4 the deprecated key still counts as the application's value when
+     * it set only that). An application's own value is bounded as any other key. Unlike the other keys, an application
+     * that leaves it unset gets the plan's value even above Kafka's default: the plan counted that cache in the heap,
+     * and a status that shows a cache the JVM does not have misleads. Unless {@code heapShortfall} says the heap in
+     * force is smaller than the planned one: then Kafka's smaller default stays, so the application keeps the heap it
+     * had.
+     */
+    private static RecordCache mergeRecordCache(
+            Map<?, ?> app,
+            Map<Object, Object> out,
+            String key,
+            long bound,
+            KafkaCatalog catalog,
+            String heapShortfall,
+            List<Change> changes,
+            List<String> skipped) {
+        String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE)
+                ? STATESTORE_CACHE
+                : catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+        if (target == null) {
+            skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
+            return RecordCache.none("Kafka Streams " + catalog.version() + " has no record cache key");
+        }
+        if (rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
+            return RecordCache.none("the allocation's record cache is rejected by Kafka " + catalog.version());
+        }
+        String from = present(app, target)
+                ? target
+                : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+        Object raw = from == null ? catalog.defaultValue(Client.STREAMS, target) : app.get(from);
+        Long current = raw == null ? null : asLong(raw);
+        if (raw != null && current == null) {
+            skipped.add(target + " (the application's value \"" + raw + "\" is not a number; left alone)");
+            return RecordCache.none("the application's record cache is not a number");
+        }
+        boolean smaller = current != null && current >= 0 && current < bound;
+        if (smaller && from != null) {
+            return new RecordCache(
+                    RecordCache.Source.APPLICATION,
+                    "the application's own " + current + ", smaller than the plan's " + bound);
+        }
+        if (smaller && heapShortfall != null) {
+            String reason = "kept Kafka's default " + current + ", not the plan's " + bound + ": " + heapShortfall;
+            skipped.add(target + " (" + reason + ")");
+            return new RecordCache(RecordCache.Source.KAFKA_DEFAULT, reason);
+        }
+        boolean equal = current != null && current == bound;
+        String reason;
+        if (smaller) {
+            reason = "the plan's record cache; the heap in force holds it";
+        } else if (equal) {
+            reason = "the plan's record cache";
+        } else {
+            reason =
+                    "the plan's record cache, smaller than " + (from == null ? "Kafka's default" : "the application's");
+        }
+        if (!equal) {
+            out.put(target, Long.toString(bound));
+            changes.add(new Change(target, before(raw, from, target), Long.toString(bound), reason));
+        }
+        return new RecordCache(RecordCache.Source.PLAN, reason);
+    }
+
+    /**
+     * Null when the heap in force holds the heap the allocation planned (the record cache's home), within what
+     * {@link JvmLimits#heapHolds} allows; otherwise why not.
+     */
+    private static String heapShortfall(AgentAllocation allocation, long heapBytes) {
+        Long planned = allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+        if (planned == null) {
+            return "the allocation plans no heap to hold it";
+        }
+        if (heapBytes < 0) {
+            return "the heap in force is unknown";
+        }
+        if (JvmLimits.heapHolds(planned, heapBytes)) {
+            return null;
+        }
+        return "the heap in force (" + Bytes.format(heapBytes) + ") is smaller than the " + Bytes.format(planned)
+                + " the plan counted it in (a -Xmx or -XX:MaxRAMPercentage of the application's won)";
+    }
+
+    /** Where a value came from, for a change's "before": the value and, unless set under its own key, its origin. */
+    private static String before(Object raw, String from, String target) {
+        String origin = from == null ? "default" : from.equals(target) ? null : "from " + from;
+        return (raw == null ? "unset" : String.valueOf(raw)) + (origin == null ? "" : " (" + origin + ")");
     }
 
     private static void mergeStreamsKey(
@@ -173,44 +335,6 @@ final class ConfigMerger {
             KafkaCatalog catalog,
             List<Change> changes,
             List<String> skipped) {
-        if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
-            // KIP-770 renamed the record cache key in 3.4; the allocation names one of them, the application's
-            // version decides which one Kafka Streams reads.
-            String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE) ? STATESTORE_CACHE : LEGACY_CACHE;
-            if (catalog.knows(Client.STREAMS, target)
-                    && rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
-                return;
-            }
-            if (catalog.knows(Client.STREAMS, STATESTORE_CACHE)) {
-                String value = present(app, STATESTORE_CACHE)
-                        ? STATESTORE_CACHE
-                        : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE)
-                                ? LEGACY_CACHE
-                                : null;
-                boundResolved(
-                        app,
-                        out,
-                        STATESTORE_CACHE,
-                        value,
-                        catalog.defaultValue(Client.STREAMS, STATESTORE_CACHE),
-                        bound,
-                        changes,
-                        skipped);
-            } else if (catalog.knows(Client.STREAMS, LEGACY_CACHE)) {
-                boundResolved(
-                        app,
-                        out,
-                        LEGACY_CACHE,
-                        present(app, LEGACY_CACHE) ? LEGACY_CACHE : null,
-                        catalog.defaultValue(Client.STREAMS, LEGACY_CACHE),
-                        bound,
-                        changes,
-                        skipped);
-            } else {
-                skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
-            }
-            return;
-        }
         if (!catalog.knows(Client.STREAMS, key)) {
             skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
             return;
@@ -281,7 +405,6 @@ final class ConfigMerger {
             List<Change> changes,
             List<String> skipped) {
         Object raw = from == null ? fallback : app.get(from);
-        String origin = from == null ? "default" : from.equals(target) ? null : "from " + from;
         Long current;
         if (raw == null) {
             current = null; // no default: unbounded
@@ -298,9 +421,8 @@ final class ConfigMerger {
         if (bounded && current <= bound) {
             return;
         }
-        String before = (raw == null ? "unset" : String.valueOf(raw)) + (origin == null ? "" : " (" + origin + ")");
         out.put(target, Long.toString(bound));
-        changes.add(new Change(target, before, Long.toString(bound)));
+        changes.add(new Change(target, before(raw, from, target), Long.toString(bound)));
     }
 
     private static void installSetter(

@@ -49,7 +49,7 @@ final class JvmLimits {
     /** Compares this JVM's limits with the allocation's; limits the allocation does not plan are not compared. */
     static JvmLimits check(AgentAllocation allocation) {
         Map<String, Long> inForce = new LinkedHashMap<>();
-        inForce.put(HEAP, safe(() -> Runtime.getRuntime().maxMemory()));
+        inForce.put(HEAP, heapInForce());
         inForce.put(METASPACE, vmOption("MaxMetaspaceSize", -1));
         // MaxDirectMemorySize=0 (unset) means "as large as the heap" (jdk.internal.misc.VM.maxDirectMemory()).
         inForce.put(DIRECT, vmOption("MaxDirectMemorySize", inForce.get(HEAP)));
@@ -74,11 +74,24 @@ final class JvmLimits {
             return false;
         }
         if (HEAP.equals(name)) {
-            long below = planned / HEAP_BELOW_TOLERANCE_DIVISOR;
             long above = HEAP_ABOVE_TOLERANCE_BYTES + planned / HEAP_ABOVE_TOLERANCE_DIVISOR;
-            return effective >= planned - below && effective <= planned + above;
+            return heapHolds(planned, effective) && effective <= planned + above;
         }
         return Math.abs(effective - planned) <= EXACT_TOLERANCE_BYTES;
+    }
+
+    /**
+     * Whether a heap in force of {@code effective} bytes (Runtime.maxMemory()) is at least the {@code planned} one, up
+     * to what the collectors leave out of maxMemory (see {@link #HEAP_BELOW_TOLERANCE_DIVISOR}): the same lower bound
+     * as {@link #matches}, so a heap the warning calls in force also holds what the plan counted in it.
+     */
+    static boolean heapHolds(long planned, long effective) {
+        return effective >= 0 && effective >= planned - planned / HEAP_BELOW_TOLERANCE_DIVISOR;
+    }
+
+    /** Runtime.maxMemory(), {@link #UNLIMITED} when the heap has no bound, -1 when not readable. */
+    static long heapInForce() {
+        return safe(() -> Runtime.getRuntime().maxMemory());
     }
 
     /** Null when every planned limit is in force, otherwise the one warning line. */

@@ -23,15 +23,22 @@ final class MemoryReport {
 
     private final String allocationHash;
     private final String restartHash;
+    /** Which record cache the application got: a {@link ConfigMerger.RecordCache.Source} label; null leaves it out. */
+    private final String recordCacheSource;
     /** Section name to its figures, in the document's order; empty sections are left out. */
     private final Map<String, Map<String, Long>> sections;
 
     private final Long unexplainedBytes;
 
     MemoryReport(
-            String allocationHash, String restartHash, Map<String, Map<String, Long>> sections, Long unexplainedBytes) {
+            String allocationHash,
+            String restartHash,
+            String recordCacheSource,
+            Map<String, Map<String, Long>> sections,
+            Long unexplainedBytes) {
         this.allocationHash = allocationHash;
         this.restartHash = restartHash;
+        this.recordCacheSource = recordCacheSource;
         Map<String, Map<String, Long>> kept = new LinkedHashMap<>();
         sections.forEach((name, figures) -> {
             if (!figures.isEmpty()) {
@@ -52,12 +59,18 @@ final class MemoryReport {
         jvm.putAll(planned(allocation));
         sections.put("jvm", jvm);
         StreamsFigures streams = StreamsFigures.read();
-        sections.put("streams", streams.streams());
+        Map<String, Long> streamsSection = streams.streams();
+        if (allocation != null && allocation.plannedRecordCacheBytes() >= 0) {
+            // Next to recordCacheBytes, the cache in force: the two differ when the plan's is not applied.
+            streamsSection.put("plannedRecordCacheBytes", allocation.plannedRecordCacheBytes());
+        }
+        sections.put("streams", streamsSection);
         Map<String, Long> rocksdb = rocksDb(streams.memtableBytes());
         sections.put("rocksdb", rocksdb);
         return new MemoryReport(
                 allocation == null ? null : allocation.hash(),
                 allocation == null ? null : allocation.restartHash(),
+                AgentState.recordCache().source().label(),
                 sections,
                 unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
     }
@@ -152,6 +165,9 @@ final class MemoryReport {
             if (restartHash != null) {
                 json.writeStringField("restartHash", restartHash);
             }
+            if (recordCacheSource != null) {
+                json.writeStringField("recordCacheSource", recordCacheSource);
+            }
             for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
                 json.writeObjectFieldStart(section.getKey());
                 for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
@@ -171,8 +187,10 @@ final class MemoryReport {
 
     /**
      * Prometheus text format 0.0.4: one gauge per figure, {@code streams_memory_agent_<section>_<field in snake
-     * case>} (byte figures end in {@code _bytes}), each with its HELP and TYPE lines, and
-     * {@code streams_memory_agent_info} carrying the hashes as labels.
+     * case>} (byte figures end in {@code _bytes}), each with its HELP and TYPE lines,
+     * {@code streams_memory_agent_info} carrying the hashes as labels, and
+     * {@code streams_memory_agent_record_cache_source{source="…"} 1} carrying recordCacheSource (a label, as the text
+     * format has no string values).
      */
     String toPrometheus() {
         StringBuilder out = new StringBuilder(4096);
@@ -187,6 +205,15 @@ final class MemoryReport {
         label(out, "allocation_hash", allocationHash);
         label(out, "restart_hash", restartHash);
         out.append("} 1\n");
+        if (recordCacheSource != null) {
+            String source = METRIC_PREFIX + "record_cache_source";
+            out.append("# HELP ")
+                    .append(source)
+                    .append(" Which record cache the application got (plan, application, kafka-default, none).\n");
+            out.append("# TYPE ").append(source).append(" gauge\n");
+            // One of four fixed words: nothing to escape.
+            out.append(source).append("{source=\"").append(recordCacheSource).append("\"} 1\n");
+        }
         for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
             for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
                 gauge(

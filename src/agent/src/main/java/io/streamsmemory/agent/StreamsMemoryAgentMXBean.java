@@ -34,7 +34,17 @@ public interface StreamsMemoryAgentMXBean {
 
     long getStreamsConfigsMerged();
 
+    /** The allocation's record cache for one KafkaStreams instance. */
     long getRecordCacheBytes();
+
+    /**
+     * Which record cache the application's StreamsConfig got: "plan", "application" (its own smaller value),
+     * "kafka-default" (the heap in force is smaller than the plan's) or "none" (no allocation, not merged yet).
+     */
+    String getRecordCacheSource();
+
+    /** Why that record cache, in one sentence. */
+    String getRecordCacheReason();
 
     long getBlockCacheCapacityBytes();
 

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.rocksdb.Options;
@@ -35,6 +36,16 @@ class ConfigMergerTest {
         return ALLOCATION.streamsConfig().get(key);
     }
 
+    private static long plannedHeap(AgentAllocation allocation) {
+        return allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+    }
+
+    /** Merges in a JVM whose heap is the one the allocation planned, as the webhook's -Xmx gives it. */
+    private static ConfigMerger.Result merge(
+            Map<?, ?> app, AgentAllocation allocation, KafkaCatalog catalog, Class<?> setterClass) {
+        return ConfigMerger.merge(app, allocation, catalog, setterClass, plannedHeap(allocation));
+    }
+
     @Test
     void theCatalogReadsTheApplicationsKafka() {
         assertThat(KAFKA.version()).isEqualTo("4.4.0");
@@ -47,11 +58,13 @@ class ConfigMergerTest {
     @Test
     void defaultsAreBoundedToTheAllocation() {
         ConfigMerger.Result result =
-                ConfigMerger.merge(Map.of("application.id", "a"), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
+                merge(Map.of("application.id", "a"), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
         Map<Object, Object> props = result.props();
         assertThat(props).containsEntry("application.id", "a");
-        // Kafka's 10 MiB record cache is below a 1 GiB pod's allocation: Kafka's smaller value stays.
-        assertThat(props).doesNotContainKeys("statestore.cache.max.bytes", "cache.max.bytes.buffering");
+        // Kafka's 10 MiB record cache is below a 1 GiB pod's allocation: the plan's larger one is the one it counted.
+        assertThat(props)
+                .containsEntry("statestore.cache.max.bytes", Long.toString(alloc("statestore.cache.max.bytes")))
+                .doesNotContainKey("cache.max.bytes.buffering");
         assertThat(props).containsEntry("producer.buffer.memory", Long.toString(alloc("producer.buffer.memory")));
         assertThat(props)
                 .containsEntry("main.consumer.fetch.max.bytes", Long.toString(alloc("main.consumer.fetch.max.bytes")));
@@ -85,8 +98,7 @@ class ConfigMergerTest {
         long planned = TRANSACTIONAL.streamsConfig().get("statestore.uncommitted.max.bytes");
         assertThat(planned).isPositive().isLessThan(64L << 20);
         // Enabled, Kafka's 64 MiB default: bounded.
-        ConfigMerger.Result on =
-                ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), TRANSACTIONAL, KAFKA, null);
+        ConfigMerger.Result on = merge(Map.of("enable.transactional.statestores", "true"), TRANSACTIONAL, KAFKA, null);
         assertThat(on.props()).containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
         assertThat(on.changes())
                 .extracting(ConfigMerger.Change::describe)
@@ -94,23 +106,23 @@ class ConfigMergerTest {
         // The application's smaller value stays; its 0 or -1 (no bound at all) does not.
         Map<String, Object> smaller =
                 Map.of("enable.transactional.statestores", true, "statestore.uncommitted.max.bytes", 1L << 20);
-        assertThat(ConfigMerger.merge(smaller, TRANSACTIONAL, KAFKA, null).props())
+        assertThat(merge(smaller, TRANSACTIONAL, KAFKA, null).props())
                 .containsEntry("statestore.uncommitted.max.bytes", 1L << 20);
         for (Object unbounded : new Object[] {0L, "-1"}) {
             Map<String, Object> app =
                     Map.of("enable.transactional.statestores", true, "statestore.uncommitted.max.bytes", unbounded);
-            assertThat(ConfigMerger.merge(app, TRANSACTIONAL, KAFKA, null).props())
+            assertThat(merge(app, TRANSACTIONAL, KAFKA, null).props())
                     .containsEntry("statestore.uncommitted.max.bytes", Long.toString(planned));
         }
         // Not enabled: Kafka Streams buffers nothing uncommitted, the key is left alone and the skip says why.
-        ConfigMerger.Result off = ConfigMerger.merge(Map.of("application.id", "a"), TRANSACTIONAL, KAFKA, null);
+        ConfigMerger.Result off = merge(Map.of("application.id", "a"), TRANSACTIONAL, KAFKA, null);
         assertThat(off.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
         assertThat(off.skipped())
                 .contains("statestore.uncommitted.max.bytes (the application does not set "
                         + "enable.transactional.statestores=true)");
         // Enabled by the application but not planned: nothing changes, and the skipped keys say what the plan misses.
         ConfigMerger.Result unplanned =
-                ConfigMerger.merge(Map.of("enable.transactional.statestores", "true"), ALLOCATION, KAFKA, null);
+                merge(Map.of("enable.transactional.statestores", "true"), ALLOCATION, KAFKA, null);
         assertThat(unplanned.props()).doesNotContainKey("statestore.uncommitted.max.bytes");
         assertThat(unplanned.skipped()).anyMatch(skip -> skip.contains("no part for its uncommitted writes"));
     }
@@ -122,7 +134,7 @@ class ConfigMergerTest {
         app.put("producer.batch.size", 8192);
         app.put("statestore.cache.max.bytes", 0L);
         app.put("main.consumer.fetch.max.bytes", 1024);
-        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(app, ALLOCATION, KAFKA, null);
         assertThat(result.props())
                 .containsEntry("statestore.cache.max.bytes", 0L)
                 .containsEntry("producer.batch.size", 8192)
@@ -134,15 +146,84 @@ class ConfigMergerTest {
     void aLargerApplicationValueIsReducedAndLogged() {
         Map<String, Object> app =
                 Map.of("statestore.cache.max.bytes", "1073741824", "buffered.records.per.partition", "100000");
-        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(app, ALLOCATION, KAFKA, null);
         assertThat(result.props())
                 .containsEntry("statestore.cache.max.bytes", Long.toString(alloc("statestore.cache.max.bytes")))
                 .containsEntry("buffered.records.per.partition", "1000");
         assertThat(result.changes()).anySatisfy(change -> {
             assertThat(change.key()).isEqualTo("statestore.cache.max.bytes");
             assertThat(change.describe())
-                    .isEqualTo("statestore.cache.max.bytes: 1073741824 -> " + alloc("statestore.cache.max.bytes"));
+                    .isEqualTo("statestore.cache.max.bytes: 1073741824 -> " + alloc("statestore.cache.max.bytes")
+                            + " (the plan's record cache, smaller than the application's)");
         });
+        assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+    }
+
+    @Test
+    void anUnsetRecordCacheGetsThePlansEvenAboveKafkasDefault() {
+        long planned = alloc("statestore.cache.max.bytes");
+        assertThat(planned).isGreaterThan(10L << 20);
+        for (Map<String, Object> app : List.of(
+                Map.<String, Object>of("application.id", "a"),
+                Map.<String, Object>of("statestore.cache.max.bytes", " ", "cache.max.bytes.buffering", ""))) {
+            ConfigMerger.Result result = merge(app, ALLOCATION, KAFKA, null);
+            assertThat(result.props()).containsEntry("statestore.cache.max.bytes", Long.toString(planned));
+            assertThat(result.changes())
+                    .extracting(ConfigMerger.Change::describe)
+                    .contains("statestore.cache.max.bytes: 10485760 (default) -> " + planned
+                            + " (the plan's record cache; the heap in force holds it)");
+            assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+        }
+        // Merged again (Kafka Streams builds configs from configs): nothing changes, the plan's value stays the plan's.
+        ConfigMerger.Result again =
+                merge(merge(Map.of(), ALLOCATION, KAFKA, null).props(), ALLOCATION, KAFKA, null);
+        assertThat(again.changes()).isEmpty();
+        assertThat(again.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+    }
+
+    @Test
+    void theApplicationsOwnSmallerRecordCacheIsKept() {
+        for (Object own : new Object[] {"5000000", 5000000L, 0}) {
+            Map<String, Object> app = Map.of("statestore.cache.max.bytes", own);
+            ConfigMerger.Result result = merge(app, ALLOCATION, KAFKA, null);
+            assertThat(result.props()).containsEntry("statestore.cache.max.bytes", own);
+            assertThat(result.changes())
+                    .extracting(ConfigMerger.Change::key)
+                    .doesNotContain("statestore.cache.max.bytes");
+            assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.APPLICATION);
+            assertThat(result.recordCache().reason())
+                    .contains("smaller than the plan's " + alloc("statestore.cache.max.bytes"));
+        }
+    }
+
+    @Test
+    void aHeapSmallerThanPlannedKeepsKafkasDefaultAndSaysWhy() {
+        long planned = alloc("statestore.cache.max.bytes");
+        long heap = plannedHeap(ALLOCATION);
+        for (long inForce : new long[] {heap / 2, -1}) {
+            ConfigMerger.Result result =
+                    ConfigMerger.merge(Map.of("application.id", "a"), ALLOCATION, KAFKA, null, inForce);
+            assertThat(result.props()).doesNotContainKeys("statestore.cache.max.bytes", "cache.max.bytes.buffering");
+            assertThat(result.changes())
+                    .extracting(ConfigMerger.Change::key)
+                    .doesNotContain("statestore.cache.max.bytes");
+            assertThat(result.skipped())
+                    .anySatisfy(skip -> assertThat(skip)
+                            .startsWith("statestore.cache.max.bytes (kept Kafka's default 10485760, not the plan's "
+                                    + planned + ": the heap in force "));
+            assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.KAFKA_DEFAULT);
+        }
+        ConfigMerger.Result half = ConfigMerger.merge(Map.of(), ALLOCATION, KAFKA, null, heap / 2);
+        assertThat(half.recordCache().reason())
+                .contains(
+                        "the heap in force (" + Bytes.format(heap / 2) + ") is smaller than the " + Bytes.format(heap));
+        // Still the stricter of the two for an application's own value: its larger one is bounded as before.
+        ConfigMerger.Result larger = ConfigMerger.merge(
+                Map.of("statestore.cache.max.bytes", "1073741824"), ALLOCATION, KAFKA, null, heap / 2);
+        assertThat(larger.props()).containsEntry("statestore.cache.max.bytes", Long.toString(planned));
+        // Runtime.maxMemory() below -Xmx by a survivor space (Parallel: 1/9, see JvmLimitsTest) still holds the plan.
+        ConfigMerger.Result parallel = ConfigMerger.merge(Map.of(), ALLOCATION, KAFKA, null, heap - heap / 9);
+        assertThat(parallel.props()).containsEntry("statestore.cache.max.bytes", Long.toString(planned));
     }
 
     @Test
@@ -157,7 +238,7 @@ class ConfigMergerTest {
                 "1000",
                 "producer.buffer.memory",
                 "999999999");
-        ConfigMerger.Result result = ConfigMerger.merge(app, ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(app, ALLOCATION, KAFKA, null);
         assertThat(result.props())
                 .doesNotContainKeys("main.consumer.fetch.max.bytes", "restore.consumer.fetch.max.bytes");
         assertThat(result.props())
@@ -168,7 +249,7 @@ class ConfigMergerTest {
                 .orElseThrow();
         assertThat(change.before()).isEqualTo("999999999");
         // An unprefixed value is inherited by the main consumer and bounded there.
-        result = ConfigMerger.merge(Map.of("fetch.max.bytes", "999999999"), ALLOCATION, KAFKA, null);
+        result = merge(Map.of("fetch.max.bytes", "999999999"), ALLOCATION, KAFKA, null);
         change = result.changes().stream()
                 .filter(c -> c.key().equals("main.consumer.fetch.max.bytes"))
                 .findFirst()
@@ -178,10 +259,9 @@ class ConfigMergerTest {
 
     @Test
     void theDeprecatedCacheKeyCountsAsTheApplicationsValue() {
-        ConfigMerger.Result result =
-                ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, KAFKA, null);
         assertThat(result.props()).doesNotContainKey("statestore.cache.max.bytes");
-        result = ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "9999999999"), ALLOCATION, KAFKA, null);
+        result = merge(Map.of("cache.max.bytes.buffering", "9999999999"), ALLOCATION, KAFKA, null);
         assertThat(result.props())
                 .containsEntry("statestore.cache.max.bytes", Long.toString(alloc("statestore.cache.max.bytes")));
     }
@@ -190,35 +270,48 @@ class ConfigMergerTest {
     void olderKafkaStreamsGetsTheOldRecordCacheKey() {
         KafkaCatalog old =
                 new FakeCatalog("3.3.2", Set.of("cache.max.bytes.buffering", "buffered.records.per.partition"));
-        ConfigMerger.Result result =
-                ConfigMerger.merge(Map.of("cache.max.bytes.buffering", "999999999"), ALLOCATION, old, null);
+        ConfigMerger.Result result = merge(Map.of("cache.max.bytes.buffering", "999999999"), ALLOCATION, old, null);
         assertThat(result.props())
                 .containsEntry("cache.max.bytes.buffering", Long.toString(alloc("statestore.cache.max.bytes")))
                 .doesNotContainKey("statestore.cache.max.bytes");
+        // Left unset: the plan's value under the old key, unless the heap in force is smaller than planned.
+        result = merge(Map.of(), ALLOCATION, old, null);
+        assertThat(result.props())
+                .containsEntry("cache.max.bytes.buffering", Long.toString(alloc("statestore.cache.max.bytes")))
+                .doesNotContainKey("statestore.cache.max.bytes");
+        assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+        result = ConfigMerger.merge(Map.of(), ALLOCATION, old, null, plannedHeap(ALLOCATION) / 2);
+        assertThat(result.props()).doesNotContainKeys("cache.max.bytes.buffering", "statestore.cache.max.bytes");
+        assertThat(result.skipped())
+                .anyMatch(skip -> skip.startsWith("cache.max.bytes.buffering (kept Kafka's default"));
+        assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.KAFKA_DEFAULT);
+        // Its own smaller value is kept.
+        result = merge(Map.of("cache.max.bytes.buffering", "1000"), ALLOCATION, old, null);
+        assertThat(result.props()).containsEntry("cache.max.bytes.buffering", "1000");
+        assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.APPLICATION);
     }
 
     @Test
     void keysTheVersionDoesNotKnowAreSkipped() {
         KafkaCatalog tiny = new FakeCatalog("3.9.1", Set.of("statestore.cache.max.bytes"));
-        ConfigMerger.Result result = ConfigMerger.merge(Map.of(), ALLOCATION, tiny, null);
+        ConfigMerger.Result result = merge(Map.of(), ALLOCATION, tiny, null);
         assertThat(result.skipped())
                 .anyMatch(s -> s.startsWith("producer.buffer.memory"))
                 .anyMatch(s -> s.startsWith("buffered.records.per.partition"));
-        assertThat(result.props()).isEmpty();
+        // Only the one key it knows: the record cache, left unset, gets the plan's.
+        assertThat(result.props()).containsOnlyKeys("statestore.cache.max.bytes");
     }
 
     @Test
     void aValueThatIsNotANumberIsLeftAlone() {
-        ConfigMerger.Result result =
-                ConfigMerger.merge(Map.of("producer.buffer.memory", "lots"), ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(Map.of("producer.buffer.memory", "lots"), ALLOCATION, KAFKA, null);
         assertThat(result.props()).containsEntry("producer.buffer.memory", "lots");
         assertThat(result.skipped()).anyMatch(s -> s.startsWith("producer.buffer.memory"));
     }
 
     @Test
     void aNegativeSocketBufferMeansOsDefaultAndIsBounded() {
-        ConfigMerger.Result result =
-                ConfigMerger.merge(Map.of("main.consumer.receive.buffer.bytes", "-1"), ALLOCATION, KAFKA, null);
+        ConfigMerger.Result result = merge(Map.of("main.consumer.receive.buffer.bytes", "-1"), ALLOCATION, KAFKA, null);
         assertThat(result.props())
                 .containsEntry(
                         "main.consumer.receive.buffer.bytes",
@@ -235,18 +328,17 @@ class ConfigMergerTest {
 
     @Test
     void theApplicationsSetterIsChained() {
-        ConfigMerger.Result result = ConfigMerger.merge(
+        ConfigMerger.Result result = merge(
                 Map.of("rocksdb.config.setter", UserSetter.class), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
         assertThat(result.props())
                 .containsEntry("rocksdb.config.setter", BoundedRocksDBConfigSetter.class)
                 .containsEntry(StreamsMemory.CHAINED_SETTER_CONFIG, UserSetter.class);
         // Merging a merged config again changes nothing (StreamsConfig is built more than once).
-        ConfigMerger.Result again =
-                ConfigMerger.merge(result.props(), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
+        ConfigMerger.Result again = merge(result.props(), ALLOCATION, KAFKA, BoundedRocksDBConfigSetter.class);
         assertThat(again.changed()).isFalse();
         assertThat(again.props()).isEqualTo(result.props());
         // By name, too.
-        result = ConfigMerger.merge(
+        result = merge(
                 Map.of("rocksdb.config.setter", UserSetter.class.getName()),
                 ALLOCATION,
                 KAFKA,
@@ -278,6 +370,38 @@ class ConfigMergerTest {
         assertThat(cacheLines).isEqualTo(1);
         assertThat(lines.stream().filter(l -> l.contains("WARN") && !isJvmLimitsWarning(l)))
                 .isEmpty();
+    }
+
+    /**
+     * The record cache the application's own StreamsConfig got is the one reported and logged, with why: Kafka
+     * Streams' later configs (its partition assignor's, built from the consumer's configs, have no record cache key)
+     * neither change the report nor log a change that is not in force.
+     */
+    @Test
+    void theApplicationsFirstConfigDecidesTheRecordCacheReportedAndLogged() {
+        long heap = plannedHeap(ALLOCATION);
+        Assumptions.assumeTrue(
+                JvmLimits.heapHolds(heap, JvmLimits.heapInForce()), "the test JVM's heap holds the plan's");
+        AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
+        assertThat(AgentState.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.NONE);
+        long planned = alloc("statestore.cache.max.bytes");
+        AgentState.merge(Map.of("application.id", "a"), KAFKA, StreamsConfig.class);
+        AgentState.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
+        assertThat(lines)
+                .filteredOn(l -> l.contains("set statestore.cache.max.bytes"))
+                .containsExactly("[streams-memory-agent] INFO set statestore.cache.max.bytes: 10485760 (default) -> "
+                        + planned + " (the plan's record cache; the heap in force holds it)");
+        assertThat(AgentState.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+
+        log.restart();
+        AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
+        AgentState.merge(Map.of("statestore.cache.max.bytes", "1000"), KAFKA, StreamsConfig.class);
+        AgentState.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
+        assertThat(lines).noneMatch(l -> l.contains("set statestore.cache.max.bytes"));
+        assertThat(AgentState.applied()).doesNotContainKey("statestore.cache.max.bytes");
+        assertThat(AgentState.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.APPLICATION);
+        assertThat(new AgentMXBeanImpl().getRecordCacheSource()).isEqualTo("application");
+        assertThat(new AgentMXBeanImpl().getRecordCacheReason()).contains("the application's own 1000");
     }
 
     @Test
@@ -346,7 +470,7 @@ class ConfigMergerTest {
         AgentAllocation tampered = AgentAllocation.of(document, "test");
         Map<String, Object> app = Map.of(
                 "application.id", "a", "bootstrap.servers", "127.0.0.1:1", "main.consumer.fetch.max.bytes", "1048576");
-        ConfigMerger.Result result = ConfigMerger.merge(app, tampered, KAFKA, null);
+        ConfigMerger.Result result = merge(app, tampered, KAFKA, null);
         assertThat(result.skipped())
                 .anySatisfy(s -> assertThat(s)
                         .startsWith("main.consumer.max.poll.records (not a " + "key the allocation engine emits"))

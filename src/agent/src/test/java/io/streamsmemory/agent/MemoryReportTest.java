@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.streams.StreamsConfig;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,7 +37,7 @@ class MemoryReportTest {
         sections.get("jvm").put("heapCommittedBytes", 20L);
         sections.put("streams", Map.of());
         sections.put("rocksdb", Map.of("blockCacheCapacityBytes", 64L));
-        return new MemoryReport("abc\"def", "rst", sections, 7L);
+        return new MemoryReport("abc\"def", "rst", "plan", sections, 7L);
     }
 
     @Test
@@ -49,6 +50,7 @@ class MemoryReportTest {
                         "formatVersion",
                         "allocationHash",
                         "restartHash",
+                        "recordCacheSource",
                         "process",
                         "cgroup",
                         "jvm",
@@ -56,12 +58,13 @@ class MemoryReportTest {
                         "unexplainedBytes"); // the empty streams section is left out
         assertThat(json.get("formatVersion").asInt()).isEqualTo(1);
         assertThat(json.get("allocationHash").asText()).isEqualTo("abc\"def");
+        assertThat(json.get("recordCacheSource").asText()).isEqualTo("plan");
         assertThat(json.at("/cgroup/version").asLong()).isEqualTo(2);
         assertThat(json.at("/cgroup/currentBytes").asLong()).isEqualTo(1200);
         assertThat(json.at("/cgroup").has("maxBytes")).isFalse();
         assertThat(json.at("/jvm/heapCommittedBytes").asLong()).isEqualTo(20);
         assertThat(json.get("unexplainedBytes").asLong()).isEqualTo(7);
-        JsonNode bare = new ObjectMapper().readTree(new MemoryReport(null, null, Map.of(), null).toJson());
+        JsonNode bare = new ObjectMapper().readTree(new MemoryReport(null, null, null, Map.of(), null).toJson());
         assertThat(bare.toString()).isEqualTo("{\"formatVersion\":1}");
     }
 
@@ -76,7 +79,9 @@ class MemoryReportTest {
                 .containsEntry("streams_memory_agent_jvm_heap_committed_bytes", "20")
                 .containsEntry("streams_memory_agent_rocksdb_block_cache_capacity_bytes", "64")
                 .containsEntry("streams_memory_agent_unexplained_bytes", "7")
-                .containsEntry("streams_memory_agent_info", "1");
+                .containsEntry("streams_memory_agent_info", "1")
+                .containsEntry("streams_memory_agent_record_cache_source", "1");
+        assertThat(text).contains("streams_memory_agent_record_cache_source{source=\"plan\"} 1\n");
         assertThat(text)
                 .contains("streams_memory_agent_info{format_version=\"1\",allocation_hash=\"abc\\\"def\","
                         + "restart_hash=\"rst\"} 1\n");
@@ -163,7 +168,7 @@ class MemoryReportTest {
         Map<String, Long> jvm = new LinkedHashMap<>(Map.of("loadedClasses", 24_000L));
         jvm.putAll(planned);
         sections.put("jvm", jvm);
-        MemoryReport report = new MemoryReport("h", "r", sections, null);
+        MemoryReport report = new MemoryReport("h", "r", null, sections, null);
         JsonNode json = new ObjectMapper().readTree(report.toJson());
         assertThat(json.at("/jvm/plannedLoadedClasses").asLong()).isEqualTo(25_000L);
         assertThat(report.toPrometheus())
@@ -172,6 +177,53 @@ class MemoryReportTest {
                         "streams_memory_agent_jvm_planned_metaspace_max_bytes "
                                 + allocation.part("jvm-metaspace").bytes());
         assertValidPrometheus(report.toPrometheus());
+    }
+
+    /**
+     * The record cache planned for the pod (each instance's value times the instances planned, the engine's
+     * record-cache part) next to the one in force, and which one the application got: "none" before its first
+     * StreamsConfig, then the merge's.
+     */
+    @Test
+    void theReportShowsThePlannedRecordCacheAndWhichOneApplied() throws Exception {
+        Allocation planned = new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(2L << 30)
+                        .streamThreads(2)
+                        .partitions(8)
+                        .stores(new StoreCounts(1, 0, 0))
+                        .instancesPerPod(2)
+                        .build())
+                .allocation();
+        AgentAllocation allocation = Allocations.agentAllocation(AllocationJson.write(planned));
+        long perInstance = Long.parseLong(planned.streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(allocation.plannedRecordCacheBytes())
+                .isEqualTo(perInstance * 2)
+                .isEqualTo(planned.part("record-cache").bytes());
+        AgentState.accept(AllocationLoader.Result.ok(allocation), "agent");
+        JsonNode before = new ObjectMapper().readTree(MemoryReport.build().toJson());
+        assertThat(before.get("recordCacheSource").asText()).isEqualTo("none");
+        assertThat(before.at("/streams/plannedRecordCacheBytes").asLong()).isEqualTo(perInstance * 2);
+
+        AgentState.merge(
+                Map.of("statestore.cache.max.bytes", "1000"),
+                ReflectiveKafkaCatalog.of(StreamsConfig.class),
+                StreamsConfig.class);
+        MemoryReport report = MemoryReport.build();
+        assertThat(new ObjectMapper()
+                        .readTree(report.toJson())
+                        .get("recordCacheSource")
+                        .asText())
+                .isEqualTo("application");
+        assertThat(assertValidPrometheus(report.toPrometheus()))
+                .containsEntry(
+                        "streams_memory_agent_streams_planned_record_cache_bytes", Long.toString(perInstance * 2));
+        assertThat(report.toPrometheus())
+                .contains("streams_memory_agent_record_cache_source{source=\"application\"} 1\n");
+        assertThat(new ObjectMapper()
+                        .readTree(new MemoryReport(null, null, "none", Map.of(), null).toJson())
+                        .toString())
+                .isEqualTo("{\"formatVersion\":1,\"recordCacheSource\":\"none\"}");
     }
 
     @Test
@@ -201,6 +253,7 @@ class MemoryReportTest {
         assertThat(jvm.has("directUsedBytes")).isTrue();
         assertThat(json.has("streams")).isFalse();
         assertThat(json.has("allocationHash")).isFalse();
+        assertThat(json.get("recordCacheSource").asText()).isEqualTo("none");
         assertThat(json.at("/process/rssBytes").asLong()).isPositive();
         assertThat(json.get("unexplainedBytes")).isNotNull();
         assertValidPrometheus(report.toPrometheus());

@@ -146,7 +146,7 @@ class PolicyReconcilerTest {
         StreamsMemoryPolicy both = policy(ns, "both", "2Gi");
         both.getSpec().getStreams().setTasksPerPod(4);
         assertThatThrownBy(() -> client.resource(both).create())
-                .hasMessageContaining("set exactly one of partitions and tasksPerPod");
+                .hasMessageContaining("set at most one of partitions and tasksPerPod");
         StreamsMemoryPolicy zeroThreads = policy(ns, "zero", "2Gi");
         zeroThreads.getSpec().getStreams().setThreads(0);
         assertThatThrownBy(() -> client.resource(zeroThreads).create()).hasMessageContaining("spec.streams.threads");

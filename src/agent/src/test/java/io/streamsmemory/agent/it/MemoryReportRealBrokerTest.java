@@ -31,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -45,6 +46,8 @@ class MemoryReportRealBrokerTest {
     private static final long HEAP_ALIGNMENT = 32L << 20;
 
     private static final int BENCH_CALLS = 1000;
+    /** Kafka Streams' statestore.cache.max.bytes default, 3.x and 4.x alike. */
+    private static final long KAFKA_DEFAULT_RECORD_CACHE = 10L << 20;
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -182,8 +185,12 @@ class MemoryReportRealBrokerTest {
         assertThat(streams.get("standbyTasks").asInt()).isZero();
         assertThat(streams.get("stateStores").asInt()).isEqualTo(2 * PARTITIONS);
         assertThat(streams.get("rocksDbInstances").asInt()).isGreaterThanOrEqualTo(2 * PARTITIONS);
+        // The application's 512 MiB is bounded to the plan's.
         assertThat(streams.get("recordCacheBytes").asText())
                 .isEqualTo(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(streams.get("plannedRecordCacheBytes").asText())
+                .isEqualTo(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(report.get("recordCacheSource").asText()).isEqualTo("plan");
         JsonNode rocksdb = report.get("rocksdb");
         assertThat(rocksdb.get("blockCacheCapacityBytes").asLong())
                 .isEqualTo(allocation.rocksdb().blockCacheCapacityBytes());
@@ -192,6 +199,64 @@ class MemoryReportRealBrokerTest {
                 .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
         assertThat(rocksdb.get("blockCachePinnedUsageBytes").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(rocksdb.get("memtableBytes").asLong()).isGreaterThanOrEqualTo(0);
+    }
+
+    /**
+     * An application that leaves the record cache unset: with the heap the plan counted the cache in, Kafka Streams
+     * runs on the plan's record cache, above Kafka's 10 MiB default, and the report says "plan"; with a smaller -Xmx
+     * of its own winning over the allocation's, it keeps Kafka's default and the report and the log say why.
+     */
+    @ParameterizedTest(name = "heap {0}")
+    @CsvSource({"planned, plan", "256m, kafka-default"})
+    void anUnsetRecordCacheRunsOnThePlansWhenTheHeapHoldsIt(String heap, String source) throws Exception {
+        long planned = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(planned).isGreaterThan(KAFKA_DEFAULT_RECORD_CACHE);
+        int port = freePort();
+        AppRun.Launch launch = new AppRun.Launch()
+                .option(allocation.jvmOptions().toArray(new String[0]))
+                .option("-javaagent:" + AppRun.agentJar())
+                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
+                .env("STREAMS_APP_RECORD_CACHE", "unset");
+        if (!heap.equals("planned")) {
+            // After the allocation's -Xms and -Xmx, so they win, as in JDK_JAVA_OPTIONS.
+            launch.option("-Xms" + heap, "-Xmx" + heap);
+        }
+        String topics = "unset-cache-" + heap + "-";
+        AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
+        try (AppRun app = AppRun.streamsApp(launch, work.resolve("unset-" + heap), topics, THREADS, allocationFile)) {
+            app.awaitCounts(topics + "counts-out");
+            Properties r = app.awaitReport();
+            JsonNode report = new ObjectMapper().readTree(get(port, "/report").body());
+            Files.writeString(app.dir.resolve("report.json"), report.toString());
+            long inForce = source.equals("plan") ? planned : KAFKA_DEFAULT_RECORD_CACHE;
+            // Kafka Streams' own totalCacheSize, as the report reads it and as the application reads it.
+            assertThat(report.at("/streams/recordCacheBytes").asLong()).isEqualTo(inForce);
+            assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(inForce));
+            assertThat(report.at("/streams/plannedRecordCacheBytes").asLong()).isEqualTo(planned);
+            assertThat(report.get("recordCacheSource").asText()).isEqualTo(source);
+            assertThat(r.getProperty("mbean.RecordCacheSource")).isEqualTo(source);
+            assertThat(samples(get(port, "/metrics").body()))
+                    .containsEntry("streams_memory_agent_record_cache_source{source=\"" + source + "\"}", "1");
+            List<String> agentLines = app.agentLines();
+            if (source.equals("plan")) {
+                assertThat(agentLines)
+                        .contains("[streams-memory-agent] INFO set statestore.cache.max.bytes: "
+                                + KAFKA_DEFAULT_RECORD_CACHE + " (default) -> " + planned
+                                + " (the plan's record cache; the heap in force holds it)");
+                assertThat(agentLines).noneMatch(line -> line.contains("WARN"));
+            } else {
+                assertThat(agentLines)
+                        .anyMatch(line -> line.startsWith("[streams-memory-agent] INFO not applied: "
+                                + "statestore.cache.max.bytes (kept Kafka's default " + KAFKA_DEFAULT_RECORD_CACHE
+                                + ", not the plan's " + planned + ": the heap in force ("))
+                        .noneMatch(line -> line.contains("set statestore.cache.max.bytes"));
+                assertThat(r.getProperty("mbean.RecordCacheReason")).contains("the heap in force");
+                // The smaller heap itself is the JVM-limits warning, the only one.
+                assertThat(agentLines.stream().filter(line -> line.contains("WARN")))
+                        .singleElement()
+                        .satisfies(line -> assertThat(line).contains("heap in force"));
+            }
+        }
     }
 
     @Test

@@ -72,9 +72,11 @@ public final class StreamsApp {
         props.put("num.stream.threads", Integer.toString(threads));
         props.put("metrics.recording.level", "DEBUG");
         props.put("commit.interval.ms", "500");
-        // The application's own choices: a large record cache (the agent bounds it), a small batch and its own
-        // max.poll.records (kept), its own RocksDB setter (chained).
-        props.put("statestore.cache.max.bytes", Long.toString(512L << 20));
+        // The application's own choices: a large record cache (the agent bounds it; left unset when the test says
+        // so), a small batch and its own max.poll.records (kept), its own RocksDB setter (chained).
+        if (!"unset".equals(System.getenv("STREAMS_APP_RECORD_CACHE"))) {
+            props.put("statestore.cache.max.bytes", Long.toString(512L << 20));
+        }
         props.put("producer.batch.size", "8192");
         props.put("main.consumer.max.poll.records", "250");
         props.put("rocksdb.config.setter", UserSetter.class.getName());

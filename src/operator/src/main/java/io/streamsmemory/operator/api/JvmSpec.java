@@ -14,8 +14,9 @@ import io.streamsmemory.engine.MemoryModel;
 public class JvmSpec {
     @Min(MemoryModel.MIN_LOADED_CLASSES)
     @Max(MemoryModel.MAX_LOADED_CLASSES)
-    @JsonPropertyDescription("Classes the application loads (default " + MemoryModel.DEFAULT_LOADED_CLASSES
-            + "); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus 14 MB. Read it from a running pod: the "
+    @JsonPropertyDescription("Classes the application loads (unset: the most a pod reports plus a quarter, never "
+            + "below " + MemoryModel.DEFAULT_LOADED_CLASSES + ", and " + MemoryModel.DEFAULT_LOADED_CLASSES
+            + " until a pod reports); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus 14 MB. Read it from a running pod: the "
             + "classes of the Total Usage line of jcmd <pid> VM.metaspace (hidden classes included), else "
             + "jvm.loadedClasses of the agent's report or jstat -class <pid> (Loaded; both leave hidden classes "
             + "out); add a margin for classes loaded late.")

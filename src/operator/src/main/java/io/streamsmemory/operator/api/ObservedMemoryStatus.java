@@ -30,6 +30,15 @@ public class ObservedMemoryStatus {
     @JsonPropertyDescription("Resident memory none of the JVM's pools, the block cache or the memtables explain.")
     private String unexplained;
 
+    @JsonPropertyDescription("The record cache in force in the busiest pod (Kafka Streams' total cache size), to "
+            + "read next to the planned recordCache of the row.")
+    private String recordCache;
+
+    @JsonPropertyDescription("Why that record cache applies, as the agent says: plan (the plan's), application (the "
+            + "application's own smaller value), kafka-default (Kafka's default kept: the heap in force is smaller "
+            + "than planned), none (nothing merged yet).")
+    private String recordCacheSource;
+
     @JsonPropertyDescription("RocksDB instances open in the busiest pod.")
     private Long rocksDbInstances;
 
@@ -148,5 +157,21 @@ public class ObservedMemoryStatus {
 
     public void setOomKills(Long value) {
         oomKills = value;
+    }
+
+    public String getRecordCache() {
+        return recordCache;
+    }
+
+    public void setRecordCache(String recordCache) {
+        this.recordCache = recordCache;
+    }
+
+    public String getRecordCacheSource() {
+        return recordCacheSource;
+    }
+
+    public void setRecordCacheSource(String recordCacheSource) {
+        this.recordCacheSource = recordCacheSource;
     }
 }

@@ -40,6 +40,16 @@ import io.fabric8.kubernetes.model.annotation.Version;
         type = AdditionalPrinterColumn.Type.STRING,
         priority = 1)
 @AdditionalPrinterColumn(
+        name = "Learned",
+        jsonPath = ".status.conditions[?(@.type==\"TopologyLearned\")].status",
+        type = AdditionalPrinterColumn.Type.STRING,
+        priority = 1)
+@AdditionalPrinterColumn(
+        name = "Topology",
+        jsonPath = ".status.topology",
+        type = AdditionalPrinterColumn.Type.STRING,
+        priority = 1)
+@AdditionalPrinterColumn(
         name = "Age",
         jsonPath = ".metadata.creationTimestamp",
         type = AdditionalPrinterColumn.Type.DATE)

@@ -16,8 +16,8 @@ public class StreamsMemoryPolicySpec {
             + "container memory limit is lower, the limit wins and the policy reports a warning.")
     private String memory;
 
-    @Required
-    @JsonPropertyDescription("The Kafka Streams topology of the workloads: threads, tasks and state stores.")
+    @JsonPropertyDescription("The Kafka Streams topology of the workloads: threads, tasks and state stores. Optional: "
+            + "what it leaves out is learned from the pods' reports (status.workloads[].facts says which).")
     private StreamsSpec streams;
 
     @JsonPropertyDescription("What the application's JVM needs besides Kafka Streams: the classes it loads and the "

@@ -9,7 +9,8 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription("The metadata.generation this status describes.")
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Ready, InvalidSpec, Degraded and Warning conditions.")
+    @JsonPropertyDescription(
+            "Ready, InvalidSpec, Degraded, Warning, MemoryPressure, TopologyMismatch and TopologyLearned conditions.")
     private List<Condition> conditions;
 
     @JsonPropertyDescription(
@@ -21,6 +22,10 @@ public class StreamsMemoryPolicyStatus {
 
     @JsonPropertyDescription("statestore.cache.max.bytes of one pod.")
     private String recordCache;
+
+    @JsonPropertyDescription("The topology facts of the first workload's split, each with its source (declared, "
+            + "observed, default); every workload's are in its row's facts.")
+    private String topology;
 
     @JsonPropertyDescription("Workloads that name this policy, listed in workloads or not.")
     private Integer workloadCount;
@@ -42,6 +47,14 @@ public class StreamsMemoryPolicyStatus {
     @JsonPropertyDescription(
             "The highest peak memory ratio (observed peak / pod memory) of the policy's workloads, listed or not.")
     private String peakMemoryRatio;
+
+    public String getTopology() {
+        return topology;
+    }
+
+    public void setTopology(String topology) {
+        this.topology = topology;
+    }
 
     public String getPeakMemoryRatio() {
         return peakMemoryRatio;

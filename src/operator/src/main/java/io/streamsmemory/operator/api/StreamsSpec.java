@@ -8,45 +8,50 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.streamsmemory.engine.MemoryModel;
 
-/** The Kafka Streams topology the split depends on. */
+/**
+ * The Kafka Streams topology the split depends on. Every fact is optional: what the policy leaves out the operator
+ * takes from what the workload's pods report (the most over the observation window), and until they report, from a
+ * provisional default; a declared fact always wins.
+ */
 @ValidationRule(
-        value = "has(self.partitions) != has(self.tasksPerPod)",
-        message = "set exactly one of partitions and tasksPerPod")
+        value = "!(has(self.partitions) && has(self.tasksPerPod))",
+        message = "set at most one of partitions and tasksPerPod")
 public class StreamsSpec {
     /** The most stream threads a policy, or a workload's stream-threads annotation, may ask for. */
     public static final int MAX_THREADS = 1024;
 
     @Min(1)
     @Max(MAX_THREADS)
-    @Default("1")
-    @JsonPropertyDescription(
-            "num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads " + "overrides it.")
-    private Integer threads = 1;
+    @JsonPropertyDescription("num.stream.threads of one pod. The workload annotation streamsmemory.io/stream-threads "
+            + "overrides it. Unset: the stream threads the pods report (1 until they do).")
+    private Integer threads;
 
     @Min(1)
     @Max(MemoryModel.MAX_INSTANCES_PER_POD)
-    @Default("1")
     @JsonPropertyDescription("KafkaStreams instances one pod's JVM runs (usually 1). Kafka Streams sizes the record "
             + "cache and the clients per instance, so the record cache is divided among them and each brings its own "
-            + "clients; threads is then num.stream.threads of each instance.")
-    private Integer instancesPerPod = 1;
+            + "clients; threads is then num.stream.threads of each instance. Unset: what the pods report (1 until "
+            + "they do).")
+    private Integer instancesPerPod;
 
     @Min(1)
     @JsonPropertyDescription("Input partitions (= active tasks) of the whole application, spread over the "
-            + "workload's replicas. Set this or tasksPerPod.")
+            + "workload's replicas. Set this or tasksPerPod, or neither: then the active tasks of all the workload's "
+            + "pods together (8 tasks per pod until they report).")
     private Integer partitions;
 
     @Min(1)
     @JsonPropertyDescription("Active tasks of one pod, when it does not depend on replicas. Set this or partitions.")
     private Integer tasksPerPod;
 
-    @JsonPropertyDescription("State stores per task, by kind.")
+    @JsonPropertyDescription("State stores per task, by kind. Unset: the RocksDB instances per task the pods report "
+            + "(2 until they do).")
     private StoresSpec stores;
 
     @Min(0)
-    @Default("0")
-    @JsonPropertyDescription("num.standby.replicas: each standby task opens the same RocksDB stores.")
-    private Integer standbyReplicas = 0;
+    @JsonPropertyDescription("num.standby.replicas: each standby task opens the same RocksDB stores. Unset: standby "
+            + "tasks per active task the pods report (0 until they do).")
+    private Integer standbyReplicas;
 
     @Min(0)
     @Default("0")

@@ -1,6 +1,7 @@
 package io.streamsmemory.operator.api;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.List;
 
 /** The allocation of one workload that names the policy. */
 public class WorkloadAllocationStatus {
@@ -59,6 +60,13 @@ public class WorkloadAllocationStatus {
 
     @JsonPropertyDescription("Why the allocation could not be updated, when it could not.")
     private String message;
+
+    @JsonPropertyDescription("The topology facts the split used, each with its source: Declared, Observed from the "
+            + "pods' reports, or a provisional Default until they report.")
+    private List<FactStatus> facts;
+
+    @JsonPropertyDescription("The facts still on a provisional default: the plan is provisional while this is set.")
+    private List<String> provisionalFacts;
 
     @JsonPropertyDescription("What the pods really use, from their agents' memory reports (absent until one reports).")
     private ObservedMemoryStatus observed;
@@ -217,6 +225,22 @@ public class WorkloadAllocationStatus {
 
     public void setPlannedRocksDbInstances(Long plannedRocksDbInstances) {
         this.plannedRocksDbInstances = plannedRocksDbInstances;
+    }
+
+    public List<FactStatus> getFacts() {
+        return facts;
+    }
+
+    public void setFacts(List<FactStatus> facts) {
+        this.facts = facts;
+    }
+
+    public List<String> getProvisionalFacts() {
+        return provisionalFacts;
+    }
+
+    public void setProvisionalFacts(List<String> provisionalFacts) {
+        this.provisionalFacts = provisionalFacts;
     }
 
     public ObservedMemoryStatus getObserved() {

@@ -21,9 +21,12 @@ public record AgentReport(
         Long activeTasks,
         Long standbyTasks,
         Long streamThreads,
+        Long instances,
         Long unexplainedBytes,
         Long loadedClasses,
-        Long metaspaceUsedBytes) {
+        Long metaspaceUsedBytes,
+        Long recordCacheBytes,
+        String recordCacheSource) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -55,9 +58,12 @@ public record AgentReport(
                 number(streams, null, "activeTasks"),
                 number(streams, null, "standbyTasks"),
                 number(streams, null, "streamThreads"),
+                number(streams, null, "instances"),
                 signedNumber(root, "unexplainedBytes"),
                 number(root, "jvm", "loadedClasses"),
-                number(root, "jvm", "metaspaceUsedBytes"));
+                number(root, "jvm", "metaspaceUsedBytes"),
+                number(streams, null, "recordCacheBytes"),
+                text(root.path("recordCacheSource")));
     }
 
     /**

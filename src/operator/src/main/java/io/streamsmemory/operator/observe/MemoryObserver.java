@@ -10,6 +10,7 @@ import io.streamsmemory.operator.reconcile.MetadataKeys;
 import io.streamsmemory.operator.reconcile.Workload;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,7 @@ public final class MemoryObserver implements AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     private final Map<String, WorkloadObservation> lastRound = new ConcurrentHashMap<>();
     private final Map<String, PeakWindow> peaks = new ConcurrentHashMap<>();
+    private final Map<String, TopologyWindow> topologies = new ConcurrentHashMap<>();
     private final KubeletOomKills oomKills;
     private ScheduledExecutorService rounds;
     private ExecutorService readers;
@@ -82,6 +84,12 @@ public final class MemoryObserver implements AutoCloseable {
         return Optional.of(window == null ? last : last.withPeak(window.peak(clock.instant())));
     }
 
+    /** The largest topology the workload's pods reported over the window, if any pod reported one. */
+    public Optional<ObservedTopology> topology(String namespace, String kind, String name) {
+        TopologyWindow window = topologies.get(key(namespace, kind, name));
+        return window == null ? Optional.empty() : Optional.ofNullable(window.peak(clock.instant()));
+    }
+
     private void roundSafely() {
         try {
             round();
@@ -118,12 +126,14 @@ public final class MemoryObserver implements AutoCloseable {
             reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
         }
         Map<String, WorkloadObservation> round = new HashMap<>();
+        Map<String, List<AgentReport>> reports = new HashMap<>();
         for (Map.Entry<String, Future<AgentReport>> read : reads.entrySet()) {
             String workload = workloadOfPod.get(read.getKey());
             WorkloadObservation sofar = round.getOrDefault(workload, WorkloadObservation.none());
             try {
                 AgentReport report = read.getValue().get(settings.timeout().toMillis() * 2, TimeUnit.MILLISECONDS);
                 round.put(workload, sofar.with(report));
+                reports.computeIfAbsent(workload, k -> new ArrayList<>()).add(report);
                 peaks.computeIfAbsent(workload, k -> new PeakWindow(settings.window()))
                         .record(now, report.peakBytes());
             } catch (Exception unanswered) {
@@ -132,6 +142,9 @@ public final class MemoryObserver implements AutoCloseable {
                 round.put(workload, sofar.notAnswering());
             }
         }
+        reports.forEach((workload, answered) -> topologies
+                .computeIfAbsent(workload, k -> new TopologyWindow(settings.window()))
+                .record(now, ObservedTopology.of(answered)));
         oomKills.workloads(now)
                 .forEach(workload -> round.compute(
                         workload,
@@ -140,6 +153,7 @@ public final class MemoryObserver implements AutoCloseable {
         lastRound.keySet().retainAll(round.keySet());
         lastRound.putAll(round);
         peaks.keySet().retainAll(round.keySet());
+        topologies.keySet().retainAll(round.keySet());
     }
 
     /** The workload controlling the pod, as {@code namespace/kind/name}. */

@@ -229,6 +229,8 @@ public record MemoryVerdict(
         status.setHeapUsed(bytes(seen.heapUsedBytes()));
         status.setBlockCacheUsage(bytes(seen.blockCacheUsageBytes()));
         status.setUnexplained(bytes(seen.unexplainedBytes()));
+        status.setRecordCache(bytes(seen.recordCacheBytes()));
+        status.setRecordCacheSource(seen.recordCacheSource());
         status.setRocksDbInstances(seen.rocksDbInstances());
         status.setActiveTasks(seen.activeTasks());
         status.setStandbyTasks(seen.standbyTasks());

@@ -7,6 +7,9 @@ package io.streamsmemory.operator.observe;
  * @param podsReporting    pods whose report was read in the last round
  * @param podsNotAnswering injected, running pods whose report could not be read in the last round
  * @param peakBytes        the highest memory use of any pod over the window (cgroup, else RSS)
+ * @param recordCacheBytes  the record cache in force in the busiest pod (KafkaStreams' total cache size)
+ * @param recordCacheSource why that record cache applies, as the first reporting pod's agent says: plan,
+ *                          application, kafka-default or none
  * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
  *                         most any running container's own cgroup counted (a process killed without its container)
  */
@@ -24,7 +27,9 @@ public record WorkloadObservation(
         Long oomKills,
         Long unexplainedBytes,
         Long loadedClasses,
-        Long metaspaceUsedBytes) {
+        Long metaspaceUsedBytes,
+        Long recordCacheBytes,
+        String recordCacheSource) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -42,7 +47,9 @@ public record WorkloadObservation(
                 AgentReport.max(oomKills, report.oomKills()),
                 AgentReport.max(unexplainedBytes, report.unexplainedBytes()),
                 AgentReport.max(loadedClasses, report.loadedClasses()),
-                AgentReport.max(metaspaceUsedBytes, report.metaspaceUsedBytes()));
+                AgentReport.max(metaspaceUsedBytes, report.metaspaceUsedBytes()),
+                AgentReport.max(recordCacheBytes, report.recordCacheBytes()),
+                recordCacheSource != null ? recordCacheSource : report.recordCacheSource());
     }
 
     WorkloadObservation notAnswering() {
@@ -60,7 +67,9 @@ public record WorkloadObservation(
                 oomKills,
                 unexplainedBytes,
                 loadedClasses,
-                metaspaceUsedBytes);
+                metaspaceUsedBytes,
+                recordCacheBytes,
+                recordCacheSource);
     }
 
     /** Adds the kills kubelet reported (containers the kernel killed) to those the running pods' cgroups counted. */
@@ -79,7 +88,9 @@ public record WorkloadObservation(
                 (oomKills == null ? 0 : oomKills) + killedContainers,
                 unexplainedBytes,
                 loadedClasses,
-                metaspaceUsedBytes);
+                metaspaceUsedBytes,
+                recordCacheBytes,
+                recordCacheSource);
     }
 
     WorkloadObservation withPeak(Long windowPeak) {
@@ -97,10 +108,13 @@ public record WorkloadObservation(
                 oomKills,
                 unexplainedBytes,
                 loadedClasses,
-                metaspaceUsedBytes);
+                metaspaceUsedBytes,
+                recordCacheBytes,
+                recordCacheSource);
     }
 
     static WorkloadObservation none() {
-        return new WorkloadObservation(0, 0, null, null, null, null, null, null, null, null, null, null, null, null);
+        return new WorkloadObservation(
+                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -46,7 +46,8 @@ public final class AllocationConfigMap {
         return workloadName + "-streams-memory";
     }
 
-    public static ConfigMap desired(String policyName, Workload workload, Allocation allocation) {
+    /** @param learned the topology facts the plan learned from the pods ({@link LearnedFacts#annotation}) */
+    public static ConfigMap desired(String policyName, Workload workload, Allocation allocation, String learned) {
         HasMetadata owner = workload.resource();
         Map<String, String> data = Map.of(ALLOCATION_KEY, AllocationJson.write(allocation));
         String target = targetContainer(workload).orElse("");
@@ -63,6 +64,7 @@ public final class AllocationConfigMap {
                 .addToAnnotations(ALLOCATION_HASH, allocation.hash())
                 .addToAnnotations(RESTART_HASH, allocation.restartHash())
                 .addToAnnotations(FACTS, factsSummary(allocation))
+                .addToAnnotations(LEARNED, learned)
                 .addToAnnotations(TARGET_CONTAINER, target)
                 .addToAnnotations(DATA_HASH, dataHash(target, data))
                 .withOwnerReferences(new OwnerReferenceBuilder()

@@ -17,6 +17,7 @@ final class Conditions {
     static final String WARNING = "Warning";
     static final String MEMORY_PRESSURE = "MemoryPressure";
     static final String TOPOLOGY_MISMATCH = "TopologyMismatch";
+    static final String TOPOLOGY_LEARNED = "TopologyLearned";
 
     private final List<Condition> previous;
     private final long generation;

@@ -37,6 +37,11 @@ public final class MetadataKeys {
 
     public static final String FACTS = "streamsmemory.io/facts";
     /**
+     * ConfigMap annotation: the topology facts the plan learned from the pods' reports ("threads=2,partitions=8"),
+     * the floor of the next plan's, so a restarted operator re-plans what it published.
+     */
+    public static final String LEARNED = "streamsmemory.io/learned-facts";
+    /**
      * ConfigMap annotation: the container the webhook injects, chosen by the operator from the workload's pod
      * template (the {@link #CONTAINER} annotation, else the template's first container), never from the pod.
      */

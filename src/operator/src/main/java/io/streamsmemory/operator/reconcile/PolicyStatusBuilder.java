@@ -9,12 +9,14 @@ import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Builds a policy's status in one place: every path sets all six conditions (Ready, InvalidSpec, Degraded,
- * Warning, MemoryPressure, TopologyMismatch), each keeping its lastTransitionTime while its status holds.
+ * Builds a policy's status in one place: every path sets all seven conditions (Ready, InvalidSpec, Degraded,
+ * Warning, MemoryPressure, TopologyMismatch, TopologyLearned), each keeping its lastTransitionTime while its status
+ * holds.
  *
  * <p>The status stays small whatever the number of workloads: it lists at most {@code maxRows} of them (those a
  * user needs first, see {@link #firstRows}) and counts the others, and every condition message lists a few
@@ -49,6 +51,7 @@ final class PolicyStatusBuilder {
                 .unknown(Conditions.WARNING, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.MEMORY_PRESSURE, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.TOPOLOGY_MISMATCH, "InvalidSpec", notEvaluated)
+                .unknown(Conditions.TOPOLOGY_LEARNED, "InvalidSpec", notEvaluated)
                 .build());
         return status;
     }
@@ -102,8 +105,45 @@ final class PolicyStatusBuilder {
                 warnings.isEmpty() ? "NoWarnings" : "WorkloadWarnings",
                 warnings.isEmpty() ? "no warnings" : BoundedMessages.join(warnings) + omitted);
         observed(outcomes, status);
+        learned(outcomes, status);
         status.setConditions(conditions.build());
         return status;
+    }
+
+    /**
+     * TopologyLearned: true once every workload's topology facts are declared or observed, false while a plan is
+     * provisional (a fact on its default until the pods report it), so a user can {@code kubectl wait} for it.
+     */
+    private void learned(List<WorkloadOutcome> outcomes, StreamsMemoryPolicyStatus status) {
+        outcomes.stream()
+                .filter(o -> o.allocation() != null && o.row().getFacts() != null)
+                .findFirst()
+                .ifPresent(o -> status.setTopology(String.join(
+                        ", ",
+                        o.row().getFacts().stream()
+                                .map(f -> f.getName() + "=" + f.getValue() + " ("
+                                        + f.getSource().toLowerCase(Locale.ROOT) + ")")
+                                .toList())));
+        List<String> provisional = outcomes.stream()
+                .filter(o -> o.row().getProvisionalFacts() != null)
+                .map(o -> o.row().getKind() + " " + o.row().getName() + ": "
+                        + String.join(", ", o.row().getProvisionalFacts()))
+                .toList();
+        if (!provisional.isEmpty()) {
+            conditions.set(
+                    Conditions.TOPOLOGY_LEARNED,
+                    false,
+                    "Provisional",
+                    "planned on provisional defaults until the pods report them: " + BoundedMessages.join(provisional));
+        } else {
+            conditions.set(
+                    Conditions.TOPOLOGY_LEARNED,
+                    !outcomes.isEmpty(),
+                    outcomes.isEmpty() ? "NoWorkloads" : "Known",
+                    outcomes.isEmpty()
+                            ? "no workload names this policy yet"
+                            : "every workload's topology is declared or observed");
+        }
     }
 
     /**
@@ -223,5 +263,6 @@ final class PolicyStatusBuilder {
         to.setHeap(from.getHeap());
         to.setRocksDb(from.getRocksDb());
         to.setRecordCache(from.getRecordCache());
+        to.setTopology(from.getTopology());
     }
 }

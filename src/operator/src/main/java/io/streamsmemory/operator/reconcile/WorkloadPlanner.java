@@ -4,46 +4,56 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.Overrides;
-import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
-import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.OverridesSpec;
-import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Turns a policy and one of its workloads into the engine's facts: the workload's replicas, its
- * thread annotation and its container's memory limit refine what the policy says.
+ * thread annotation and its container's memory limit refine what the policy says, and what the workload's pods
+ * report fills in the topology the policy leaves out ({@link LearnedFacts}).
  */
 public final class WorkloadPlanner {
-    /** The facts for one workload, and what the user should hear about how they were read. */
-    public record Plan(WorkloadFacts facts, List<String> warnings) {}
 
     /**
-     * The facts the policy alone gives, for one pod running every task (replicas = 1).
+     * The facts for one workload, what the user should hear about how they were read, and where each topology fact
+     * came from (declared, observed, default).
+     */
+    public record Plan(WorkloadFacts facts, List<String> warnings, LearnedFacts topology) {}
+
+    /**
+     * The facts the policy alone gives, for one pod running every task (replicas = 1), with the provisional defaults
+     * for what it leaves to the pods.
      *
      * @throws IllegalArgumentException naming the field when the spec cannot be read
      */
     public static WorkloadFacts policyFacts(StreamsMemoryPolicySpec spec) {
-        if (spec == null || spec.getStreams() == null) {
-            throw new IllegalArgumentException("spec.streams is required");
+        return facts(spec, Optional.empty(), Optional.empty(), Map.of()).facts();
+    }
+
+    /**
+     * The policy's facts, the workload's threads annotation and what its pods reported.
+     *
+     * @throws IllegalArgumentException naming the field when the spec cannot be read
+     */
+    private static Plan facts(
+            StreamsMemoryPolicySpec spec,
+            Optional<Integer> threadsAnnotation,
+            Optional<ObservedTopology> seen,
+            Map<String, Integer> learnedBefore) {
+        if (spec == null) {
+            throw new IllegalArgumentException("spec is required");
         }
-        StreamsSpec streams = spec.getStreams();
-        StoresSpec stores = streams.getStores() == null ? new StoresSpec() : streams.getStores();
+        StreamsSpec streams = spec.getStreams() == null ? new StreamsSpec() : spec.getStreams();
         WorkloadFacts.Builder builder = WorkloadFacts.builder()
                 .memoryBytes(quantity("spec.memory", spec.getMemory()))
-                .streamThreads(orDefault(streams.getThreads(), 1))
-                .instancesPerPod(orDefault(streams.getInstancesPerPod(), 1))
                 .replicas(1)
-                .standbyReplicas(orDefault(streams.getStandbyReplicas(), 0))
-                .stores(new StoreCounts(
-                        orDefault(stores.getKeyValue(), 0),
-                        orDefault(stores.getWindow(), 0),
-                        orDefault(stores.getSession(), 0)))
                 .globalStores(orDefault(streams.getGlobalStores(), 0))
                 .transactionalStateStores(Boolean.TRUE.equals(streams.getTransactionalStateStores()))
                 .overrides(overrides(spec.getOverrides()));
@@ -57,40 +67,48 @@ public final class WorkloadPlanner {
         if (streams.getKafkaStreamsVersion() != null) {
             builder.kafkaStreamsVersion(streams.getKafkaStreamsVersion());
         }
-        jvm(spec.getJvm(), builder);
-        if (streams.getPartitions() != null) {
-            builder.partitions(streams.getPartitions());
+        if (spec.getJvm() != null && spec.getJvm().getExtraDirectMemory() != null) {
+            builder.extraDirectMemoryBytes(
+                    quantity("spec.jvm.extraDirectMemory", spec.getJvm().getExtraDirectMemory()));
         }
-        if (streams.getTasksPerPod() != null) {
-            builder.tasksPerPod(streams.getTasksPerPod());
-        }
+        LearnedFacts topology =
+                LearnedFacts.apply(spec.getStreams(), spec.getJvm(), threadsAnnotation, seen, learnedBefore, builder);
         WorkloadFacts facts = builder.build();
         List<String> problems = facts.validate();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
-        return facts;
+        return new Plan(facts, new ArrayList<>(), topology);
     }
 
-    /** The policy's facts refined by the workload, planned for {@code range}. */
-    public static Plan plan(StreamsMemoryPolicySpec spec, Workload workload, PlannedRange range) {
-        WorkloadFacts facts = policyFacts(spec);
+    /**
+     * The policy's facts refined by the workload and what its pods reported (the largest topology over the
+     * observation window, empty before any report, never below {@code learnedBefore}, what the published plan had
+     * learned), planned for {@code range}.
+     */
+    public static Plan plan(
+            StreamsMemoryPolicySpec spec,
+            Workload workload,
+            PlannedRange range,
+            Optional<ObservedTopology> seen,
+            Map<String, Integer> learnedBefore) {
         List<String> warnings = new ArrayList<>();
-        WorkloadFacts.Builder builder =
-                facts.toBuilder().replicas(workload.replicas()).replicaRange(range.planned());
-
+        Optional<Integer> threadsAnnotation = Optional.empty();
         String threads = workload.annotations().get(MetadataKeys.STREAM_THREADS);
         if (threads != null) {
             Optional<Integer> parsed = positiveInt(threads);
             if (parsed.isPresent() && parsed.get() <= StreamsSpec.MAX_THREADS) {
-                builder.streamThreads(parsed.get());
+                threadsAnnotation = parsed;
             } else {
                 warnings.add(String.format(
-                        "annotation %s=\"%s\" is not a thread count between 1 and %d; using the "
-                                + "policy's %d threads",
-                        MetadataKeys.STREAM_THREADS, threads, StreamsSpec.MAX_THREADS, facts.streamThreads()));
+                        "annotation %s=\"%s\" is not a thread count between 1 and %d; using the " + "policy's threads",
+                        MetadataKeys.STREAM_THREADS, threads, StreamsSpec.MAX_THREADS));
             }
         }
+        Plan policy = facts(spec, threadsAnnotation, seen, learnedBefore);
+        WorkloadFacts facts = policy.facts();
+        WorkloadFacts.Builder builder =
+                facts.toBuilder().replicas(workload.replicas()).replicaRange(range.planned());
 
         Optional<Container> container = targetContainer(workload, warnings);
         Optional<Long> limit = container
@@ -105,7 +123,7 @@ public final class WorkloadPlanner {
                     container.get().getName(), ByteSize.format(limit.get()), ByteSize.format(facts.memoryBytes())));
             builder.memoryBytes(limit.get());
         }
-        return new Plan(builder.build(), warnings);
+        return new Plan(builder.build(), warnings, policy.topology());
     }
 
     /** The container named by the annotation, else the first; a bad name is a warning. */
@@ -129,19 +147,6 @@ public final class WorkloadPlanner {
                     MetadataKeys.CONTAINER, wanted, containers.get(0).getName()));
         }
         return Optional.of(containers.get(0));
-    }
-
-    /** {@code spec.jvm}: what is unset keeps the engine's default. */
-    private static void jvm(JvmSpec jvm, WorkloadFacts.Builder builder) {
-        if (jvm == null) {
-            return;
-        }
-        if (jvm.getLoadedClasses() != null) {
-            builder.loadedClasses(jvm.getLoadedClasses());
-        }
-        if (jvm.getExtraDirectMemory() != null) {
-            builder.extraDirectMemoryBytes(quantity("spec.jvm.extraDirectMemory", jvm.getExtraDirectMemory()));
-        }
     }
 
     private static Overrides overrides(OverridesSpec spec) {

@@ -4,6 +4,7 @@ import static io.streamsmemory.engine.ByteSize.format;
 import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.FACTS;
+import static io.streamsmemory.operator.reconcile.MetadataKeys.LEARNED;
 import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -12,16 +13,19 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
+import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -99,19 +103,28 @@ final class WorkloadReconciler {
             WorkloadAllocationStatus row,
             List<String> warnings,
             NamespacePods pods) {
-        WorkloadPlanner.Plan plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
+        ConfigMap current = publisher.current(workload, cached);
+        Learned learned = new Learned(
+                observer.topology(workload.namespace(), workload.kind(), workload.name()),
+                LearnedFacts.parse(
+                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)));
+        WorkloadPlanner.Plan plan = learned.plan(policy, workload, range);
         AllocationResult result = engine.allocate(plan.facts());
         if (!result.ok() && range.isDefault()) {
-            range = fewestReplicasThatFit(policy, workload, range);
-            plan = WorkloadPlanner.plan(policy.getSpec(), workload, range);
+            range = fewestReplicasThatFit(policy, workload, range, learned);
+            plan = learned.plan(policy, workload, range);
             result = engine.allocate(plan.facts());
         }
+        row.setFacts(plan.topology().facts().stream()
+                .map(f -> new FactStatus(f.name(), f.value(), f.source().name()))
+                .toList());
+        List<String> provisional = plan.topology().provisional();
+        row.setProvisionalFacts(provisional.isEmpty() ? null : provisional);
         row.setReplicaRange(range.text());
         row.setReplicaRangeSource(range.source());
         reportWarnings(workload, range, plan, warnings);
         row.setThreads(plan.facts().streamThreads());
         row.setMemory(format(plan.facts().memoryBytes()));
-        ConfigMap current = publisher.current(workload, cached);
         if (current != null && !AllocationConfigMap.publishedFor(current, workload.resource())) {
             return failed(
                     workload,
@@ -134,7 +147,7 @@ final class WorkloadReconciler {
         Allocation allocation = result.allocation();
         showAllocation(row, allocation);
 
-        String resplit = publish(policy, workload, current, allocation);
+        String resplit = publish(policy, workload, current, allocation, plan.topology());
         Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit);
         row.setRestartPending(!workload.templateRestartHash()
                         .filter(allocation.restartHash()::equals)
@@ -142,8 +155,8 @@ final class WorkloadReconciler {
                 && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
         Duration driftLater = drift.report(policy, workload, allocation, row, pods);
         MemoryVerdict verdict = observer.observation(workload.namespace(), workload.kind(), workload.name())
-                .map(seen ->
-                        MemoryVerdict.of(allocation, seen, observer.settings().window()))
+                .map(observation -> MemoryVerdict.of(
+                        allocation, observation, observer.settings().window()))
                 .orElse(null);
         if (verdict != null) {
             row.setObserved(verdict.observed());
@@ -191,15 +204,16 @@ final class WorkloadReconciler {
      * replicas), so a workload that fits at its current count is never refused for the default. Called once
      * {@code range} is known not to fit.
      */
-    private PlannedRange fewestReplicasThatFit(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
+    private PlannedRange fewestReplicasThatFit(
+            StreamsMemoryPolicy policy, Workload workload, PlannedRange range, Learned learned) {
         int low = range.declared().min(); // does not fit
         int high = range.declared().max();
-        if (high <= low || !fits(policy, workload, range.from(high))) {
+        if (high <= low || !fits(policy, workload, range.from(high), learned)) {
             return range; // nothing in the range fits: allocate() reports why
         }
         while (high - low > 1) {
             int middle = low + (high - low) / 2;
-            if (fits(policy, workload, range.from(middle))) {
+            if (fits(policy, workload, range.from(middle), learned)) {
                 high = middle;
             } else {
                 low = middle;
@@ -208,10 +222,15 @@ final class WorkloadReconciler {
         return range.from(high);
     }
 
-    private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
-        return engine.allocate(
-                        WorkloadPlanner.plan(policy.getSpec(), workload, range).facts())
-                .ok();
+    private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range, Learned learned) {
+        return engine.allocate(learned.plan(policy, workload, range).facts()).ok();
+    }
+
+    /** What the workload's pods reported over the window, and what its published plan had learned before. */
+    private record Learned(Optional<ObservedTopology> seen, Map<String, Integer> before) {
+        WorkloadPlanner.Plan plan(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
+            return WorkloadPlanner.plan(policy.getSpec(), workload, range, seen, before);
+        }
     }
 
     private WorkloadOutcome failed(
@@ -226,8 +245,14 @@ final class WorkloadReconciler {
      * Publishes the allocation when it changed. Returns what a re-split changed, for the one Event that tells it
      * ({@link #rollIfNeeded}), null when nothing was re-split; a first allocation gets its own Event here.
      */
-    private String publish(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
-        ConfigMap desired = AllocationConfigMap.desired(policy.getMetadata().getName(), workload, allocation);
+    private String publish(
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            ConfigMap current,
+            Allocation allocation,
+            LearnedFacts topology) {
+        ConfigMap desired = AllocationConfigMap.desired(
+                policy.getMetadata().getName(), workload, allocation, topology.annotation());
         if (AllocationConfigMap.sameAs(current, desired)) {
             return null;
         }

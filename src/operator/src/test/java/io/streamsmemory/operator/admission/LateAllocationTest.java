@@ -37,8 +37,8 @@ class LateAllocationTest {
     LateAllocationTest() {
         deployment.getMetadata().setUid("8d3e6d2c-0000-4000-8000-000000000001");
         workload = Workload.of(deployment).orElseThrow();
-        older = stored(AllocationConfigMap.desired("orders", workload, allocation(2)), "101");
-        current = stored(AllocationConfigMap.desired("orders", workload, allocation(4)), "102");
+        older = stored(AllocationConfigMap.desired("orders", workload, allocation(2), ""), "101");
+        current = stored(AllocationConfigMap.desired("orders", workload, allocation(4), ""), "102");
     }
 
     /** As the API server returns it: one ConfigMap (one uid), at the resourceVersion of the write. */

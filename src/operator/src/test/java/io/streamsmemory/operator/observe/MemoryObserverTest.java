@@ -14,7 +14,9 @@ import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.RunningOperator;
+import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
@@ -25,7 +27,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -243,6 +247,96 @@ class MemoryObserverTest {
                     .until(() -> !events(ns, "TopologyMismatchResolved").isEmpty());
             assertThat(jvm.report().streamThreads()).isEqualTo(threads); // cleared by the policy, not by the JVM going
         }
+    }
+
+    @Test
+    void aPolicyStatingOnlyMemoryLearnsItsTopologyFromTheReportAndADeclaredFactWins() throws Exception {
+        String ns = "learned";
+        int threads = 2;
+        int partitions = 4;
+        StreamsMemoryPolicy onlyMemory = new StreamsMemoryPolicy();
+        onlyMemory.getMetadata().setName("orders");
+        onlyMemory.getMetadata().setNamespace(ns);
+        onlyMemory.setSpec(new StreamsMemoryPolicySpec());
+        onlyMemory.getSpec().setMemory("1Gi");
+        Fixtures.namespace(client, ns);
+        client.resource(onlyMemory).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
+                .create();
+        String allocation = await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> client.configMaps()
+                                .inNamespace(ns)
+                                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
+                                .get()
+                                .getData()
+                                .get(MetadataKeys.ALLOCATION_KEY),
+                        json -> json != null);
+        // Before any report: a plan on the provisional defaults, published, and said to be provisional.
+        Condition provisional = await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> condition(policy(ns), "TopologyLearned"), c -> observedRow(ns) != null);
+        assertThat(provisional.getStatus()).isEqualTo("False");
+        assertThat(provisional.getReason()).isEqualTo("Provisional");
+        assertThat(provisional.getMessage())
+                .contains("Deployment orders-app: instancesPerPod, threads, tasksPerPod, standbyReplicas, stores, "
+                        + "loadedClasses");
+        assertThat(sources(observedRow(ns))).containsEntry("tasksPerPod", "8 Default");
+        String plannedRecordCache = observedRow(ns).getRecordCache();
+
+        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(
+                Path.of("target", "live-kafka-streams-learned"),
+                allocation,
+                PackagedOperator.freePort(),
+                threads,
+                partitions)) {
+            runningPod(ns, "orders-app-abc-1", jvm.reportPort());
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> "True"
+                            .equals(condition(policy(ns), "TopologyLearned").getStatus()));
+            StreamsMemoryPolicy learned = policy(ns);
+            assertThat(condition(learned, "Ready").getStatus()).isEqualTo("True");
+            Map<String, String> facts = sources(observedRow(ns));
+            assertThat(facts)
+                    .containsEntry("threads", threads + " Observed")
+                    .containsEntry("partitions", partitions + " Observed")
+                    .containsEntry("instancesPerPod", "1 Observed")
+                    .containsEntry("standbyReplicas", "0 Observed")
+                    .containsEntry("loadedClasses", "15000 Observed");
+            assertThat(facts.get("stores")).matches("[2-9] RocksDB instances per task Observed");
+            assertThat(observedRow(ns).getProvisionalFacts()).isNull();
+            // The application leaves the record cache unset: the plan's is the one in force, and the row says so.
+            assertThat(observedRow(ns).getObserved().getRecordCache()).isEqualTo(plannedRecordCache);
+            assertThat(observedRow(ns).getObserved().getRecordCacheSource()).isEqualTo("plan");
+            assertThat(observedRow(ns).getThreads()).isEqualTo(threads);
+            assertThat(learned.getStatus().getTopology()).contains("threads=2 (observed)", "partitions=4 (observed)");
+            // Learned facts describe what runs: nothing to contradict.
+            assertThat(condition(learned, "TopologyMismatch").getStatus()).isEqualTo("False");
+            System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "-o", "wide"));
+
+            Fixtures.edit(
+                    client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
+                        StreamsSpec streams = new StreamsSpec();
+                        streams.setThreads(1);
+                        p.getSpec().setStreams(streams);
+                        return p;
+                    });
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+                assertThat(sources(observedRow(ns)))
+                        .containsEntry("threads", "1 Declared")
+                        .containsEntry("partitions", partitions + " Observed");
+                assertThat(condition(policy(ns), "TopologyMismatch").getMessage())
+                        .contains("running 2 stream threads, planned 1");
+            });
+        }
+    }
+
+    /** A row's facts as name to "value Source". */
+    private static Map<String, String> sources(WorkloadAllocationStatus row) {
+        return row.getFacts().stream()
+                .collect(Collectors.toMap(FactStatus::getName, f -> f.getValue() + " " + f.getSource()));
     }
 
     private void workload(String ns, StreamsMemoryPolicy policy) {

@@ -149,8 +149,11 @@ class MemoryVerdictTest {
                         tasks,
                         0L,
                         threads,
+                        1L,
                         10 * MiB,
                         loadedClasses,
-                        metaspaceUsed));
+                        metaspaceUsed,
+                        10 * MiB,
+                        "plan"));
     }
 }

@@ -19,8 +19,11 @@ public final class WorkloadObservations {
                         4L,
                         0L,
                         2L,
+                        1L,
                         rssBytes / 20,
                         6_000L,
-                        40 * 1024 * 1024L));
+                        40 * 1024 * 1024L,
+                        10 * 1024 * 1024L,
+                        "plan"));
     }
 }

@@ -100,7 +100,9 @@ final class ManyWorkloads {
                 look ? 2L : 0L,
                 90L << 20,
                 look ? 24_000L : 6_000L,
-                look ? 95L << 20 : 40L << 20);
+                look ? 95L << 20 : 40L << 20,
+                150L << 20,
+                "plan");
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         row.setObserved(verdict.observed());
         row.setRecommendation(verdict.recommendation());

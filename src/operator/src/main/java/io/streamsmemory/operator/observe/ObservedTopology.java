@@ -1,0 +1,69 @@
+package io.streamsmemory.operator.observe;
+
+import java.util.List;
+
+/**
+ * The topology a workload's pods report running, for the facts a policy leaves out: each figure is the most seen
+ * (of one round's pods, then over the observation window), null when no pod reported it.
+ *
+ * @param instancesPerPod   KafkaStreams instances of the busiest pod's JVM
+ * @param streamThreads     stream threads of the busiest pod (over all its instances)
+ * @param activeTasks       active tasks of the whole workload: the sum over one round's pods, which is the
+ *                          application's input partitions once every pod reports
+ * @param standbyTasks      standby tasks of the whole workload, summed the same way
+ * @param tasksPerPod       active plus standby tasks of the busiest pod
+ * @param rocksDbInstances  RocksDB instances of the busiest pod (store x task x segment, global stores included)
+ * @param loadedClasses     classes loaded by the busiest pod's JVM
+ */
+public record ObservedTopology(
+        Long instancesPerPod,
+        Long streamThreads,
+        Long activeTasks,
+        Long standbyTasks,
+        Long tasksPerPod,
+        Long rocksDbInstances,
+        Long loadedClasses) {
+
+    /** One round: the busiest pod's figures, and the workload's task totals. */
+    static ObservedTopology of(List<AgentReport> reports) {
+        ObservedTopology round = new ObservedTopology(null, null, null, null, null, null, null);
+        for (AgentReport report : reports) {
+            Long tasks = report.activeTasks() == null
+                    ? null
+                    : report.activeTasks() + (report.standbyTasks() == null ? 0 : report.standbyTasks());
+            round = new ObservedTopology(
+                    AgentReport.max(round.instancesPerPod, report.instances()),
+                    AgentReport.max(round.streamThreads, report.streamThreads()),
+                    sum(round.activeTasks, report.activeTasks()),
+                    sum(round.standbyTasks, report.standbyTasks()),
+                    AgentReport.max(round.tasksPerPod, tasks),
+                    AgentReport.max(round.rocksDbInstances, report.rocksDbInstances()),
+                    AgentReport.max(round.loadedClasses, report.loadedClasses()));
+        }
+        return round;
+    }
+
+    /** The larger of each figure. */
+    ObservedTopology max(ObservedTopology other) {
+        return new ObservedTopology(
+                AgentReport.max(instancesPerPod, other.instancesPerPod),
+                AgentReport.max(streamThreads, other.streamThreads),
+                AgentReport.max(activeTasks, other.activeTasks),
+                AgentReport.max(standbyTasks, other.standbyTasks),
+                AgentReport.max(tasksPerPod, other.tasksPerPod),
+                AgentReport.max(rocksDbInstances, other.rocksDbInstances),
+                AgentReport.max(loadedClasses, other.loadedClasses));
+    }
+
+    /** Whether any pod said anything about its Kafka Streams topology (a JVM that has not started it says nothing). */
+    boolean reportsStreams() {
+        return streamThreads != null;
+    }
+
+    private static Long sum(Long a, Long b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null ? a : Long.valueOf(a + b);
+    }
+}

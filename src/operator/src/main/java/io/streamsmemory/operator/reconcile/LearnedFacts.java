@@ -1,0 +1,244 @@
+package io.streamsmemory.operator.reconcile;
+
+import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.operator.api.JvmSpec;
+import io.streamsmemory.operator.api.StoresSpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.ObservedTopology;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The topology facts of one workload, each from the first that has it: the policy (or the workload's stream-threads
+ * annotation), what the workload's pods reported over the observation window, or a provisional default until they
+ * report. A declared fact always wins, so a user who knows the topology keeps full control; the defaults err towards
+ * more of what costs memory (tasks, RocksDB instances) so the first plan leaves room rather than takes it.
+ */
+final class LearnedFacts {
+    /** Where a fact's value came from. */
+    enum Source {
+        Declared,
+        Observed,
+        Default
+    }
+
+    /** One fact as the status shows it. */
+    record Fact(String name, String value, Source source) {}
+
+    /** Kafka's num.stream.threads default, and one KafkaStreams per JVM as nearly every application runs. */
+    static final int DEFAULT_THREADS = 1;
+
+    static final int DEFAULT_INSTANCES_PER_POD = 1;
+    /** Tasks a pod is planned for before it reports: input buffers and RocksDB instances are reserved for them. */
+    static final int DEFAULT_TASKS_PER_POD = 8;
+    /** Key-value stores (RocksDB instances) per task before the pods report: an aggregation and a join, say. */
+    static final int DEFAULT_ROCKSDB_INSTANCES_PER_TASK = 2;
+    /**
+     * Headroom over the classes a pod was seen to load: classes loaded late (an error path, a rebalance) and the
+     * hidden classes the JVM's count leaves out. The learned count never goes below the engine's default, so learning
+     * only ever raises the metaspace cap: a lower cap is the Observed sizing's to take, with its own safety.
+     */
+    static final double CLASSES_MARGIN = 1.25;
+
+    private static final String ROCKSDB_PER_TASK = "rocksDbInstancesPerTask";
+
+    private final List<Fact> facts = new ArrayList<>();
+    /** The learned values the plan used, by fact: published with it, the floor of the next plan. */
+    private final Map<String, Integer> learned = new LinkedHashMap<>();
+
+    private final Map<String, Integer> before;
+
+    private LearnedFacts(Map<String, Integer> before) {
+        this.before = before;
+    }
+
+    /**
+     * Fills the builder's topology facts and says where each came from.
+     *
+     * @param threadsAnnotation the workload's stream-threads annotation, already checked, or empty
+     * @param before            what the published plan had learned ({@link #parse}): a learned fact never falls
+     *                          below it, so an operator restarted with an empty observation window (or a pod
+     *                          reporting fewer tasks during a rebalance) plans what it planned before, and no
+     *                          workload is rolled for it
+     */
+    static LearnedFacts apply(
+            StreamsSpec declared,
+            JvmSpec jvm,
+            Optional<Integer> threadsAnnotation,
+            Optional<ObservedTopology> seen,
+            Map<String, Integer> before,
+            WorkloadFacts.Builder builder) {
+        StreamsSpec streams = declared == null ? new StreamsSpec() : declared;
+        ObservedTopology observed = seen.orElse(new ObservedTopology(null, null, null, null, null, null, null));
+        LearnedFacts learned = new LearnedFacts(before);
+
+        int instances = learned.pick(
+                "instancesPerPod",
+                Optional.ofNullable(streams.getInstancesPerPod()),
+                positive(observed.instancesPerPod()),
+                DEFAULT_INSTANCES_PER_POD);
+        builder.instancesPerPod(instances);
+
+        Optional<Integer> threadsDeclared = threadsAnnotation.or(() -> Optional.ofNullable(streams.getThreads()));
+        // The report counts the threads of every instance of the JVM; the fact is num.stream.threads of one.
+        Optional<Integer> threadsSeen = positive(observed.streamThreads()).map(t -> (t + instances - 1) / instances);
+        builder.streamThreads(learned.pick("threads", threadsDeclared, threadsSeen, DEFAULT_THREADS));
+
+        if (streams.getPartitions() != null) {
+            builder.partitions(learned.declared("partitions", streams.getPartitions()));
+        } else if (streams.getTasksPerPod() != null) {
+            builder.tasksPerPod(learned.declared("tasksPerPod", streams.getTasksPerPod()));
+        } else {
+            // Every pod's active tasks together are the application's partitions: planned over replicas as declared.
+            learned.atLeastBefore("partitions", positive(observed.activeTasks()))
+                    .ifPresentOrElse(
+                            partitions -> builder.partitions(learned.observed("partitions", partitions)),
+                            () -> builder.tasksPerPod(learned.byDefault("tasksPerPod", DEFAULT_TASKS_PER_POD)));
+        }
+
+        Optional<Integer> standbysSeen = positive(observed.activeTasks())
+                .map(active -> (int) ((nonNegative(observed.standbyTasks()) + active - 1) / active));
+        builder.standbyReplicas(
+                learned.pick("standbyReplicas", Optional.ofNullable(streams.getStandbyReplicas()), standbysSeen, 0));
+
+        StoresSpec stores = streams.getStores();
+        if (stores != null) {
+            StoreCounts counts = new StoreCounts(
+                    orZero(stores.getKeyValue()), orZero(stores.getWindow()), orZero(stores.getSession()));
+            builder.stores(counts);
+            learned.facts.add(new Fact("stores", describe(counts), Source.Declared));
+        } else {
+            // Zero RocksDB instances is not learned: a pod reports before its tasks open their stores.
+            Optional<Integer> perTask = learned.atLeastBefore(
+                    ROCKSDB_PER_TASK,
+                    positive(observed.tasksPerPod())
+                            .flatMap(tasks -> positive(observed.rocksDbInstances())
+                                    .map(instancesSeen -> (instancesSeen + tasks - 1) / tasks)));
+            perTask.ifPresent(value -> learned.learned.put(ROCKSDB_PER_TASK, value));
+            int rocksDbPerTask = perTask.orElse(DEFAULT_ROCKSDB_INSTANCES_PER_TASK);
+            // What the pods show is RocksDB instances, not store kinds: each counts as one key-value store.
+            builder.stores(new StoreCounts(rocksDbPerTask, 0, 0));
+            learned.facts.add(new Fact(
+                    "stores",
+                    rocksDbPerTask + " RocksDB instances per task",
+                    perTask.isPresent() ? Source.Observed : Source.Default));
+        }
+
+        Optional<Integer> classesSeen = positive(observed.loadedClasses()).map(loaded -> (int) Math.min(
+                MemoryModel.MAX_LOADED_CLASSES,
+                Math.max(
+                        MemoryModel.DEFAULT_LOADED_CLASSES,
+                        (long) Math.ceil(loaded * CLASSES_MARGIN / 1000.0) * 1000)));
+        builder.loadedClasses(learned.pick(
+                "loadedClasses",
+                Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses()),
+                classesSeen,
+                MemoryModel.DEFAULT_LOADED_CLASSES));
+        return learned;
+    }
+
+    List<Fact> facts() {
+        return List.copyOf(facts);
+    }
+
+    /** The facts still on a provisional default, by name; empty once every fact is declared or observed. */
+    List<String> provisional() {
+        return facts.stream()
+                .filter(f -> f.source() == Source.Default)
+                .map(Fact::name)
+                .toList();
+    }
+
+    /** The learned values, as the published ConfigMap's annotation keeps them: "threads=2,partitions=8". */
+    String annotation() {
+        return String.join(
+                ",",
+                learned.entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .toList());
+    }
+
+    /** An annotation {@link #annotation} wrote; what is not a name=count pair is left out. */
+    static Map<String, Integer> parse(String annotation) {
+        Map<String, Integer> values = new LinkedHashMap<>();
+        if (annotation == null) {
+            return values;
+        }
+        for (String pair : annotation.split(",")) {
+            String[] nameAndValue = pair.split("=", 2);
+            if (nameAndValue.length == 2) {
+                try {
+                    int value = Integer.parseInt(nameAndValue[1].trim());
+                    if (value > 0) {
+                        values.put(nameAndValue[0].trim(), value);
+                    }
+                } catch (NumberFormatException notACount) {
+                    // left out: the next plan learns it again
+                }
+            }
+        }
+        return values;
+    }
+
+    private int pick(String name, Optional<Integer> declared, Optional<Integer> observed, int fallback) {
+        if (declared.isPresent()) {
+            return declared(name, declared.get());
+        }
+        return atLeastBefore(name, observed)
+                .map(value -> observed(name, value))
+                .orElseGet(() -> byDefault(name, fallback));
+    }
+
+    /** The larger of what is seen now and what the published plan had learned. */
+    private Optional<Integer> atLeastBefore(String name, Optional<Integer> seen) {
+        Optional<Integer> earlier = Optional.ofNullable(before.get(name));
+        return seen.map(value -> earlier.map(e -> Math.max(e, value)).orElse(value))
+                .or(() -> earlier);
+    }
+
+    private int declared(String name, int value) {
+        return add(name, value, Source.Declared);
+    }
+
+    private int observed(String name, int value) {
+        learned.put(name, value);
+        return add(name, value, Source.Observed);
+    }
+
+    private int byDefault(String name, int value) {
+        return add(name, value, Source.Default);
+    }
+
+    private int add(String name, int value, Source source) {
+        facts.add(new Fact(name, Integer.toString(value), source));
+        return value;
+    }
+
+    private static String describe(StoreCounts counts) {
+        return String.format(
+                Locale.ROOT,
+                "%d key-value, %d window, %d session",
+                counts.keyValue(),
+                counts.window(),
+                counts.session());
+    }
+
+    /** A figure the pods reported above zero, as an int (a count beyond int is no pod's). */
+    private static Optional<Integer> positive(Long value) {
+        return value == null || value <= 0 ? Optional.empty() : Optional.of((int) Math.min(value, Integer.MAX_VALUE));
+    }
+
+    private static long nonNegative(Long value) {
+        return value == null ? 0 : Math.max(0, value);
+    }
+
+    private static int orZero(Integer value) {
+        return value == null ? 0 : value;
+    }
+}
