@@ -187,16 +187,7 @@ class MemoryObserverTest {
         client.resource(declared).create();
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
                 .create();
-        String allocation = await().atMost(WAIT)
-                .ignoreExceptions()
-                .until(
-                        () -> client.configMaps()
-                                .inNamespace(ns)
-                                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
-                                .get()
-                                .getData()
-                                .get(MetadataKeys.ALLOCATION_KEY),
-                        json -> json != null);
+        String allocation = publishedAllocation(ns);
         try (LiveKafkaStreams jvm = LiveKafkaStreams.start(
                 Path.of("target", "live-kafka-streams"),
                 allocation,
@@ -263,16 +254,7 @@ class MemoryObserverTest {
         client.resource(onlyMemory).create();
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
                 .create();
-        String allocation = await().atMost(WAIT)
-                .ignoreExceptions()
-                .until(
-                        () -> client.configMaps()
-                                .inNamespace(ns)
-                                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
-                                .get()
-                                .getData()
-                                .get(MetadataKeys.ALLOCATION_KEY),
-                        json -> json != null);
+        String allocation = publishedAllocation(ns);
         // Before any report: a plan on the provisional defaults, published, and said to be provisional.
         Condition provisional = await().atMost(WAIT)
                 .ignoreExceptions()
@@ -331,6 +313,20 @@ class MemoryObserverTest {
                         .contains("running 2 stream threads, planned 1");
             });
         }
+    }
+
+    /** The allocation document the operator published for the Deployment orders-app, once it is there. */
+    private String publishedAllocation(String ns) {
+        return await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> client.configMaps()
+                                .inNamespace(ns)
+                                .withName(AllocationConfigMap.configMapName("Deployment", "orders-app"))
+                                .get()
+                                .getData()
+                                .get(MetadataKeys.ALLOCATION_KEY),
+                        json -> json != null);
     }
 
     /** A row's facts as name to "value Source". */
