@@ -68,8 +68,10 @@ final class JvmMemory {
         out.put("heapCommittedBytes", heap.getCommitted());
         putKnown(out, "heapMaxBytes", heap.getMax());
         long metaspaceUsed = -1;
+        long metaspacePeak = -1;
         long metaspaceMax = -1;
         long codeUsed = 0;
+        long codePeak = 0;
         long codeMax = 0;
         boolean code = false;
         for (MemoryPoolMXBean pool : Beans.POOLS) {
@@ -77,20 +79,26 @@ final class JvmMemory {
             if (METASPACE_POOL.equals(name)) {
                 MemoryUsage usage = pool.getUsage();
                 metaspaceUsed = usage.getUsed();
+                metaspacePeak = pool.getPeakUsage().getUsed();
                 metaspaceMax = usage.getMax();
             } else if (name.startsWith(CODE_HEAP_PREFIX)
                     || CODE_CACHE_POOL.equals(name)
                     || CODE_CACHE_POOL_JAVA8.equals(name)) {
                 MemoryUsage usage = pool.getUsage();
                 codeUsed += usage.getUsed();
+                // The sum of each pool's peak: at least the peak of the whole (the pools peak at different times).
+                codePeak += pool.getPeakUsage().getUsed();
                 codeMax = codeMax < 0 || usage.getMax() < 0 ? -1 : codeMax + usage.getMax();
                 code = true;
             }
         }
         putKnown(out, "metaspaceUsedBytes", metaspaceUsed);
+        // Peaks since the JVM started: what spec.jvm.sizing: Observed sizes the caps from (a sample can miss them).
+        putKnown(out, "metaspacePeakBytes", metaspacePeak);
         putKnown(out, "metaspaceMaxBytes", metaspaceMax); // -1: no MaxMetaspaceSize, left out
         if (code) {
             out.put("codeCacheUsedBytes", codeUsed);
+            out.put("codeCachePeakBytes", codePeak);
             putKnown(out, "codeCacheMaxBytes", codeMax);
         }
         if (Beans.DIRECT != null) {

@@ -72,9 +72,16 @@ final class AllocationExplainer {
         return Part.leaf(
                 "jvm-code-cache",
                 codeCache * MiB,
-                String.format(
-                        "1/%d of the pod within [%d, %d] MiB: JIT-compiled code",
-                        CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB, CODE_CACHE_MAX_MIB),
+                s.jvm().learned() == null
+                        ? String.format(
+                                "1/%d of the pod within [%d, %d] MiB: JIT-compiled code",
+                                CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB, CODE_CACHE_MAX_MIB)
+                        : learned(
+                                "code cache",
+                                s.facts().observedJvm().codeCacheBytes(),
+                                LEARNED_CODE_CACHE_MARGIN_PERCENT,
+                                LEARNED_CODE_CACHE_MIN_MIB,
+                                s.jvm().learned().codeCacheMiB()),
                 Map.of("-XX:ReservedCodeCacheSize", codeCache + "m"));
     }
 
@@ -99,14 +106,43 @@ final class AllocationExplainer {
         return Part.leaf(
                 "jvm-metaspace",
                 metaspace * MiB,
-                String.format(
-                        "%,d loaded classes x %,d B + %s (Paketo memory calculator)",
-                        s.facts().loadedClasses(), METASPACE_BYTES_PER_CLASS, format(METASPACE_FIXED_BYTES)),
+                s.jvm().learned() == null
+                        ? String.format(
+                                "%,d loaded classes x %,d B + %s (Paketo memory calculator)",
+                                s.facts().loadedClasses(), METASPACE_BYTES_PER_CLASS, format(METASPACE_FIXED_BYTES))
+                        : learned(
+                                "metaspace",
+                                s.facts().observedJvm().metaspaceBytes(),
+                                LEARNED_METASPACE_MARGIN_PERCENT,
+                                LEARNED_METASPACE_MIN_MIB,
+                                s.jvm().learned().metaspaceMiB()),
                 Map.of("-XX:MaxMetaspaceSize", metaspace + "m"));
+    }
+
+    /** Why a cap learned from observed use has its size ({@code spec.jvm.sizing: Observed}). */
+    private static String learned(String cap, long peakBytes, long marginPercent, long floorMiB, long declaredMiB) {
+        return String.format(
+                "learned: the observed %s peak %s + %d%%, within [%d MiB, the model's %d MiB]; what it frees goes to "
+                        + "RocksDB's write buffers, and a pod using %d%% of it restores the model's",
+                cap, format(peakBytes), marginPercent, floorMiB, declaredMiB, LEARNED_CAP_PRESSURE_PERCENT);
     }
 
     /** 3. Thread stacks. */
     private static Part threadStacksPart(Sizing s) {
+        if (s.jvm().learned() != null) {
+            long threads = s.facts().observedJvm().threads();
+            return Part.leaf(
+                    "jvm-thread-stacks",
+                    s.jvm().stacksMiB() * MiB,
+                    String.format(
+                            "learned: the observed peak of %d live threads + %d%% x %s of stack resident, at most the "
+                                    + "model's %d MiB",
+                            threads,
+                            LEARNED_THREADS_MARGIN_PERCENT,
+                            format(THREAD_STACK_RESIDENT),
+                            s.jvm().learned().stacksMiB()),
+                    Map.of("-Xss", THREAD_STACK_MIB + "m"));
+        }
         return Part.leaf(
                 "jvm-thread-stacks",
                 s.jvm().stacksMiB() * MiB,
@@ -302,10 +338,15 @@ final class AllocationExplainer {
                                 "rocksdb-write-buffers",
                                 r.writeBufferManagerBytes(),
                                 String.format(
-                                        "1/%d of the cache: one WriteBufferManager charged to it; while it is full, a write "
+                                        "1/%d of the cache%s: one WriteBufferManager charged to it; while it is full, a write "
                                                 + "flushes its own store's memtable; memtables of %s, %d per store, arena blocks "
                                                 + "of %s so a block for each memtable of all %d instances' %d column families fits in 1/%d of it",
                                         WRITE_BUFFER_DIVISOR,
+                                        s.split().learnedWriteBuffersMiB() > 0
+                                                ? String.format(
+                                                        " before %d MiB the learned JVM caps freed, all of it here",
+                                                        s.split().learnedWriteBuffersMiB())
+                                                : "",
                                         format(r.writeBufferSizeBytes()),
                                         r.maxWriteBufferNumber(),
                                         format(r.arenaBlockSizeBytes()),

@@ -53,6 +53,33 @@ public final class MemoryModel {
     /** Per stream thread: the stream thread, its producer's sender thread and its consumer's heartbeat thread. */
     public static final long JVM_THREADS_PER_STREAM_THREAD = 3;
 
+    // ---- JVM caps learned from observed use (spec.jvm.sizing: Observed) -------------------------
+
+    /**
+     * Margin over the observed metaspace peak: the same quarter the learned class count adds for classes loaded late
+     * (a code path first taken after the window, a rebalance's assignor, a JMX client attaching).
+     */
+    public static final long LEARNED_METASPACE_MARGIN_PERCENT = 25;
+    /**
+     * Margin over the observed code cache peak. The JIT keeps compiling long after start (tiered recompilation of hot
+     * methods at C2), so the window's peak is an undercount for longer: half again, where metaspace has a quarter.
+     */
+    public static final long LEARNED_CODE_CACHE_MARGIN_PERCENT = 50;
+    /** Margin over the observed live threads: a rebalance or a restarted stream thread adds threads for a while. */
+    public static final long LEARNED_THREADS_MARGIN_PERCENT = 25;
+    /**
+     * The lowest learned metaspace cap: a JVM that runs the Kafka clients and Kafka Streams loads about 5,000 classes
+     * (about 32 MB of metaspace by the per-class figure above) before the application adds any of its own.
+     */
+    public static final long LEARNED_METASPACE_MIN_MIB = 32;
+    /**
+     * The lowest learned code cache: below about 32 MiB HotSpot's tiered compilation (C1 and C2 code, and the
+     * non-method code of the interpreter and stubs) fills it and the JVM disables its compiler ("CodeCache is full").
+     */
+    public static final long LEARNED_CODE_CACHE_MIN_MIB = 32;
+    /** A learned cap this full (used / cap, in percent) raises MemoryPressure and the next plan restores the cap. */
+    public static final long LEARNED_CAP_PRESSURE_PERCENT = 90;
+
     /** Direct memory beyond the client read buffers: NIO, TLS and JMX use a little. */
     public static final long DIRECT_MEMORY_BASE = 16 * MiB;
     /** Temporary direct buffers larger than this are freed after each read instead of being cached per thread

@@ -27,20 +27,63 @@ record Sizing(
         RocksDbSettings rocksDb,
         HeapShares heapShares) {
 
-    /** Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data. */
+    /**
+     * Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data. The pool is always what
+     * the declared caps leave, so learning the caps changes no heap or client figure: only where the freed MiB go.
+     *
+     * @param learned the model's caps that observed use replaced, null when the caps are the model's
+     */
     record Jvm(
             long codeCacheMiB,
             long headroomMiB,
             long metaspaceMiB,
             long stacksMiB,
             long extraDirectMiB,
-            long poolMiB) {}
+            long poolMiB,
+            DeclaredCaps learned) {
+        /** What the learned caps free below the model's: given to RocksDB's write buffers (step 5). */
+        long freedMiB() {
+            return learned == null
+                    ? 0
+                    : learned.codeCacheMiB()
+                            - codeCacheMiB
+                            + learned.metaspaceMiB()
+                            - metaspaceMiB
+                            + learned.stacksMiB()
+                            - stacksMiB;
+        }
+    }
+
+    /** The caps the model plans without observed use (spec.jvm.sizing: Declared), in whole MiB. */
+    record DeclaredCaps(long codeCacheMiB, long metaspaceMiB, long stacksMiB) {}
 
     /** Step 4: the clients' heap buffers and the direct memory their socket reads are copied through. */
     record ClientIo(long ioMiB, long producerBuffer, long fetchMax, long heapBytes, long directBytes) {}
 
-    /** Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused. */
-    record Split(long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes) {}
+    /**
+     * Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused; the
+     * learned write buffers are the MiB learned JVM caps freed, part of {@code rocksDbMiB}.
+     */
+    record Split(
+            long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes, long learnedWriteBuffersMiB) {
+        /**
+         * Gives what learned caps freed where it buys the most: to RocksDB's write buffers with persistent stores
+         * (measured: memtable room is what brings throughput back under a budget), else to the heap's data part, or
+         * to the headroom when the heap is fixed.
+         */
+        Split withFreed(long freedMiB, boolean persistent, boolean fixedHeap) {
+            if (freedMiB == 0) {
+                return this;
+            }
+            if (persistent) {
+                return new Split(rocksDbMiB + freedMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, freedMiB);
+            }
+            if (fixedHeap) {
+                return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB + freedMiB, heapBytes, 0);
+            }
+            return new Split(rocksDbMiB, dataHeapMiB + freedMiB, spareHeadroomMiB, heapBytes + freedMiB * MiB, 0);
+        }
+    }
 
     /** Step 7: the heap's data part, in bytes. */
     record HeapShares(
@@ -67,8 +110,9 @@ record Sizing(
         ClientIo clients = clientIo(facts, overrides, topology, jvm.poolMiB());
         long afterClients = jvm.poolMiB() - clients.ioMiB();
         UncommittedWrites uncommitted = uncommittedWrites(facts, overrides, afterClients);
-        Split split = rocksDbAndHeap(overrides, planned, clients, uncommitted, afterClients - uncommitted.shareMiB());
-        RocksDbSettings rocksDb = rocksDb(facts, overrides, planned, split.rocksDbMiB());
+        Split split = rocksDbAndHeap(overrides, planned, clients, uncommitted, afterClients - uncommitted.shareMiB())
+                .withFreed(jvm.freedMiB(), planned.rocksDbInstances() > 0, overrides.heapBytes() != null);
+        RocksDbSettings rocksDb = rocksDb(facts, overrides, planned, split);
         HeapShares heapShares = heapShares(facts, overrides, topology, clients, split);
         return new Sizing(facts, overrides, topology, planned, jvm, clients, uncommitted, split, rocksDb, heapShares);
     }
@@ -120,7 +164,32 @@ record Sizing(
                     format(THREAD_STACK_RESIDENT),
                     extraDirect > 0 ? " + the application's direct memory " + format(extraDirect * MiB) : "");
         }
-        return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool);
+        ObservedJvm observed = facts.observedJvm();
+        if (observed == null) {
+            return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool, null);
+        }
+        return new Jvm(
+                learnedCap(
+                        observed.codeCacheBytes(),
+                        LEARNED_CODE_CACHE_MARGIN_PERCENT,
+                        LEARNED_CODE_CACHE_MIN_MIB,
+                        codeCache),
+                headroom,
+                learnedCap(
+                        observed.metaspaceBytes(),
+                        LEARNED_METASPACE_MARGIN_PERCENT,
+                        LEARNED_METASPACE_MIN_MIB,
+                        metaspace),
+                learnedCap(observed.threads() * THREAD_STACK_RESIDENT, LEARNED_THREADS_MARGIN_PERCENT, 1, stacks),
+                extraDirect,
+                pool,
+                new DeclaredCaps(codeCache, metaspace, stacks));
+    }
+
+    /** An observed peak plus its margin, in whole MiB, never below the floor and never above the model's cap. */
+    static long learnedCap(long peakBytes, long marginPercent, long floorMiB, long declaredMiB) {
+        long withMargin = ByteSize.ceilDiv(peakBytes + peakBytes * marginPercent / 100, MiB);
+        return Math.min(declaredMiB, Math.max(floorMiB, withMargin));
     }
 
     /**
@@ -251,7 +320,7 @@ record Sizing(
             throw new DoesNotFit(
                     "HeapTooSmall", "the heap needs its %s floor but would be %s", remedy, HEAP_MIN_MIB * MiB, heap);
         }
-        return new Split(rocksDb, dataHeap, spareHeadroom, heap);
+        return new Split(rocksDb, dataHeap, spareHeadroom, heap, 0);
     }
 
     /**
@@ -259,13 +328,16 @@ record Sizing(
      *
      * @return null without persistent stores
      */
-    private static RocksDbSettings rocksDb(WorkloadFacts facts, Overrides overrides, Topology planned, long rocksDbMiB)
+    private static RocksDbSettings rocksDb(WorkloadFacts facts, Overrides overrides, Topology planned, Split split)
             throws DoesNotFit {
+        long rocksDbMiB = split.rocksDbMiB();
         if (planned.rocksDbInstances() == 0) {
             return null;
         }
         long nativeOverhead = planned.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
-        long rocksBytes = rocksDbMiB * MiB;
+        // What learned caps freed is checked out of the floor: a plan fits with the model's caps or not at all, so
+        // restoring a cap never turns a plan that fitted into one that does not.
+        long rocksBytes = (rocksDbMiB - split.learnedWriteBuffersMiB()) * MiB;
         long capacity = rocksBytes - nativeOverhead;
         if (capacity < BLOCK_CACHE_MIN) {
             throw new DoesNotFit(
@@ -283,16 +355,22 @@ record Sizing(
                     format(ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE),
                     format(BLOCK_CACHE_MIN));
         }
-        return rocksDbSettings(capacity, overrides, planned.rocksDbInstances(), facts.streamThreadsPerPod());
+        return rocksDbSettings(
+                capacity + split.learnedWriteBuffersMiB() * MiB,
+                split.learnedWriteBuffersMiB() * MiB,
+                overrides,
+                planned.rocksDbInstances(),
+                facts.streamThreadsPerPod());
     }
 
+    /** @param learnedWriteBuffers what learned JVM caps freed, part of {@code capacity}, all of it for memtables */
     private static RocksDbSettings rocksDbSettings(
-            long capacity, Overrides overrides, long instances, long streamThreads) {
+            long capacity, long learnedWriteBuffers, Overrides overrides, long instances, long streamThreads) {
         double ratio = overrides.highPriorityPoolRatio() != null
                 ? overrides.highPriorityPoolRatio()
                 : HIGH_PRIORITY_POOL_RATIO;
         boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
-        long writeBuffers = capacity / WRITE_BUFFER_DIVISOR;
+        long writeBuffers = (capacity - learnedWriteBuffers) / WRITE_BUFFER_DIVISOR + learnedWriteBuffers;
         long writeBufferSize = ByteSize.clamp(
                 writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN, WRITE_BUFFER_SIZE_MAX);
         long memtables = instances * MEMTABLE_COLUMN_FAMILIES * MAX_WRITE_BUFFER_NUMBER;

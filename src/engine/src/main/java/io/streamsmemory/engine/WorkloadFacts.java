@@ -33,6 +33,8 @@ import java.util.List;
  * @param replicaRange        the replica counts the plan must hold for (see {@link ReplicaRange}), or null to plan
  *                            for exactly {@code replicas}, as before ranges (without the margin of one pod
  *                            restarting); {@code replicas} may lie outside it (the engine plans anyway)
+ * @param observedJvm         the JVM's observed peaks, to plan its caps from ({@code spec.jvm.sizing: Observed}), or
+ *                            null to plan them from the model alone ({@code Declared})
  */
 public record WorkloadFacts(
         long memoryBytes,
@@ -50,7 +52,8 @@ public record WorkloadFacts(
         boolean transactionalStateStores,
         String kafkaStreamsVersion,
         Overrides overrides,
-        ReplicaRange replicaRange) {
+        ReplicaRange replicaRange,
+        ObservedJvm observedJvm) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
 
@@ -79,6 +82,7 @@ public record WorkloadFacts(
         builder.kafkaStreamsVersion = kafkaStreamsVersion;
         builder.overrides = overrides;
         builder.replicaRange = replicaRange;
+        builder.observedJvm = observedJvm;
         return builder;
     }
 
@@ -147,6 +151,9 @@ public record WorkloadFacts(
             problems.add(
                     "transactionalStateStores needs Kafka Streams 4.4 or later (KIP-892), got " + kafkaStreamsVersion);
         }
+        if (observedJvm != null && observedJvm.problem() != null) {
+            problems.add(observedJvm.problem());
+        }
         Overrides o = overrides == null ? Overrides.NONE : overrides;
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
             problems.add("heap override must be positive, got " + o.heapBytes());
@@ -181,6 +188,7 @@ public record WorkloadFacts(
         private String kafkaStreamsVersion = KafkaStreamsVersion.DEFAULT;
         private Overrides overrides = Overrides.NONE;
         private ReplicaRange replicaRange;
+        private ObservedJvm observedJvm;
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -271,6 +279,12 @@ public record WorkloadFacts(
             return this;
         }
 
+        /** The JVM's observed peaks to size its caps from; null (the default) sizes them from the model alone. */
+        public Builder observedJvm(ObservedJvm value) {
+            observedJvm = value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(
                     memoryBytes,
@@ -288,7 +302,8 @@ public record WorkloadFacts(
                     transactionalStateStores,
                     kafkaStreamsVersion,
                     overrides,
-                    replicaRange);
+                    replicaRange,
+                    observedJvm);
         }
     }
 }

@@ -71,7 +71,14 @@ import org.jfree.data.xy.XYSeriesCollection;
  * is made with, default {@value #LOADED_CLASSES}),
  * bench.nmt (true: the agent variant runs with native memory tracking and prints what its thread stacks hold at the
  * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs),
- * bench.cgroup (default true; false: no memory cgroup, as where the machine allows none).
+ * bench.cgroup (default true; false: no memory cgroup, as where the machine allows none),
+ * bench.variants (the variants to run, by name, comma-separated, default all: default, docs-bounded, agent, learned
+ * and those the two flags above add), bench.learnSeconds (the learning run's limit, default 120, at most the run's).
+ * <p>The {@code learned} variant (issue 32): before a budget's repeats, a learning run (the agent on the declared
+ * plan, as the {@code agent} variant) polls the agent's {@code /report} every {@value #REPORT_POLL_SECONDS} s and keeps
+ * each figure's peak ({@link ObservedPeaks}); the engine then plans as the operator does with
+ * {@code spec.jvm.sizing: Observed} and a learned topology, and {@code learned} runs the agent on that plan in every
+ * repeat. Its own {@code summary: variant=learned} line follows the budget's summary line.
  */
 public final class MemoryBenchmark {
     private static final int MAX_THREADS = 4;
@@ -101,6 +108,16 @@ public final class MemoryBenchmark {
     private static final String NATIVE_MEMORY_TRACKING = "-XX:NativeMemoryTracking=summary";
     /** Within this share of its earlier peak, RSS counts as no longer rising. */
     private static final double PLATEAU_GROWTH = 0.01;
+    /** How often the learning run reads the agent's report. */
+    private static final int REPORT_POLL_SECONDS = 5;
+    /** The variant names a run can select with bench.variants (the diagnostic ones are added by their flags). */
+    private static final String LEARNED = "learned";
+    /** The goal issue 32 sets the learned plan: its peak RSS within this share of the budget ... */
+    static final double GOAL_MIN_RSS_RATIO = 0.85;
+
+    static final double GOAL_MAX_RSS_RATIO = 1.00;
+    /** ... at no less than this share of the defaults' throughput over the same first seconds. */
+    static final double GOAL_MIN_THROUGHPUT_RATIO = 0.9;
 
     private record Variant(
             String name, List<String> jvmOptions, Map<String, String> env, boolean agent, boolean docs) {}
@@ -245,6 +262,9 @@ public final class MemoryBenchmark {
         // Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the budget's
         // summary line then gives the medians over the repeats.
         int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
+        // bench.variants: the variants to run (default all); the learning run happens whenever "learned" is one.
+        List<String> selected = selectedVariants(System.getProperty("bench.variants", ""));
+        boolean learn = selected.isEmpty() || selected.contains(LEARNED);
         Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory"))
                 .toAbsolutePath();
         Path agentJar = Path.of(System.getProperty("bench.agentJar", "src/agent/target/streams-memory-agent.jar"))
@@ -283,7 +303,7 @@ public final class MemoryBenchmark {
                 Files.createDirectories(dir);
                 Sizing sizing = size(budget);
                 Timing timing = Timing.of(budget);
-                List<Variant> variants = variants(sizing, dir, agentJar, allVariants, rocksDbVariants);
+                List<Variant> all = variants(sizing, dir, agentJar, allVariants, rocksDbVariants);
                 System.out.printf(
                         Locale.ROOT,
                         "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
@@ -301,13 +321,35 @@ public final class MemoryBenchmark {
                         timing.maxSeconds(),
                         PLATEAU_GROWTH * 100,
                         timing.plateauSeconds());
+                Learning learning =
+                        learn ? learn(sizing, dir, agentJar, broker.bootstrap(), appClasspath, timing, cgroups) : null;
+                if (learning != null) {
+                    summaries.add(learning.plansLine());
+                    if (learning.variant() != null) {
+                        // In the rotation right after the agent it learned from (before any diagnostic variant).
+                        all.add(indexOf(all, "agent") + 1, learning.variant());
+                    }
+                }
+                List<Variant> variants = select(all, selected);
+                if (variants.isEmpty()) {
+                    System.out.println("no selected variant to run at this budget");
+                    continue;
+                }
                 List<Summary> repeated = new ArrayList<>();
                 for (int repeat = 1; repeat <= repeats; repeat++) {
                     Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
                     List<Result> results = new ArrayList<>();
                     for (Variant variant : inTurn(variants, repeat)) {
                         Result run = run(
-                                variant, sizing, broker.bootstrap(), appClasspath, repeatDir, repeat, timing, cgroups);
+                                variant,
+                                sizing,
+                                broker.bootstrap(),
+                                appClasspath,
+                                repeatDir,
+                                repeat,
+                                timing,
+                                cgroups,
+                                null);
                         results.add(run);
                         System.out.printf(
                                 Locale.ROOT,
@@ -326,6 +368,14 @@ public final class MemoryBenchmark {
                     repeated.add(report(sizing, results, repeatDir));
                 }
                 summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
+                if (learning != null) {
+                    String line = learning.variant() != null
+                            ? learnedLine(sizing.budget(), repeated)
+                            : "summary: variant=learned budget=" + sizing.budget() + " not-run (learning failed: "
+                                    + learning.failure() + ")";
+                    System.out.println(line);
+                    summaries.add(line);
+                }
             }
         } finally {
             // A run leaves gigabytes of topic data and RocksDB state; the logs, reports, CSVs and plots stay.
@@ -439,6 +489,180 @@ public final class MemoryBenchmark {
         return variants;
     }
 
+    /** The agent as the webhook delivers it: the plan's JVM flags, its allocation file and glibc's arenas capped. */
+    private static Variant agentVariant(
+            String name, AllocationDocument allocation, Path allocationFile, Path agentJar) {
+        List<String> options = new ArrayList<>(allocation.jvmOptions());
+        options.add("-javaagent:" + agentJar);
+        return new Variant(
+                name,
+                options,
+                Map.of(
+                        "STREAMS_MEMORY_ALLOCATION",
+                        allocationFile.toString(),
+                        "MALLOC_ARENA_MAX",
+                        MemoryModel.MALLOC_ARENA_MAX),
+                true,
+                false);
+    }
+
+    /**
+     * bench.variants as names, "docs" standing for docs-bounded; empty for all. A name no variant has is caught by
+     * {@link #select} once the budget's variants are known.
+     */
+    static List<String> selectedVariants(String property) {
+        return Stream.of(property.split(","))
+                .map(String::trim)
+                .filter(name -> !name.isEmpty())
+                .map(name -> name.equals("docs") ? "docs-bounded" : name)
+                .distinct()
+                .toList();
+    }
+
+    /** The variants bench.variants names, in their own order; all of them when it names none. */
+    private static List<Variant> select(List<Variant> variants, List<String> selected) {
+        if (selected.isEmpty()) {
+            return variants;
+        }
+        List<String> known = variants.stream().map(Variant::name).toList();
+        for (String name : selected) {
+            if (!known.contains(name) && !name.equals(LEARNED)) {
+                throw new IllegalArgumentException(
+                        "bench.variants: no variant " + name + " (variants here: " + String.join(",", known) + ")");
+            }
+        }
+        return variants.stream().filter(v -> selected.contains(v.name())).toList();
+    }
+
+    private static int indexOf(List<Variant> variants, String name) {
+        for (int i = 0; i < variants.size(); i++) {
+            if (variants.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no variant " + name);
+    }
+
+    /**
+     * A budget's learning: the variant on the learned plan, or null with why not; and the line that gives the
+     * observed peaks and the declared and learned plans' figures.
+     */
+    private record Learning(Variant variant, String failure, String plansLine) {}
+
+    /**
+     * The learning run: the agent on the declared plan (as the agent variant), its report read every
+     * {@value #REPORT_POLL_SECONDS} s, for at most bench.learnSeconds (default 120, no longer than a run) or to its
+     * plateau; then the engine's plan from the peaks, as the operator makes it for {@code spec.jvm.sizing: Observed}
+     * with a learned topology.
+     */
+    private static Learning learn(
+            Sizing sizing,
+            Path dir,
+            Path agentJar,
+            String bootstrap,
+            String classpath,
+            Timing timing,
+            MemoryCgroup.Parent cgroups)
+            throws Exception {
+        int learnMax = Math.min(timing.maxSeconds(), Integer.getInteger("bench.learnSeconds", 120));
+        Timing learnTiming = new Timing(Math.min(timing.minSeconds(), learnMax), timing.plateauSeconds(), learnMax);
+        Path learnDir = dir.resolve("learning");
+        Files.createDirectories(learnDir);
+        Path declaredFile = learnDir.resolve("alloc-declared.json");
+        Files.writeString(declaredFile, sizing.json());
+        Variant declared = agentVariant("learning", sizing.allocation(), declaredFile, agentJar);
+        java.util.concurrent.atomic.AtomicReference<ObservedPeaks> peaks =
+                new java.util.concurrent.atomic.AtomicReference<>(ObservedPeaks.NONE);
+        System.out.printf(
+                Locale.ROOT,
+                "  learning run: the agent on the declared plan, its report read every %d s, for up to %d s%n",
+                REPORT_POLL_SECONDS,
+                learnMax);
+        Result run = run(declared, sizing, bootstrap, classpath, learnDir, 1, learnTiming, cgroups, peaks);
+        ObservedPeaks seen = peaks.get();
+        System.out.printf(
+                Locale.ROOT,
+                "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  RocksDB instances %d  ended: %s%n",
+                "learning (declared plan)",
+                run.peakRss() / 1048576.0,
+                run.throughput(),
+                run.rocksDbInstances(),
+                run.ended());
+        System.out.println("    observed peaks: " + seen.line());
+        String declaredFigures = planFigures(sizing.allocation());
+        String failure = seen.missing();
+        AllocationDocument learned = null;
+        String learnedJson = null;
+        if (failure == null) {
+            AllocationResult result = new AllocationEngine().allocate(seen.learnedFacts(sizing.budget()));
+            if (result.ok()) {
+                learnedJson = AllocationJson.write(result.allocation());
+                learned = AllocationJson.read(learnedJson);
+            } else {
+                failure = "the engine: " + result.message();
+            }
+        }
+        System.out.println("    declared plan: " + declaredFigures);
+        System.out.println("    learned plan:  " + (learned != null ? planFigures(learned) : "none (" + failure + ")"));
+        String plansLine = String.format(
+                Locale.ROOT,
+                "plans: budget=%d learning_ended=%s learning_kernel=%s observed: %s | declared: %s | learned: %s",
+                sizing.budget(),
+                run.ending(),
+                run.kernel(),
+                seen.line(),
+                declaredFigures,
+                learned != null ? planFigures(learned) : "none (" + failure + ")");
+        if (learned == null) {
+            return new Learning(null, failure, plansLine);
+        }
+        Path learnedFile = dir.resolve("alloc-learned.json");
+        Files.writeString(learnedFile, learnedJson);
+        System.out.println("    learned facts: " + learned.inputs() + "; allocation " + learnedFile);
+        return new Learning(agentVariant(LEARNED, learned, learnedFile, agentJar), null, plansLine);
+    }
+
+    /** A plan's key figures: heap, the JVM's caps, the shared block cache and write buffers. */
+    private static String planFigures(AllocationDocument allocation) {
+        return String.format(
+                Locale.ROOT,
+                "%s MaxMetaspaceSize=%s ReservedCodeCacheSize=%s Xss=%s block_cache=%d write_buffers=%d",
+                xmx(allocation),
+                option(allocation, "-XX:MaxMetaspaceSize="),
+                option(allocation, "-XX:ReservedCodeCacheSize="),
+                option(allocation, "-Xss"),
+                allocation.rocksdb().blockCacheCapacityBytes(),
+                allocation.rocksdb().writeBufferManagerBytes());
+    }
+
+    private static String option(AllocationDocument allocation, String prefix) {
+        return allocation.jvmOptions().stream()
+                .filter(o -> o.startsWith(prefix))
+                .map(o -> o.substring(prefix.length()))
+                .findFirst()
+                .orElse("unset");
+    }
+
+    /** The agent's report now, folded into the peaks so far; a report not (yet) served changes nothing. */
+    private static void pollReport(int port, java.util.concurrent.atomic.AtomicReference<ObservedPeaks> peaks) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
+                                    .timeout(Duration.ofSeconds(2))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() == 200) {
+                ObservedPeaks now = ObservedPeaks.of(JSON.readTree(response.body()));
+                peaks.updateAndGet(p -> p.max(now));
+            }
+        } catch (IOException | RuntimeException e) {
+            // not up yet, or the process is gone
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** The agent as injected, on the plan with its shared cache and write buffer manager set to other sizes. */
     private static Variant agentWithRocksDb(
             String name,
@@ -463,7 +687,11 @@ public final class MemoryBenchmark {
                 false);
     }
 
-    /** One run of every variant: its summary line, the three peaks, the agent's ratios and the kernel outcomes. */
+    /**
+     * One run of every variant: its summary line, the three peaks, the agent's ratios, the kernel outcomes (default,
+     * docs, agent, learned) and the learned variant's peak and ratios. A variant not run has a peak of -1, NaN ratios
+     * and the outcome "not-run".
+     */
     private record Summary(
             String line,
             long defaultPeak,
@@ -473,7 +701,59 @@ public final class MemoryBenchmark {
             double throughputRatio,
             double cpuPerRecordRatio,
             double agentStalledSeconds,
-            List<String> kernel) {}
+            List<String> kernel,
+            long learnedPeak,
+            double learnedRssRatio,
+            double learnedThroughputRatio,
+            double learnedCpuPerRecordRatio) {}
+
+    /**
+     * The learned variant's summary line over the repeats (medians, as the budget's line), ending with the goal issue
+     * 32 sets: RSS within [0.85, 1.00] of the budget at no less than 0.9 of the defaults' throughput.
+     */
+    private static String learnedLine(long budget, List<Summary> repeated) {
+        double rssRatio =
+                median(repeated.stream().mapToDouble(Summary::learnedRssRatio).toArray());
+        double throughputRatio = median(
+                repeated.stream().mapToDouble(Summary::learnedThroughputRatio).toArray());
+        return String.format(
+                Locale.ROOT,
+                "summary: variant=learned budget=%d learned_peak_rss=%s rss_ratio=%.3f throughput_ratio=%.3f "
+                        + "cpu_per_record_ratio=%.3f kernel=%s repeats=%d goal=%s",
+                budget,
+                peak(median(repeated.stream().mapToDouble(Summary::learnedPeak).toArray())),
+                rssRatio,
+                throughputRatio,
+                median(repeated.stream()
+                        .mapToDouble(Summary::learnedCpuPerRecordRatio)
+                        .toArray()),
+                kernelOutcomes(repeated, 3),
+                repeated.size(),
+                goal(rssRatio, throughputRatio));
+    }
+
+    /** "met", or "missed(...)" with each part of the goal missed (a ratio not measured, NaN, misses it). */
+    static String goal(double rssRatio, double throughputRatio) {
+        List<String> missed = new ArrayList<>();
+        if (Double.isNaN(rssRatio)) {
+            missed.add("rss_ratio=NaN");
+        } else if (rssRatio < GOAL_MIN_RSS_RATIO) {
+            missed.add(String.format(Locale.ROOT, "rss_ratio<%.2f", GOAL_MIN_RSS_RATIO));
+        } else if (rssRatio > GOAL_MAX_RSS_RATIO) {
+            missed.add(String.format(Locale.ROOT, "rss_ratio>%.2f", GOAL_MAX_RSS_RATIO));
+        }
+        if (Double.isNaN(throughputRatio)) {
+            missed.add("throughput_ratio=NaN");
+        } else if (throughputRatio < GOAL_MIN_THROUGHPUT_RATIO) {
+            missed.add(String.format(Locale.ROOT, "throughput_ratio<%.1f", GOAL_MIN_THROUGHPUT_RATIO));
+        }
+        return missed.isEmpty() ? "met" : "missed(" + String.join(",", missed) + ")";
+    }
+
+    /** A (median) peak in bytes, or "n/a" for a variant not run (-1). */
+    private static String peak(double bytes) {
+        return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.0f", bytes);
+    }
 
     /**
      * The summary line over several repeats, in the single run's format: the median of each peak and ratio, then
@@ -487,14 +767,14 @@ public final class MemoryBenchmark {
                 repeated.stream().mapToDouble(Summary::cpuPerRecordRatio).toArray();
         String line = String.format(
                 Locale.ROOT,
-                "summary: budget=%d default_peak_rss=%.0f docs_bounded_peak_rss=%.0f agent_peak_rss=%.0f "
+                "summary: budget=%d default_peak_rss=%s docs_bounded_peak_rss=%s agent_peak_rss=%s "
                         + "agent_rss_ratio=%.3f agent_throughput_ratio=%.3f repeats=%d agent_rss_ratios=%s "
                         + "agent_throughput_ratios=%s agent_cpu_per_record_ratio=%.3f agent_cpu_per_record_ratios=%s "
                         + "agent_stalled_s=%s kernel=default:%s,docs:%s,agent:%s app=%s%s (medians over the repeats)",
                 sizing.budget(),
-                median(repeated.stream().mapToDouble(Summary::defaultPeak).toArray()),
-                median(repeated.stream().mapToDouble(Summary::docsPeak).toArray()),
-                median(repeated.stream().mapToDouble(Summary::agentPeak).toArray()),
+                peak(median(repeated.stream().mapToDouble(Summary::defaultPeak).toArray())),
+                peak(median(repeated.stream().mapToDouble(Summary::docsPeak).toArray())),
+                peak(median(repeated.stream().mapToDouble(Summary::agentPeak).toArray())),
                 median(rssRatios),
                 median(throughputRatios),
                 repeated.size(),
@@ -516,7 +796,7 @@ public final class MemoryBenchmark {
         return line;
     }
 
-    /** One variant's kernel outcome in each repeat (0 default, 1 docs, 2 agent), joined by "/". */
+    /** One variant's kernel outcome in each repeat (0 default, 1 docs, 2 agent, 3 learned), joined by "/". */
     private static String kernelOutcomes(List<Summary> repeated, int variant) {
         return repeated.stream()
                 .map(summary -> summary.kernel().get(variant))
@@ -541,13 +821,16 @@ public final class MemoryBenchmark {
         long budget = sizing.budget();
         writeCsv(dir.resolve("rss.csv"), results);
         plot(dir.resolve("rss.png"), results, sizing);
-        Result defaults = find(results, "default");
-        Result docs = find(results, "docs-bounded");
-        Result agent = find(results, "agent");
+        // bench.variants may leave any of them out: its figures are then "n/a", NaN or "not-run".
+        Result defaults = findOrNull(results, "default");
+        Result docs = findOrNull(results, "docs-bounded");
+        Result agent = findOrNull(results, "agent");
+        Result learned = findOrNull(results, LEARNED);
+        double defaultThroughput = defaults == null ? Double.NaN : defaults.throughputWithin(window(results));
+        double defaultCpu = defaults == null ? Double.NaN : defaults.cpuMicrosPerRecordWithin(window(results));
         // A variant that passed the budget stopped early, while its stores were still small and fast: every
         // variant's throughput is taken over the same first seconds, those of the shortest run.
-        double window =
-                results.stream().mapToDouble(Result::measuredSeconds).min().orElse(0);
+        double window = window(results);
         System.out.printf(Locale.ROOT, "%nthroughput over each run's first %.0f s%n", window);
         System.out.printf(
                 Locale.ROOT,
@@ -573,55 +856,76 @@ public final class MemoryBenchmark {
                     run.peakRss() / 1048576.0,
                     run.peakRss() / (double) budget,
                     run.throughputWithin(window),
-                    run.throughputWithin(window) / defaults.throughputWithin(window),
+                    run.throughputWithin(window) / defaultThroughput,
                     run.cpuMicrosPerRecordWithin(window),
-                    run.cpuMicrosPerRecordWithin(window) / defaults.cpuMicrosPerRecordWithin(window),
+                    run.cpuMicrosPerRecordWithin(window) / defaultCpu,
                     run.stealShareWithin(window) * 100,
                     run.rocksDbInstances(),
                     run.ended());
         }
         System.out.printf(Locale.ROOT, "plot: %s  samples: %s%n", dir.resolve("rss.png"), dir.resolve("rss.csv"));
-        double agentStalled = StallWatch.stalledSeconds(agent.progress());
-        double throughputRatio = agent.throughputWithin(window) / defaults.throughputWithin(window);
-        double cpuRatio = agent.cpuMicrosPerRecordWithin(window) / defaults.cpuMicrosPerRecordWithin(window);
+        double agentStalled = agent == null ? Double.NaN : StallWatch.stalledSeconds(agent.progress());
+        double throughputRatio = agent == null ? Double.NaN : agent.throughputWithin(window) / defaultThroughput;
+        double cpuRatio = agent == null ? Double.NaN : agent.cpuMicrosPerRecordWithin(window) / defaultCpu;
         String summary = String.format(
                 Locale.ROOT,
-                "summary: budget=%d default_peak_rss=%d docs_bounded_peak_rss=%d "
-                        + "agent_peak_rss=%d agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
+                "summary: budget=%d default_peak_rss=%s docs_bounded_peak_rss=%s "
+                        + "agent_peak_rss=%s agent_rss_ratio=%.3f agent_throughput_ratio=%.3f app=%s%s "
                         + "ended=default:%s,docs:%s,agent:%s throughput_window_s=%.0f agent_stalled_s=%.0f "
                         + "agent_cpu_per_record_ratio=%.3f steal_pct=default:%.0f,docs:%.0f,agent:%.0f "
                         + "kernel=default:%s,docs:%s,agent:%s",
                 budget,
-                defaults.peakRss(),
-                docs.peakRss(),
-                agent.peakRss(),
-                agent.peakRss() / (double) budget,
+                peak(peakOf(defaults)),
+                peak(peakOf(docs)),
+                peak(peakOf(agent)),
+                agent == null ? Double.NaN : agent.peakRss() / (double) budget,
                 throughputRatio,
                 sizing.label().replace(' ', ','),
                 sizing.sizedDown() ? ",sized-down-to-fit" : "",
-                defaults.ending(),
-                docs.ending(),
-                agent.ending(),
+                defaults == null ? "not-run" : defaults.ending(),
+                docs == null ? "not-run" : docs.ending(),
+                agent == null ? "not-run" : agent.ending(),
                 window,
                 agentStalled,
                 cpuRatio,
-                defaults.stealShareWithin(window) * 100,
-                docs.stealShareWithin(window) * 100,
-                agent.stealShareWithin(window) * 100,
-                defaults.kernel(),
-                docs.kernel(),
-                agent.kernel());
+                stealPercent(defaults, window),
+                stealPercent(docs, window),
+                stealPercent(agent, window),
+                kernelOf(defaults),
+                kernelOf(docs),
+                kernelOf(agent));
         System.out.println(summary);
+        double learnedRssRatio = learned == null ? Double.NaN : learned.peakRss() / (double) budget;
+        double learnedThroughputRatio =
+                learned == null ? Double.NaN : learned.throughputWithin(window) / defaultThroughput;
+        double learnedCpuRatio = learned == null ? Double.NaN : learned.cpuMicrosPerRecordWithin(window) / defaultCpu;
+        if (learned != null) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "learned this repeat: peak_rss=%d rss_ratio=%.3f throughput_ratio=%.3f cpu_per_record_ratio=%.3f "
+                            + "ended=%s kernel=%s stalled_s=%.0f%n",
+                    learned.peakRss(),
+                    learnedRssRatio,
+                    learnedThroughputRatio,
+                    learnedCpuRatio,
+                    learned.ending(),
+                    learned.kernel(),
+                    StallWatch.stalledSeconds(learned.progress()));
+        }
         return new Summary(
                 summary,
-                defaults.peakRss(),
-                docs.peakRss(),
-                agent.peakRss(),
-                agent.peakRss() / (double) budget,
+                peakOf(defaults),
+                peakOf(docs),
+                peakOf(agent),
+                agent == null ? Double.NaN : agent.peakRss() / (double) budget,
                 throughputRatio,
                 cpuRatio,
                 agentStalled,
-                List.of(defaults.kernel(), docs.kernel(), agent.kernel()));
+                List.of(kernelOf(defaults), kernelOf(docs), kernelOf(agent), kernelOf(learned)),
+                peakOf(learned),
+                learnedRssRatio,
+                learnedThroughputRatio,
+                learnedCpuRatio);
     }
 
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
@@ -630,11 +934,32 @@ public final class MemoryBenchmark {
         return out;
     }
 
-    private static Result find(List<Result> results, String name) {
+    /** A variant's run, or null when bench.variants left it out. */
+    private static Result findOrNull(List<Result> results, String name) {
         return results.stream()
                 .filter(r -> r.variant().name().equals(name))
                 .findFirst()
-                .orElseThrow();
+                .orElse(null);
+    }
+
+    /**
+     * A variant that passed the budget stopped early, while its stores were still small and fast: every variant's
+     * throughput is taken over the same first seconds, those of the shortest run.
+     */
+    private static double window(List<Result> results) {
+        return results.stream().mapToDouble(Result::measuredSeconds).min().orElse(0);
+    }
+
+    private static long peakOf(Result run) {
+        return run == null ? -1 : run.peakRss();
+    }
+
+    private static String kernelOf(Result run) {
+        return run == null ? "not-run" : run.kernel();
+    }
+
+    private static double stealPercent(Result run, double window) {
+        return run == null ? Double.NaN : run.stealShareWithin(window) * 100;
     }
 
     private static void produce(String bootstrap, long records, long keys) {
@@ -680,7 +1005,8 @@ public final class MemoryBenchmark {
             Path out,
             int repeat,
             Timing timing,
-            MemoryCgroup.Parent cgroups)
+            MemoryCgroup.Parent cgroups,
+            java.util.concurrent.atomic.AtomicReference<ObservedPeaks> peaks)
             throws Exception {
         String slug = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
         Path dir = out.resolve("run-" + slug);
@@ -732,8 +1058,14 @@ public final class MemoryBenchmark {
         long killedAfter = -1;
         try {
             long measuredFrom = 0;
+            long polled = 0;
             while (process.isAlive()) {
                 long now = System.nanoTime();
+                // A learning run (peaks set) reads the agent's report every few seconds and keeps each figure's peak.
+                if (peaks != null && now - polled >= TimeUnit.SECONDS.toNanos(REPORT_POLL_SECONDS)) {
+                    polled = now;
+                    pollReport(reportPort, peaks);
+                }
                 Map<String, Long> status = procStatus(process.pid());
                 if (status.containsKey("VmRSS")) {
                     samples.add(new Sample((now - start) / 1e9, status.get("VmRSS")));
@@ -771,6 +1103,9 @@ public final class MemoryBenchmark {
             }
             Map<String, Long> status = procStatus(process.pid());
             peak = Math.max(peak, status.getOrDefault("VmHWM", 0L));
+            if (peaks != null && process.isAlive()) {
+                pollReport(reportPort, peaks);
+            }
             if (variant.agent()) {
                 saveAgentReport(reportPort, dir.resolve("report.json"));
             }

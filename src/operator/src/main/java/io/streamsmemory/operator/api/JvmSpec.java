@@ -28,6 +28,15 @@ public class JvmSpec {
             + "-XX:MaxDirectMemorySize and taken from the other parts.")
     private String extraDirectMemory;
 
+    @JsonPropertyDescription("Where the JVM's caps come from: Declared (default; the model's: metaspace from "
+            + "loadedClasses, code cache from the pod's size, thread stacks from the threads) or Observed (each cap "
+            + "at the most the workload's pods used over the observation window, plus 25% for metaspace and "
+            + "threads and 50% for the code cache, never below 32 MiB for metaspace and code cache nor above the "
+            + "model's; what that frees goes to RocksDB's write buffers. Until a pod reports, the model's caps. A "
+            + "pod using 90% of a learned cap raises MemoryPressure and restores the model's caps at once, with a "
+            + "rollout the rate limit does not hold back).")
+    private JvmSizing sizing;
+
     public Integer getLoadedClasses() {
         return loadedClasses;
     }
@@ -42,5 +51,13 @@ public class JvmSpec {
 
     public void setExtraDirectMemory(String extraDirectMemory) {
         this.extraDirectMemory = extraDirectMemory;
+    }
+
+    public JvmSizing getSizing() {
+        return sizing;
+    }
+
+    public void setSizing(JvmSizing sizing) {
+        this.sizing = sizing;
     }
 }

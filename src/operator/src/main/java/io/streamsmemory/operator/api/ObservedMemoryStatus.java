@@ -39,6 +39,11 @@ public class ObservedMemoryStatus {
             + "than planned), none (nothing merged yet).")
     private String recordCacheSource;
 
+    @JsonPropertyDescription("A cap a pod's JVM hit (metaspace or code cache used at 98% of the cap in force): the "
+            + "JVM fails with OutOfMemoryError: Metaspace, or runs with its JIT disabled. Raise spec.jvm.loadedClasses "
+            + "or set spec.jvm.sizing: Declared.")
+    private String capHit;
+
     @JsonPropertyDescription("RocksDB instances open in the busiest pod.")
     private Long rocksDbInstances;
 
@@ -173,5 +178,13 @@ public class ObservedMemoryStatus {
 
     public void setRecordCacheSource(String recordCacheSource) {
         this.recordCacheSource = recordCacheSource;
+    }
+
+    public String getCapHit() {
+        return capHit;
+    }
+
+    public void setCapHit(String capHit) {
+        this.capHit = capHit;
     }
 }

@@ -26,7 +26,9 @@ public record AgentReport(
         Long loadedClasses,
         Long metaspaceUsedBytes,
         Long recordCacheBytes,
-        String recordCacheSource) {
+        String recordCacheSource,
+        JvmCapsUse jvmCaps,
+        String capHit) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -63,7 +65,17 @@ public record AgentReport(
                 number(root, "jvm", "loadedClasses"),
                 number(root, "jvm", "metaspaceUsedBytes"),
                 number(streams, null, "recordCacheBytes"),
-                text(root.path("recordCacheSource")));
+                text(root.path("recordCacheSource")),
+                new JvmCapsUse(
+                        // An agent older than the peaks reports only what is used now.
+                        max(number(root, "jvm", "metaspacePeakBytes"), number(root, "jvm", "metaspaceUsedBytes")),
+                        max(number(root, "jvm", "codeCachePeakBytes"), number(root, "jvm", "codeCacheUsedBytes")),
+                        number(root, "jvm", "liveThreads")),
+                JvmCapsUse.capHit(
+                        number(root, "jvm", "metaspaceUsedBytes"),
+                        number(root, "jvm", "metaspaceMaxBytes"),
+                        number(root, "jvm", "codeCacheUsedBytes"),
+                        number(root, "jvm", "codeCacheMaxBytes")));
     }
 
     /**

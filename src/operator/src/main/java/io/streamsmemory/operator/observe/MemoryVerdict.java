@@ -62,6 +62,12 @@ public record MemoryVerdict(
                 recommendation(allocation, seen, peakRatio, memoryPressure, mismatch, window));
     }
 
+    /** The verdict with one more reason for memory pressure, found outside the reports' figures. */
+    public MemoryVerdict withPressure(String more) {
+        return new MemoryVerdict(
+                seen, observed, peakRatio, pressure == null ? more : pressure + "; " + more, mismatch, recommendation);
+    }
+
     private static String pressure(WorkloadObservation seen, long memory) {
         List<String> why = new ArrayList<>();
         if (seen.usedBytes() != null && seen.usedBytes() > PRESSURE_RATIO * memory) {
@@ -231,6 +237,7 @@ public record MemoryVerdict(
         status.setUnexplained(bytes(seen.unexplainedBytes()));
         status.setRecordCache(bytes(seen.recordCacheBytes()));
         status.setRecordCacheSource(seen.recordCacheSource());
+        status.setCapHit(seen.capHit());
         status.setRocksDbInstances(seen.rocksDbInstances());
         status.setActiveTasks(seen.activeTasks());
         status.setStandbyTasks(seen.standbyTasks());

@@ -14,6 +14,7 @@ import java.util.List;
  * @param tasksPerPod       active plus standby tasks of the busiest pod
  * @param rocksDbInstances  RocksDB instances of the busiest pod (store x task x segment, global stores included)
  * @param loadedClasses     classes loaded by the busiest pod's JVM
+ * @param jvmCaps           the most any pod's JVM used of the memory its caps bound (spec.jvm.sizing: Observed)
  */
 public record ObservedTopology(
         Long instancesPerPod,
@@ -22,11 +23,34 @@ public record ObservedTopology(
         Long standbyTasks,
         Long tasksPerPod,
         Long rocksDbInstances,
-        Long loadedClasses) {
+        Long loadedClasses,
+        JvmCapsUse jvmCaps) {
+    /** Nothing reported. */
+    public static final ObservedTopology NONE = new ObservedTopology(null, null, null, null, null, null, null);
+
+    /** A topology without the JVM's figures. */
+    public ObservedTopology(
+            Long instancesPerPod,
+            Long streamThreads,
+            Long activeTasks,
+            Long standbyTasks,
+            Long tasksPerPod,
+            Long rocksDbInstances,
+            Long loadedClasses) {
+        this(
+                instancesPerPod,
+                streamThreads,
+                activeTasks,
+                standbyTasks,
+                tasksPerPod,
+                rocksDbInstances,
+                loadedClasses,
+                JvmCapsUse.NONE);
+    }
 
     /** One round: the busiest pod's figures, and the workload's task totals. */
     static ObservedTopology of(List<AgentReport> reports) {
-        ObservedTopology round = new ObservedTopology(null, null, null, null, null, null, null);
+        ObservedTopology round = NONE;
         for (AgentReport report : reports) {
             Long tasks = report.activeTasks() == null
                     ? null
@@ -38,7 +62,8 @@ public record ObservedTopology(
                     sum(round.standbyTasks, report.standbyTasks()),
                     AgentReport.max(round.tasksPerPod, tasks),
                     AgentReport.max(round.rocksDbInstances, report.rocksDbInstances()),
-                    AgentReport.max(round.loadedClasses, report.loadedClasses()));
+                    AgentReport.max(round.loadedClasses, report.loadedClasses()),
+                    round.jvmCaps.max(report.jvmCaps()));
         }
         return round;
     }
@@ -52,7 +77,8 @@ public record ObservedTopology(
                 AgentReport.max(standbyTasks, other.standbyTasks),
                 AgentReport.max(tasksPerPod, other.tasksPerPod),
                 AgentReport.max(rocksDbInstances, other.rocksDbInstances),
-                AgentReport.max(loadedClasses, other.loadedClasses));
+                AgentReport.max(loadedClasses, other.loadedClasses),
+                jvmCaps.max(other.jvmCaps));
     }
 
     /** Whether any pod said anything about its Kafka Streams topology (a JVM that has not started it says nothing). */

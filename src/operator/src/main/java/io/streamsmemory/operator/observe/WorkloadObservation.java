@@ -10,6 +10,7 @@ package io.streamsmemory.operator.observe;
  * @param recordCacheBytes  the record cache in force in the busiest pod (KafkaStreams' total cache size)
  * @param recordCacheSource why that record cache applies, as the first reporting pod's agent says: plan,
  *                          application, kafka-default or none
+ * @param capHit           a cap (metaspace, code cache) the first such pod's JVM hit, as the row says it, or null
  * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
  *                         most any running container's own cgroup counted (a process killed without its container)
  */
@@ -29,7 +30,8 @@ public record WorkloadObservation(
         Long loadedClasses,
         Long metaspaceUsedBytes,
         Long recordCacheBytes,
-        String recordCacheSource) {
+        String recordCacheSource,
+        String capHit) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -49,7 +51,8 @@ public record WorkloadObservation(
                 AgentReport.max(loadedClasses, report.loadedClasses()),
                 AgentReport.max(metaspaceUsedBytes, report.metaspaceUsedBytes()),
                 AgentReport.max(recordCacheBytes, report.recordCacheBytes()),
-                recordCacheSource != null ? recordCacheSource : report.recordCacheSource());
+                recordCacheSource != null ? recordCacheSource : report.recordCacheSource(),
+                capHit != null ? capHit : report.capHit());
     }
 
     WorkloadObservation notAnswering() {
@@ -69,7 +72,8 @@ public record WorkloadObservation(
                 loadedClasses,
                 metaspaceUsedBytes,
                 recordCacheBytes,
-                recordCacheSource);
+                recordCacheSource,
+                capHit);
     }
 
     /** Adds the kills kubelet reported (containers the kernel killed) to those the running pods' cgroups counted. */
@@ -90,7 +94,8 @@ public record WorkloadObservation(
                 loadedClasses,
                 metaspaceUsedBytes,
                 recordCacheBytes,
-                recordCacheSource);
+                recordCacheSource,
+                capHit);
     }
 
     WorkloadObservation withPeak(Long windowPeak) {
@@ -110,11 +115,12 @@ public record WorkloadObservation(
                 loadedClasses,
                 metaspaceUsedBytes,
                 recordCacheBytes,
-                recordCacheSource);
+                recordCacheSource,
+                capHit);
     }
 
     static WorkloadObservation none() {
         return new WorkloadObservation(
-                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -183,6 +184,20 @@ public final class AllocationConfigMap {
                 allocation.facts().replicas(),
                 allocation.facts().streamThreads(),
                 ByteSize.format(allocation.memoryBytes()));
+    }
+
+    /** The allocation a ConfigMap publishes, or null when there is none or it cannot be read. */
+    static AllocationDocument document(ConfigMap configMap) {
+        if (configMap == null
+                || configMap.getData() == null
+                || configMap.getData().get(ALLOCATION_KEY) == null) {
+            return null;
+        }
+        try {
+            return AllocationJson.read(configMap.getData().get(ALLOCATION_KEY));
+        } catch (RuntimeException unreadable) {
+            return null; // edited by hand: the next publish replaces it
+        }
     }
 
     public static Optional<String> annotation(ConfigMap configMap, String key) {

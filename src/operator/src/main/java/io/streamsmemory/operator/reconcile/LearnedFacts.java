@@ -1,11 +1,15 @@
 package io.streamsmemory.operator.reconcile;
 
+import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.ObservedJvm;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +29,9 @@ final class LearnedFacts {
     enum Source {
         Declared,
         Observed,
-        Default
+        Default,
+        /** The model's JVM caps, back after a pod used 90% of a learned one (spec.jvm.sizing: Observed). */
+        Restored
     }
 
     /** One fact as the status shows it. */
@@ -47,6 +53,17 @@ final class LearnedFacts {
     static final double CLASSES_MARGIN = 1.25;
 
     private static final String ROCKSDB_PER_TASK = "rocksDbInstancesPerTask";
+    // The JVM's peaks a plan with learned caps used, each only growing as the topology's facts do.
+    static final String METASPACE_PEAK_KIB = "metaspacePeakKiB";
+    static final String CODE_CACHE_PEAK_KIB = "codeCachePeakKiB";
+    static final String LIVE_THREADS = "liveThreads";
+    /** Set once a pod crossed 90% of a learned cap: the workload keeps the model's caps until its policy is deleted. */
+    static final String CAPS_RESTORED = "jvmCapsRestored";
+    /** The learned caps that were restored, in MiB: MemoryPressure holds while the window's peak is above 90% of them. */
+    static final String RESTORED_METASPACE_CAP_MIB = "restoredMetaspaceCapMiB";
+
+    static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
+    private static final String JVM_CAPS = "jvmCaps";
 
     private final List<Fact> facts = new ArrayList<>();
     /** The learned values the plan used, by fact: published with it, the floor of the next plan. */
@@ -75,7 +92,7 @@ final class LearnedFacts {
             Map<String, Integer> before,
             WorkloadFacts.Builder builder) {
         StreamsSpec streams = declared == null ? new StreamsSpec() : declared;
-        ObservedTopology observed = seen.orElse(new ObservedTopology(null, null, null, null, null, null, null));
+        ObservedTopology observed = seen.orElse(ObservedTopology.NONE);
         LearnedFacts learned = new LearnedFacts(before);
 
         int instances = learned.pick(
@@ -140,7 +157,65 @@ final class LearnedFacts {
                 Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses()),
                 classesSeen,
                 MemoryModel.DEFAULT_LOADED_CLASSES));
+        if (jvm != null && jvm.getSizing() == JvmSizing.Observed) {
+            learned.jvmCaps(observed.jvmCaps(), builder);
+        }
         return learned;
+    }
+
+    /**
+     * spec.jvm.sizing: Observed: the JVM's peaks for the engine to size the caps from, once every pod figure is known;
+     * the model's caps until then, and for good once a pod crossed 90% of a learned cap ({@link #restored}).
+     */
+    private void jvmCaps(JvmCapsUse seen, WorkloadFacts.Builder builder) {
+        if (before.containsKey(CAPS_RESTORED)) {
+            for (String key : List.of(CAPS_RESTORED, RESTORED_METASPACE_CAP_MIB, RESTORED_CODE_CACHE_CAP_MIB)) {
+                Optional.ofNullable(before.get(key)).ifPresent(value -> learned.put(key, value));
+            }
+            facts.add(new Fact(
+                    JVM_CAPS,
+                    "the model's: a pod used " + MemoryModel.LEARNED_CAP_PRESSURE_PERCENT + "% of a learned cap",
+                    Source.Restored));
+            return;
+        }
+        Optional<Integer> metaspace = atLeastBefore(METASPACE_PEAK_KIB, kib(seen.metaspacePeakBytes()));
+        Optional<Integer> codeCache = atLeastBefore(CODE_CACHE_PEAK_KIB, kib(seen.codeCachePeakBytes()));
+        Optional<Integer> threads = atLeastBefore(LIVE_THREADS, positive(seen.liveThreads()));
+        if (metaspace.isEmpty() || codeCache.isEmpty() || threads.isEmpty()) {
+            facts.add(new Fact(JVM_CAPS, "the model's until a pod reports", Source.Default));
+            return;
+        }
+        learned.put(METASPACE_PEAK_KIB, metaspace.get());
+        learned.put(CODE_CACHE_PEAK_KIB, codeCache.get());
+        learned.put(LIVE_THREADS, threads.get());
+        builder.observedJvm(new ObservedJvm(metaspace.get() * 1024L, codeCache.get() * 1024L, threads.get()));
+        facts.add(new Fact(
+                JVM_CAPS,
+                String.format(
+                        Locale.ROOT,
+                        "learned from peaks: metaspace %s, code cache %s, %d threads",
+                        ByteSize.format(metaspace.get() * 1024L),
+                        ByteSize.format(codeCache.get() * 1024L),
+                        threads.get()),
+                Source.Observed));
+    }
+
+    /**
+     * What the published plan learned, with the JVM caps restored: the next plan uses the model's caps, and keeps
+     * the learned caps it replaced (MiB) to hold MemoryPressure against.
+     */
+    static Map<String, Integer> restored(Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB) {
+        Map<String, Integer> restored = new LinkedHashMap<>(before);
+        restored.keySet().removeAll(List.of(METASPACE_PEAK_KIB, CODE_CACHE_PEAK_KIB, LIVE_THREADS));
+        restored.put(CAPS_RESTORED, 1);
+        restored.put(RESTORED_METASPACE_CAP_MIB, (int) metaspaceCapMiB);
+        restored.put(RESTORED_CODE_CACHE_CAP_MIB, (int) codeCacheCapMiB);
+        return restored;
+    }
+
+    /** A byte figure in whole KiB, rounded up, for the annotation's int values. */
+    private static Optional<Integer> kib(Long bytes) {
+        return positive(bytes == null ? null : (bytes + 1023) / 1024);
     }
 
     List<Fact> facts() {

@@ -25,14 +25,17 @@ public final class RolloutGate {
         this.clock = clock;
     }
 
-    /** Why a rollout must wait and when to look again; empty when it may start now. */
-    Optional<Wait> check(Workload workload) {
+    /**
+     * Why a rollout must wait and when to look again; empty when it may start now. An urgent one (a learned JVM cap
+     * restored: the alternative is a crash-loop) waits only for a rollout in progress, not for the interval.
+     */
+    Optional<Wait> check(Workload workload, boolean urgent) {
         if (workload.rolloutInProgress()) {
             return Optional.of(new Wait("its previous rollout is still in progress", PolicyReconciler.RETRY_SOON));
         }
         Optional<Instant> last = workload.annotation(MetadataKeys.LAST_ROLLOUT).flatMap(RolloutGate::instant);
         Instant now = clock.instant();
-        if (last.isPresent() && last.get().plus(minInterval).isAfter(now)) {
+        if (!urgent && last.isPresent() && last.get().plus(minInterval).isAfter(now)) {
             Instant next = last.get().plus(minInterval);
             return Optional.of(new Wait(
                     String.format(

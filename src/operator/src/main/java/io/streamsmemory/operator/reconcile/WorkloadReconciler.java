@@ -14,6 +14,7 @@ import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.operator.api.FactStatus;
+import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
@@ -21,6 +22,7 @@ import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -104,10 +106,20 @@ final class WorkloadReconciler {
             List<String> warnings,
             NamespacePods pods) {
         ConfigMap current = publisher.current(workload, cached);
-        Learned learned = new Learned(
-                observer.topology(workload.namespace(), workload.kind(), workload.name()),
-                LearnedFacts.parse(
-                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)));
+        Optional<ObservedTopology> seen = observer.topology(workload.namespace(), workload.kind(), workload.name());
+        Map<String, Integer> published = LearnedFacts.parse(
+                AllocationConfigMap.annotation(current, LEARNED).orElse(null));
+        Optional<Crossing> capCrossed = observesJvm(policy)
+                ? seen.flatMap(topology ->
+                        LearnedCapsGuard.check(published, AllocationConfigMap.document(current), topology.jvmCaps()))
+                : Optional.empty();
+        Map<String, Integer> before = published;
+        if (capCrossed.isPresent() && !capCrossed.get().alreadyRestored()) {
+            Crossing crossing = capCrossed.get();
+            before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
+            events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
+        }
+        Learned learned = new Learned(seen, before);
         WorkloadPlanner.Plan plan = learned.plan(policy, workload, range);
         AllocationResult result = engine.allocate(plan.facts());
         if (!result.ok() && range.isDefault()) {
@@ -148,7 +160,7 @@ final class WorkloadReconciler {
         showAllocation(row, allocation);
 
         String resplit = publish(policy, workload, current, allocation, plan.topology());
-        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit);
+        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent());
         row.setRestartPending(!workload.templateRestartHash()
                         .filter(allocation.restartHash()::equals)
                         .isPresent()
@@ -158,6 +170,9 @@ final class WorkloadReconciler {
                 .map(observation -> MemoryVerdict.of(
                         allocation, observation, observer.settings().window()))
                 .orElse(null);
+        if (verdict != null && capCrossed.isPresent()) {
+            verdict = verdict.withPressure(capCrossed.get().message());
+        }
         if (verdict != null) {
             row.setObserved(verdict.observed());
             row.setRecommendation(verdict.recommendation());
@@ -226,6 +241,10 @@ final class WorkloadReconciler {
         return engine.allocate(learned.plan(policy, workload, range).facts()).ok();
     }
 
+    private static boolean observesJvm(StreamsMemoryPolicy policy) {
+        return policy.getSpec().getJvm() != null && policy.getSpec().getJvm().getSizing() == JvmSizing.Observed;
+    }
+
     /** What the workload's pods reported over the window, and what its published plan had learned before. */
     private record Learned(Optional<ObservedTopology> seen, Map<String, Integer> before) {
         WorkloadPlanner.Plan plan(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
@@ -288,7 +307,12 @@ final class WorkloadReconciler {
      * none) is told in the same Event as the restart it needs, so a re-split of N workloads posts N Events, not 2N.
      */
     private Duration rollIfNeeded(
-            StreamsMemoryPolicy policy, Workload workload, Allocation allocation, PlannedRange range, String resplit) {
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            Allocation allocation,
+            PlannedRange range,
+            String resplit,
+            boolean urgent) {
         if (workload.templateRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent()) {
@@ -306,7 +330,7 @@ final class WorkloadReconciler {
             events.record(workload.resource(), Type.Normal, "RestartPending", told + pending, pending);
             return null;
         }
-        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload);
+        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload, urgent);
         if (wait.isPresent()) {
             String waiting = String.format(
                     "%s (restart hash %s); not rolled yet: %s",

@@ -154,6 +154,8 @@ class MemoryVerdictTest {
                         loadedClasses,
                         metaspaceUsed,
                         10 * MiB,
-                        "plan"));
+                        "plan",
+                        JvmCapsUse.NONE,
+                        null));
     }
 }

@@ -62,6 +62,8 @@ class ObservedTopologyTest {
                 loadedClasses,
                 1L,
                 null,
+                null,
+                JvmCapsUse.NONE,
                 null);
     }
 }

@@ -24,6 +24,8 @@ public final class WorkloadObservations {
                         6_000L,
                         40 * 1024 * 1024L,
                         10 * 1024 * 1024L,
-                        "plan"));
+                        "plan",
+                        JvmCapsUse.NONE,
+                        null));
     }
 }

@@ -102,7 +102,10 @@ final class ManyWorkloads {
                 look ? 24_000L : 6_000L,
                 look ? 95L << 20 : 40L << 20,
                 150L << 20,
-                "plan");
+                "plan",
+                look
+                        ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace"
+                        : null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         row.setObserved(verdict.observed());
         row.setRecommendation(verdict.recommendation());

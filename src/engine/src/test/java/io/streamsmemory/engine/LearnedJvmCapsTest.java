@@ -1,0 +1,116 @@
+package io.streamsmemory.engine;
+
+import static io.streamsmemory.engine.ByteSize.GiB;
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code spec.jvm.sizing: Observed}: the JVM's caps from its observed peaks, and where what they free goes. */
+class LearnedJvmCapsTest {
+    private final AllocationEngine engine = new AllocationEngine();
+
+    /** 512 MiB, 2 threads, 8 tasks of 2 key-value stores: the bench-memory shape at its smallest budget. */
+    private static WorkloadFacts.Builder smallPod() {
+        return WorkloadFacts.builder()
+                .memoryBytes(512 * MiB)
+                .streamThreads(2)
+                .tasksPerPod(8)
+                .stores(new StoreCounts(2, 0, 0));
+    }
+
+    @Test
+    void capsComeFromThePeaksPlusTheirMarginsAndWhatTheyFreeGoesToTheWriteBuffers() {
+        Allocation declared = engine.allocate(smallPod().build()).allocation();
+        // Peaks: metaspace 40,000,000 B, code cache 20 MiB, 46 threads.
+        Allocation learned = engine.allocate(smallPod()
+                        .observedJvm(new ObservedJvm(40_000_000, 20 * MiB, 46))
+                        .build())
+                .allocation();
+
+        // Declared: code cache max(512/16, 48) = 48 MiB, metaspace 97 MiB (15,000 classes), stacks (40 + 3x2) x 256 KiB
+        // = 11.5 -> 12 MiB.
+        assertThat(declared.part("jvm-code-cache").bytes()).isEqualTo(48 * MiB);
+        assertThat(declared.part("jvm-metaspace").bytes()).isEqualTo(97 * MiB);
+        assertThat(declared.part("jvm-thread-stacks").bytes()).isEqualTo(12 * MiB);
+        // Learned: code cache 20 MiB x 1.5 = 30 -> the 32 MiB floor; metaspace 40,000,000 x 1.25 = 47.7 -> 48 MiB;
+        // stacks 46 x 256 KiB x 1.25 = 14.4 -> 15 MiB, above the model's 12: the model's.
+        assertThat(learned.part("jvm-code-cache").bytes()).isEqualTo(32 * MiB);
+        assertThat(learned.part("jvm-metaspace").bytes()).isEqualTo(48 * MiB);
+        assertThat(learned.part("jvm-thread-stacks").bytes()).isEqualTo(12 * MiB);
+        assertThat(learned.jvmOptions()).contains("-XX:ReservedCodeCacheSize=32m", "-XX:MaxMetaspaceSize=48m");
+        assertThat(learned.part("jvm-metaspace").reason())
+                .contains("learned: the observed metaspace peak", "+ 25%", "the model's 97 MiB");
+
+        // 16 + 49 = 65 MiB freed, all of it write buffers: the heap, the clients and the headroom stay.
+        long freed = 65 * MiB;
+        assertThat(learned.part("heap").bytes()).isEqualTo(declared.part("heap").bytes());
+        assertThat(learned.part("headroom").bytes())
+                .isEqualTo(declared.part("headroom").bytes());
+        assertThat(learned.part("jvm-direct-memory").bytes())
+                .isEqualTo(declared.part("jvm-direct-memory").bytes());
+        assertThat(learned.part("rocksdb").bytes())
+                .isEqualTo(declared.part("rocksdb").bytes() + freed);
+        assertThat(learned.part("rocksdb-write-buffers").bytes())
+                .isEqualTo(declared.part("rocksdb-write-buffers").bytes() + freed);
+        assertThat(learned.part("rocksdb-write-buffers").reason()).contains("65 MiB the learned JVM caps freed");
+        assertThat(learned.rocksDb().writeBufferManagerBytes())
+                .isEqualTo(declared.rocksDb().writeBufferManagerBytes() + freed);
+        assertThat(sum(learned)).isEqualTo(512 * MiB);
+    }
+
+    @Test
+    void aCapIsNeverAboveTheModelsNorBelowItsFloor() {
+        // A JVM seen using more than the model plans keeps the model's caps: learning never raises a cap.
+        Allocation huge = engine.allocate(smallPod()
+                        .observedJvm(new ObservedJvm(500 * MiB, 300 * MiB, 400))
+                        .build())
+                .allocation();
+        Allocation declared = engine.allocate(smallPod().build()).allocation();
+        assertThat(huge.jvmOptions()).isEqualTo(declared.jvmOptions());
+        assertThat(huge.part("rocksdb").bytes())
+                .isEqualTo(declared.part("rocksdb").bytes());
+
+        // A JVM seen using almost nothing gets the floors: the JIT and a Kafka client's classes still fit.
+        Allocation tiny = engine.allocate(
+                        smallPod().observedJvm(new ObservedJvm(1, 1, 1)).build())
+                .allocation();
+        assertThat(tiny.part("jvm-code-cache").bytes()).isEqualTo(MemoryModel.LEARNED_CODE_CACHE_MIN_MIB * MiB);
+        assertThat(tiny.part("jvm-metaspace").bytes()).isEqualTo(MemoryModel.LEARNED_METASPACE_MIN_MIB * MiB);
+        assertThat(tiny.part("jvm-thread-stacks").bytes()).isEqualTo(MiB);
+        assertThat(sum(tiny)).isEqualTo(512 * MiB);
+    }
+
+    @Test
+    void withoutPersistentStoresTheFreedMemoryGoesToTheHeap() {
+        WorkloadFacts.Builder stateless =
+                WorkloadFacts.builder().memoryBytes(GiB).streamThreads(2).tasksPerPod(4);
+        Allocation declared = engine.allocate(stateless.build()).allocation();
+        Allocation learned = engine.allocate(stateless
+                        .observedJvm(new ObservedJvm(40_000_000, 20 * MiB, 46))
+                        .build())
+                .allocation();
+        // code cache max(1024/16, 48) = 64 -> 32 MiB; metaspace 97 -> 48 MiB: 81 MiB more heap.
+        assertThat(learned.part("heap").bytes()).isEqualTo(declared.part("heap").bytes() + 81 * MiB);
+        assertThat(learned.part("rocksdb").bytes()).isZero();
+        assertThat(sum(learned)).isEqualTo(GiB);
+    }
+
+    @Test
+    void aPodThatDoesNotFitWithTheModelsCapsDoesNotFitWithLearnedOnes() {
+        // 240 RocksDB instances need 75 + 16 MiB, the model leaves RocksDB about 73 MiB, and the 65 MiB learned caps
+        // free would make it fit: they must not, so restoring a cap never turns a plan that fitted into none.
+        WorkloadFacts.Builder busy = smallPod().tasksPerPod(120);
+        AllocationResult declared = engine.allocate(busy.build());
+        AllocationResult learned = engine.allocate(
+                busy.observedJvm(new ObservedJvm(40_000_000, 20 * MiB, 46)).build());
+        assertThat(declared.ok()).isFalse();
+        assertThat(learned.ok()).isFalse();
+        assertThat(learned.errors().get(0).code())
+                .isEqualTo(declared.errors().get(0).code());
+    }
+
+    private static long sum(Allocation a) {
+        return a.parts().stream().mapToLong(Part::bytes).sum();
+    }
+}

@@ -1,0 +1,57 @@
+package io.streamsmemory.operator.observe;
+
+import static io.streamsmemory.engine.ByteSize.format;
+
+import java.util.Locale;
+
+/**
+ * What a JVM used of its capped non-heap memory: the metaspace and code cache peaks since it started and the live
+ * threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from; each null when not reported. Across pods
+ * and over the window each is the largest seen.
+ */
+public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads) {
+    static final JvmCapsUse NONE = new JvmCapsUse(null, null, null);
+    /**
+     * Used this close to a cap in force (of the JVM's own max), the JVM has hit it: metaspace then fails with
+     * {@code OutOfMemoryError: Metaspace}, a full code cache disables the JIT ("CodeCache is full").
+     */
+    static final double HIT_RATIO = 0.98;
+
+    /** Whether the learned caps can be planned from it: every figure is known. */
+    public boolean complete() {
+        return metaspacePeakBytes != null && codeCachePeakBytes != null && liveThreads != null;
+    }
+
+    JvmCapsUse max(JvmCapsUse other) {
+        return new JvmCapsUse(
+                AgentReport.max(metaspacePeakBytes, other.metaspacePeakBytes),
+                AgentReport.max(codeCachePeakBytes, other.codeCachePeakBytes),
+                AgentReport.max(liveThreads, other.liveThreads));
+    }
+
+    /** A cap one JVM hit, from its own figures (used against the max in force), as the status row says it; or null. */
+    static String capHit(Long metaspaceUsed, Long metaspaceMax, Long codeCacheUsed, Long codeCacheMax) {
+        if (hit(metaspaceUsed, metaspaceMax)) {
+            return describe("metaspace", metaspaceUsed, metaspaceMax, "OutOfMemoryError: Metaspace");
+        }
+        if (hit(codeCacheUsed, codeCacheMax)) {
+            return describe("code cache", codeCacheUsed, codeCacheMax, "the JIT disabled (CodeCache is full)");
+        }
+        return null;
+    }
+
+    private static boolean hit(Long used, Long max) {
+        return used != null && max != null && max > 0 && used >= HIT_RATIO * max;
+    }
+
+    private static String describe(String pool, long used, long max, String consequence) {
+        return String.format(
+                Locale.ROOT,
+                "a pod's %s uses %s of its %s cap (%.0f%%): %s",
+                pool,
+                format(used),
+                format(max),
+                100.0 * used / max,
+                consequence);
+    }
+}

@@ -1,0 +1,97 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static io.streamsmemory.engine.ByteSize.format;
+
+import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.operator.observe.JvmCapsUse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The safety of learned JVM caps ({@code spec.jvm.sizing: Observed}): a pod that uses
+ * {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of a learned cap in force is near {@code OutOfMemoryError:
+ * Metaspace} or a JIT that stops compiling, so the workload is under MemoryPressure and its next plan takes the
+ * model's caps back at once (a crash-loop is what waiting would cost).
+ */
+final class LearnedCapsGuard {
+    private LearnedCapsGuard() {}
+
+    /**
+     * A pod crossed a learned cap.
+     *
+     * @param message         what it used of which cap, as MemoryPressure says it
+     * @param alreadyRestored whether the published plan already has the model's caps back (the pressure holds while
+     *                        the window keeps the peak; nothing more is restored)
+     */
+    record Crossing(String message, boolean alreadyRestored, long metaspaceCapMiB, long codeCacheCapMiB) {}
+
+    /**
+     * Holds the window's peaks against the learned caps: those of the published plan ({@code published}) when it
+     * learned them ({@code before}, its learned-facts annotation), else those it restored.
+     */
+    static Optional<Crossing> check(Map<String, Integer> before, AllocationDocument published, JvmCapsUse seen) {
+        boolean restored = before.containsKey(LearnedFacts.CAPS_RESTORED);
+        Long metaspaceCap;
+        Long codeCacheCap;
+        if (restored) {
+            metaspaceCap = mib(before.get(LearnedFacts.RESTORED_METASPACE_CAP_MIB));
+            codeCacheCap = mib(before.get(LearnedFacts.RESTORED_CODE_CACHE_CAP_MIB));
+        } else if (before.containsKey(LearnedFacts.METASPACE_PEAK_KIB) && published != null) {
+            metaspaceCap = option(published.jvmOptions(), "-XX:MaxMetaspaceSize=");
+            codeCacheCap = option(published.jvmOptions(), "-XX:ReservedCodeCacheSize=");
+        } else {
+            return Optional.empty();
+        }
+        List<String> crossed = new ArrayList<>();
+        cross(crossed, "metaspace", seen.metaspacePeakBytes(), metaspaceCap);
+        cross(crossed, "code cache", seen.codeCachePeakBytes(), codeCacheCap);
+        if (crossed.isEmpty()) {
+            return Optional.empty();
+        }
+        String message = String.join("; ", crossed)
+                + (restored
+                        ? ": the model's caps are restored"
+                        : ": restoring the model's caps at once (the rollout rate limit does not hold it back)");
+        return Optional.of(new Crossing(
+                message,
+                restored,
+                metaspaceCap == null ? 0 : metaspaceCap / MiB,
+                codeCacheCap == null ? 0 : codeCacheCap / MiB));
+    }
+
+    private static void cross(List<String> crossed, String pool, Long peak, Long cap) {
+        if (peak != null && cap != null && cap > 0 && peak * 100 >= cap * MemoryModel.LEARNED_CAP_PRESSURE_PERCENT) {
+            crossed.add(String.format(
+                    Locale.ROOT,
+                    "a pod's %s reached %s, %.0f%% of its learned %s cap (at %d%% the cap is restored)",
+                    pool,
+                    format(peak),
+                    100.0 * peak / cap,
+                    format(cap),
+                    MemoryModel.LEARNED_CAP_PRESSURE_PERCENT));
+        }
+    }
+
+    private static Long mib(Integer value) {
+        return value == null ? null : value * MiB;
+    }
+
+    /** A size flag the engine wrote, in whole MiB ("-XX:MaxMetaspaceSize=48m"), in bytes; null when absent. */
+    private static Long option(List<String> options, String prefix) {
+        for (String option : options) {
+            if (option.startsWith(prefix) && option.endsWith("m")) {
+                try {
+                    return Long.parseLong(option.substring(prefix.length(), option.length() - 1)) * MiB;
+                } catch (NumberFormatException notMiB) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,126 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.MiB;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamsmemory.engine.ObservedJvm;
+import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.operator.api.JvmSizing;
+import io.streamsmemory.operator.api.JvmSpec;
+import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.JvmCapsUse;
+import io.streamsmemory.operator.observe.ObservedTopology;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** spec.jvm.sizing: Observed: the peaks a plan learns its caps from, and the guard that restores the model's. */
+class LearnedJvmCapsTest {
+    private static final JvmCapsUse PEAKS = new JvmCapsUse(40L * MiB, 20L * MiB, 46L);
+    private static final ObservedTopology SEEN = new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS);
+
+    @Test
+    void observedSizingPlansFromThePeaksAndTheyOnlyGrow() {
+        WorkloadFacts.Builder builder = builder();
+        LearnedFacts learned = apply(observed(), Optional.of(SEEN), Map.of(), builder);
+
+        assertThat(builder.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
+        assertThat(fact(learned))
+                .isEqualTo("learned from peaks: metaspace 40 MiB, code cache 20 MiB, 46 threads " + "Observed");
+        assertThat(learned.annotation()).contains("metaspacePeakKiB=40960", "codeCachePeakKiB=20480", "liveThreads=46");
+
+        // A restarted operator sees smaller peaks (a JVM just started): the published plan's stay.
+        WorkloadFacts.Builder again = builder();
+        ObservedTopology fresh =
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L));
+        apply(observed(), Optional.of(fresh), LearnedFacts.parse(learned.annotation()), again);
+        assertThat(again.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
+    }
+
+    @Test
+    void untilAPodReportsTheModelsCapsAreProvisionalAndDeclaredSizingLearnsNothing() {
+        WorkloadFacts.Builder waiting = builder();
+        LearnedFacts provisional = apply(observed(), Optional.empty(), Map.of(), waiting);
+        assertThat(waiting.build().observedJvm()).isNull();
+        assertThat(fact(provisional)).isEqualTo("the model's until a pod reports Default");
+        assertThat(provisional.provisional()).contains("jvmCaps");
+
+        WorkloadFacts.Builder declared = builder();
+        LearnedFacts model = apply(new JvmSpec(), Optional.of(SEEN), Map.of(), declared);
+        assertThat(declared.build().observedJvm()).isNull();
+        assertThat(model.facts()).noneMatch(f -> f.name().equals("jvmCaps"));
+        assertThat(model.annotation()).doesNotContain("PeakKiB");
+    }
+
+    @Test
+    void aPodUsingNinetyPercentOfALearnedCapRestoresTheModelsCapsForGood() {
+        Map<String, Integer> published =
+                Map.of("metaspacePeakKiB", 40960, "codeCachePeakKiB", 20480, "liveThreads", 46);
+        AllocationDocument plan = document(List.of("-XX:MaxMetaspaceSize=50m", "-XX:ReservedCodeCacheSize=32m"));
+
+        // 44 MiB of a 50 MiB cap is 88%: within. 45 MiB is 90%: crossed.
+        assertThat(LearnedCapsGuard.check(published, plan, new JvmCapsUse(44L * MiB, 20L * MiB, 46L)))
+                .isEmpty();
+        LearnedCapsGuard.Crossing crossing = LearnedCapsGuard.check(
+                        published, plan, new JvmCapsUse(45L * MiB, 20L * MiB, 46L))
+                .orElseThrow();
+        assertThat(crossing.alreadyRestored()).isFalse();
+        assertThat(crossing.message())
+                .contains("a pod's metaspace reached 45 MiB, 90% of its learned 50 MiB cap")
+                .contains("restoring the model's caps at once");
+
+        // The next plan takes the model's caps, and keeps them whatever the pods report later.
+        Map<String, Integer> restored = LearnedFacts.restored(published, 50, 32);
+        WorkloadFacts.Builder builder = builder();
+        LearnedFacts learned = apply(observed(), Optional.of(SEEN), restored, builder);
+        assertThat(builder.build().observedJvm()).isNull();
+        assertThat(fact(learned)).isEqualTo("the model's: a pod used 90% of a learned cap Restored");
+        assertThat(learned.provisional()).doesNotContain("jvmCaps");
+        Map<String, Integer> next = LearnedFacts.parse(learned.annotation());
+        assertThat(next).containsEntry("jvmCapsRestored", 1).doesNotContainKey("metaspacePeakKiB");
+
+        // MemoryPressure holds while the window keeps the peak above 90% of the restored cap; nothing more restores.
+        LearnedCapsGuard.Crossing holding = LearnedCapsGuard.check(
+                        next, null, new JvmCapsUse(45L * MiB, 20L * MiB, 46L))
+                .orElseThrow();
+        assertThat(holding.alreadyRestored()).isTrue();
+        assertThat(holding.message()).contains("the model's caps are restored");
+    }
+
+    @Test
+    void aPlanThatLearnedNoCapsIsNeverRestored() {
+        AllocationDocument plan = document(List.of("-XX:MaxMetaspaceSize=50m", "-XX:ReservedCodeCacheSize=32m"));
+        assertThat(LearnedCapsGuard.check(Map.of("threads", 2), plan, new JvmCapsUse(49L * MiB, 31L * MiB, 46L)))
+                .isEmpty();
+    }
+
+    private static LearnedFacts apply(
+            JvmSpec jvm, Optional<ObservedTopology> seen, Map<String, Integer> before, WorkloadFacts.Builder builder) {
+        return LearnedFacts.apply(new StreamsSpec(), jvm, Optional.empty(), seen, before, builder);
+    }
+
+    private static JvmSpec observed() {
+        JvmSpec jvm = new JvmSpec();
+        jvm.setSizing(JvmSizing.Observed);
+        return jvm;
+    }
+
+    private static WorkloadFacts.Builder builder() {
+        return WorkloadFacts.builder().memoryBytes(1L << 30);
+    }
+
+    private static String fact(LearnedFacts learned) {
+        return learned.facts().stream()
+                .filter(f -> f.name().equals("jvmCaps"))
+                .map(f -> f.value() + " " + f.source())
+                .findFirst()
+                .orElseThrow();
+    }
+
+    private static AllocationDocument document(List<String> jvmOptions) {
+        return new AllocationDocument(
+                null, null, 0, null, null, 0, null, null, null, null, jvmOptions, null, null, null);
+    }
+}
