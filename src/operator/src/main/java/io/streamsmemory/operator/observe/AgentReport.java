@@ -68,11 +68,13 @@ public record AgentReport(
                 text(root.path("recordCacheSource")),
                 new JvmCapsUse(
                         // An agent older than the peaks reports only what is used now.
-                        max(number(root, "jvm", "metaspacePeakBytes"), number(root, "jvm", "metaspaceUsedBytes")),
+                        max(
+                                number(root, "jvm", "metaspacePeakCommittedBytes"),
+                                number(root, "jvm", "metaspaceUsedBytes")),
                         max(number(root, "jvm", "codeCachePeakBytes"), number(root, "jvm", "codeCacheUsedBytes")),
                         number(root, "jvm", "liveThreads")),
                 JvmCapsUse.capHit(
-                        number(root, "jvm", "metaspaceUsedBytes"),
+                        max(number(root, "jvm", "metaspaceCommittedBytes"), number(root, "jvm", "metaspaceUsedBytes")),
                         number(root, "jvm", "metaspaceMaxBytes"),
                         number(root, "jvm", "codeCacheUsedBytes"),
                         number(root, "jvm", "codeCacheMaxBytes")));

@@ -5,8 +5,8 @@ import static io.streamsmemory.engine.ByteSize.format;
 import java.util.Locale;
 
 /**
- * What a JVM used of its capped non-heap memory: the metaspace and code cache peaks since it started and the live
- * threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from; each null when not reported. Across pods
+ * What a JVM used of its capped non-heap memory: the metaspace (committed: what -XX:MaxMetaspaceSize caps) and code
+ * cache peaks since it started and the live threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from; each null when not reported. Across pods
  * and over the window each is the largest seen.
  */
 public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads) {
@@ -17,11 +17,6 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
      */
     static final double HIT_RATIO = 0.98;
 
-    /** Whether the learned caps can be planned from it: every figure is known. */
-    public boolean complete() {
-        return metaspacePeakBytes != null && codeCachePeakBytes != null && liveThreads != null;
-    }
-
     JvmCapsUse max(JvmCapsUse other) {
         return new JvmCapsUse(
                 AgentReport.max(metaspacePeakBytes, other.metaspacePeakBytes),
@@ -29,13 +24,16 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
                 AgentReport.max(liveThreads, other.liveThreads));
     }
 
-    /** A cap one JVM hit, from its own figures (used against the max in force), as the status row says it; or null. */
-    static String capHit(Long metaspaceUsed, Long metaspaceMax, Long codeCacheUsed, Long codeCacheMax) {
-        if (hit(metaspaceUsed, metaspaceMax)) {
-            return describe("metaspace", metaspaceUsed, metaspaceMax, "OutOfMemoryError: Metaspace");
+    /**
+     * A cap one JVM hit, from its own figures against the max in force (metaspace committed: what the cap bounds;
+     * code cache used), as the status row says it; or null.
+     */
+    static String capHit(Long metaspaceCommitted, Long metaspaceMax, Long codeCacheUsed, Long codeCacheMax) {
+        if (hit(metaspaceCommitted, metaspaceMax)) {
+            return describe("metaspace", metaspaceCommitted, metaspaceMax, "OutOfMemoryError: Metaspace");
         }
         if (hit(codeCacheUsed, codeCacheMax)) {
-            return describe("code cache", codeCacheUsed, codeCacheMax, "the JIT disabled (CodeCache is full)");
+            return describe("code cache", codeCacheUsed, codeCacheMax, "the JIT stops compiling (CodeCache is full)");
         }
         return null;
     }
@@ -47,7 +45,7 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
     private static String describe(String pool, long used, long max, String consequence) {
         return String.format(
                 Locale.ROOT,
-                "a pod's %s uses %s of its %s cap (%.0f%%): %s",
+                "a pod's %s holds %s of its %s cap (%.0f%%): %s",
                 pool,
                 format(used),
                 format(max),

@@ -11,10 +11,13 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.RunningOperator;
 import io.streamsmemory.operator.api.FactStatus;
+import io.streamsmemory.operator.api.JvmSizing;
+import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
@@ -313,6 +316,90 @@ class MemoryObserverTest {
                         .contains("running 2 stream threads, planned 1");
             });
         }
+    }
+
+    @Test
+    void learnedJvmCapsComeFromARealReportAndAPodAtNinetyPercentOfOneRestoresTheModelsAtOnce() throws Exception {
+        String ns = "learned-caps";
+        StreamsMemoryPolicy observing = Fixtures.policy(ns, "orders", "2Gi");
+        JvmSpec jvm = new JvmSpec();
+        jvm.setSizing(JvmSizing.Observed);
+        observing.getSpec().setJvm(jvm);
+        workload(ns, observing);
+        // Before any report: the model's caps, and the fact says so.
+        String modelMetaspace = jvmOption(publishedAllocation(ns), "-XX:MaxMetaspaceSize=");
+        assertThat(sources(observedRow(ns))).containsEntry("jvmCaps", "the model's until a pod reports Default");
+
+        try (ForkedHog pod = new ForkedHog(PackagedOperator.freePort())) {
+            runningPod(ns, "orders-app-abc-1", pod.port());
+            // A small JVM (about 8 MiB of metaspace): both caps learned at their 32 MiB floors.
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> jvmOption(publishedAllocation(ns), "-XX:MaxMetaspaceSize="), "32m"::equals);
+            assertThat(jvmOption(publishedAllocation(ns), "-XX:ReservedCodeCacheSize="))
+                    .isEqualTo("32m");
+            assertThat(modelMetaspace).isNotEqualTo("32m");
+            assertThat(sources(observedRow(ns)).get("jvmCaps")).startsWith("learned from peaks: metaspace ");
+            // The learned caps need a restart: it waits for the hour-long rollout rate limit like any other.
+            WorkloadAllocationStatus learned = observedRow(ns);
+            assertThat(learned.getRestartPending()).isTrue();
+            assertThat(templateRestartHash(ns)).isNotEqualTo(learned.getRestartHash());
+            assertThat(condition(policy(ns), "MemoryPressure").getStatus()).isEqualTo("False");
+
+            // The pod loads classes: its metaspace commits more than 90% of the learned 32 MiB.
+            pod.loadClasses(28);
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+                Condition pressure = condition(policy(ns), "MemoryPressure");
+                assertThat(pressure.getStatus()).isEqualTo("True");
+                assertThat(pressure.getMessage()).contains("a pod's metaspace reached", "of its learned 32 MiB cap");
+                assertThat(sources(observedRow(ns)))
+                        .containsEntry("jvmCaps", "the model's: a pod used 90% of a learned cap Restored");
+            });
+            assertThat(jvmOption(publishedAllocation(ns), "-XX:MaxMetaspaceSize="))
+                    .isEqualTo(modelMetaspace);
+            // Restored at once: the rollout is not held back by the rate limit the learned caps waited for.
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> templateRestartHash(ns).equals(observedRow(ns).getRestartHash()));
+            assertThat(events(ns, "LearnedCapRestored")).hasSize(1);
+        }
+
+        // A JVM that hit its metaspace cap anyway is named on the workload's row.
+        try (ForkedHog capped = new ForkedHog(PackagedOperator.freePort(), List.of("-XX:MaxMetaspaceSize=32m"))) {
+            runningPod(ns, "orders-app-abc-2", capped.port());
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> observed(ns).getObserved().getPodsReporting() >= 1);
+            assertThat(capped.loadClasses(40)).as("OutOfMemoryError: Metaspace").isTrue();
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(observed(ns).getObserved().getCapHit())
+                            .contains("a pod's metaspace holds 32 MiB of its 32 MiB cap (100%)")
+                            .contains("OutOfMemoryError: Metaspace"));
+            System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "orders", "-o", "yaml"));
+        }
+    }
+
+    private String templateRestartHash(String ns) {
+        return client.apps()
+                .deployments()
+                .inNamespace(ns)
+                .withName("orders-app")
+                .get()
+                .getSpec()
+                .getTemplate()
+                .getMetadata()
+                .getAnnotations()
+                .getOrDefault(MetadataKeys.RESTART_HASH, "");
+    }
+
+    /** The value of one JVM option of an allocation document ("-XX:MaxMetaspaceSize=" gives "32m"). */
+    private static String jvmOption(String allocationJson, String prefix) {
+        return AllocationJson.read(allocationJson).jvmOptions().stream()
+                .filter(o -> o.startsWith(prefix))
+                .map(o -> o.substring(prefix.length()))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** The allocation document the operator published for the Deployment orders-app, once it is there. */
