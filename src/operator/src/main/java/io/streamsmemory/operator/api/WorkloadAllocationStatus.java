@@ -47,6 +47,11 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("The running pods use older JVM or RocksDB settings than the published ones.")
     private Boolean restartPending;
 
+    @JsonPropertyDescription("A newer plan that differs from the applied one only by the operator's model (an "
+            + "upgrade) waits while the applied plan still fits the pod: why, and when its turn comes (the operator "
+            + "rolls such workloads one at a time, streamsmemory.rollout.model-upgrade-interval).")
+    private String newerPlanPending;
+
     @JsonPropertyDescription("The replica counts the JVM flags and RocksDB settings hold for, e.g. 2-6: scaling "
             + "inside it restarts no pod.")
     private String replicaRange;
@@ -201,6 +206,14 @@ public class WorkloadAllocationStatus {
 
     public void setRestartPending(Boolean restartPending) {
         this.restartPending = restartPending;
+    }
+
+    public String getNewerPlanPending() {
+        return newerPlanPending;
+    }
+
+    public void setNewerPlanPending(String newerPlanPending) {
+        this.newerPlanPending = newerPlanPending;
     }
 
     public String getReplicaRange() {

@@ -34,8 +34,10 @@ public class OperatorBeans {
     @Produces
     @Singleton
     RolloutGate rolloutGate(
-            @ConfigProperty(name = "streamsmemory.rollout.min-interval", defaultValue = "PT10M") Duration minInterval) {
-        return new RolloutGate(minInterval);
+            @ConfigProperty(name = "streamsmemory.rollout.min-interval", defaultValue = "PT10M") Duration minInterval,
+            @ConfigProperty(name = "streamsmemory.rollout.model-upgrade-interval", defaultValue = "PT1M")
+                    Duration modelUpgradeInterval) {
+        return new RolloutGate(minInterval, modelUpgradeInterval);
     }
 
     /** Reads the injected pods' memory reports (streamsmemory.observe.* in application.properties). */

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.engine.ModelFingerprint;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +67,7 @@ public final class AllocationConfigMap {
                 .addToAnnotations(RESTART_HASH, allocation.restartHash())
                 .addToAnnotations(FACTS, factsSummary(allocation))
                 .addToAnnotations(LEARNED, learned)
+                .addToAnnotations(MODEL, ModelFingerprint.current())
                 .addToAnnotations(TARGET_CONTAINER, target)
                 .addToAnnotations(DATA_HASH, dataHash(target, data))
                 .withOwnerReferences(new OwnerReferenceBuilder()

@@ -5,7 +5,6 @@ import static io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURA
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
@@ -36,10 +35,11 @@ final class DriftReporter {
     Duration report(
             StreamsMemoryPolicy policy,
             Workload workload,
-            Allocation allocation,
+            String allocationHash,
+            String restartHash,
             WorkloadAllocationStatus row,
             NamespacePods pods) {
-        Optional<PodDrift.Count> counted = PodDrift.count(workload, allocation.restartHash(), pods);
+        Optional<PodDrift.Count> counted = PodDrift.count(workload, restartHash, pods);
         if (counted.isEmpty()) {
             return null;
         }
@@ -50,9 +50,8 @@ final class DriftReporter {
         row.setPodsOutdated(count.outdated());
         row.setPodsSkipped(count.skipped());
         boolean manual = policy.getSpec().getRollout() == Rollout.Manual;
-        boolean templateCurrent = workload.templateRestartHash()
-                .filter(allocation.restartHash()::equals)
-                .isPresent();
+        boolean templateCurrent =
+                workload.templateRestartHash().filter(restartHash::equals).isPresent();
         if (count.drifted() == 0
                 || !workload.settled()
                 || (!manual && (!templateCurrent || count.driftedFromTemplate() == 0))) {
@@ -63,7 +62,7 @@ final class DriftReporter {
         String what = String.format(
                 "%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
-                count.notInjected(), count.pods(), allocation.hash(), count.outdated());
+                count.notInjected(), count.pods(), allocationHash, count.outdated());
         if (manual) {
             events.record(
                     workload.resource(),
@@ -71,7 +70,7 @@ final class DriftReporter {
                     "Drift",
                     what + "; rollout is Manual: restart the pods " + "(kubectl rollout restart) to inject them");
         } else if (workload.templateAnnotation(DRIFT_ROLLOUT)
-                .filter(allocation.restartHash()::equals)
+                .filter(restartHash::equals)
                 .isPresent()) {
             events.record(
                     workload.resource(),
@@ -96,7 +95,7 @@ final class DriftReporter {
                             + wait.get().reason());
             return wait.get().retryAfter();
         } else {
-            stamper.stampDriftRollout(workload, allocation.restartHash());
+            stamper.stampDriftRollout(workload, restartHash);
             events.record(
                     workload.resource(), Type.Warning, "Drift", what + "; rolling the workload once to inject them");
         }

@@ -41,6 +41,8 @@ public final class MetadataKeys {
      * the floor of the next plan's, so a restarted operator re-plans what it published.
      */
     public static final String LEARNED = "streamsmemory.io/learned-facts";
+    /** On the allocation ConfigMap: the fingerprint of the model that planned it (ModelFingerprint). */
+    public static final String MODEL = "streamsmemory.io/model";
     /**
      * ConfigMap annotation: the container the webhook injects, chosen by the operator from the workload's pod
      * template (the {@link #CONTAINER} annotation, else the template's first container), never from the pod.

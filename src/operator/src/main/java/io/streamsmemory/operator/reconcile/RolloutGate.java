@@ -13,16 +13,46 @@ import java.util.Optional;
  * that made it scale; this keeps the operator from ever driving such a loop.
  */
 public final class RolloutGate {
+    /** The default pace of rollouts an operator upgrade alone asks for: one workload a minute, operator-wide. */
+    public static final Duration MODEL_UPGRADE_INTERVAL = Duration.ofMinutes(1);
+
     private final Duration minInterval;
+    private final Duration modelUpgradeInterval;
     private final Clock clock;
+    private Instant lastModelUpgrade = Instant.MIN;
 
     public RolloutGate(Duration minInterval) {
-        this(minInterval, Clock.systemUTC());
+        this(minInterval, MODEL_UPGRADE_INTERVAL);
     }
 
-    RolloutGate(Duration minInterval, Clock clock) {
+    public RolloutGate(Duration minInterval, Duration modelUpgradeInterval) {
+        this(minInterval, modelUpgradeInterval, Clock.systemUTC());
+    }
+
+    RolloutGate(Duration minInterval, Duration modelUpgradeInterval, Clock clock) {
         this.minInterval = minInterval;
+        this.modelUpgradeInterval = modelUpgradeInterval;
         this.clock = clock;
+    }
+
+    /**
+     * Whether a workload whose plan changed only by the operator's model (an upgrade) may take it now: one such
+     * workload per {@code modelUpgradeInterval} across the operator, so an upgrade spreads its rollouts instead of
+     * rolling every workload at once. Granting records the time; a wait says when the next turn comes.
+     */
+    synchronized Optional<Wait> takeModelUpgradeTurn() {
+        Instant now = clock.instant();
+        Instant next = lastModelUpgrade.equals(Instant.MIN) ? now : lastModelUpgrade.plus(modelUpgradeInterval);
+        if (!next.isAfter(now)) {
+            lastModelUpgrade = now;
+            return Optional.empty();
+        }
+        return Optional.of(new Wait(
+                String.format(
+                        "an operator upgrade rolls one workload every %s (streamsmemory.rollout.model-upgrade-interval)"
+                                + ": next turn at %s",
+                        modelUpgradeInterval, next),
+                Duration.between(now, next).plusSeconds(1)));
     }
 
     /**

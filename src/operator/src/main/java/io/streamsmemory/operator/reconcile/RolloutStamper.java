@@ -39,6 +39,11 @@ public class RolloutStamper {
         return gate.check(workload, urgent);
     }
 
+    /** Whether a plan that only an operator upgrade changed may roll now ({@link RolloutGate#takeModelUpgradeTurn}). */
+    Optional<RolloutGate.Wait> modelUpgradeTurn() {
+        return gate.takeModelUpgradeTurn();
+    }
+
     public void stamp(Workload workload, String restartHash) {
         // Server-side apply drops what the manager no longer applies: keep the drift marker it stamped.
         apply(

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.Rollout;
@@ -159,13 +160,25 @@ final class WorkloadReconciler {
         Allocation allocation = result.allocation();
         showAllocation(row, allocation);
 
-        String resplit = publish(policy, workload, current, allocation, plan.topology());
-        Duration rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent());
-        row.setRestartPending(!workload.templateRestartHash()
-                        .filter(allocation.restartHash()::equals)
-                        .isPresent()
-                && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
-        Duration driftLater = drift.report(policy, workload, allocation, row, pods);
+        Optional<HeldPlan> held =
+                capCrossed.isPresent() ? Optional.empty() : holdModelUpgrade(policy, workload, current, allocation);
+        Duration rollLater;
+        if (held.isPresent()) {
+            // The pods keep the applied plan: the row names it, and says what waits and why.
+            row.setAllocationHash(held.get().applied().hash());
+            row.setRestartHash(held.get().applied().restartHash());
+            row.setRestartPending(false);
+            row.setNewerPlanPending(held.get().reason());
+            rollLater = held.get().retryAfter();
+        } else {
+            String resplit = publish(policy, workload, current, allocation, plan.topology());
+            rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent());
+            row.setRestartPending(!workload.templateRestartHash()
+                            .filter(allocation.restartHash()::equals)
+                            .isPresent()
+                    && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
+        }
+        Duration driftLater = drift.report(policy, workload, row.getAllocationHash(), row.getRestartHash(), row, pods);
         MemoryVerdict verdict = observer.observation(workload.namespace(), workload.kind(), workload.name())
                 .map(observation -> MemoryVerdict.of(
                         allocation, observation, observer.settings().window()))
@@ -239,6 +252,36 @@ final class WorkloadReconciler {
 
     private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range, Learned learned) {
         return engine.allocate(learned.plan(policy, workload, range).facts()).ok();
+    }
+
+    /** A newer plan held back: the allocation the pods keep, why, and when to look again. */
+    private record HeldPlan(AllocationDocument applied, String reason, Duration retryAfter) {}
+
+    /**
+     * Holds a plan that differs from the applied one only by the operator's model (see {@link ModelUpgrade}) until
+     * this workload's turn ({@link RolloutGate#takeModelUpgradeTurn}); a Manual policy publishes it at once (its pods
+     * take it at the user's restart).
+     */
+    private Optional<HeldPlan> holdModelUpgrade(
+            StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Allocation allocation) {
+        if (policy.getSpec().getRollout() == Rollout.Manual) {
+            return Optional.empty();
+        }
+        AllocationDocument applied = ModelUpgrade.onlyTheModelChanged(current, workload, allocation);
+        if (applied == null) {
+            return Optional.empty();
+        }
+        Optional<RolloutGate.Wait> turn = stamper.modelUpgradeTurn();
+        if (turn.isEmpty()) {
+            return Optional.empty(); // this workload's turn: published and rolled as any change
+        }
+        String pending = String.format(
+                "a newer plan (restart hash %s) differs from the applied allocation %s only by the operator's model, "
+                        + "and the applied plan was made for today's facts, so it still fits the pod: it waits",
+                allocation.restartHash(), applied.hash());
+        events.record(workload.resource(), Type.Normal, "NewerPlanPending", pending, pending);
+        return Optional.of(new HeldPlan(
+                applied, pending + "; " + turn.get().reason(), turn.get().retryAfter()));
     }
 
     private static boolean observesJvm(StreamsMemoryPolicy policy) {
