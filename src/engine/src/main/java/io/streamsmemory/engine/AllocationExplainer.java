@@ -122,8 +122,8 @@ final class AllocationExplainer {
     /** Why a cap learned from observed use has its size ({@code spec.jvm.sizing: Observed}). */
     private static String learned(String cap, long peakBytes, long marginPercent, long floorMiB, long declaredMiB) {
         return String.format(
-                "learned: the observed %s peak %s + %d%%, within [%d MiB, the model's %d MiB]; what it frees goes to "
-                        + "RocksDB's write buffers, and a pod using %d%% of it restores the model's",
+                "learned: the observed %s peak %s + %d%%, within [%d MiB, the model's %d MiB]; what it frees joins the "
+                        + "pool (RocksDB's share of it as write buffers), and a pod using %d%% of it restores the model's",
                 cap, format(peakBytes), marginPercent, floorMiB, declaredMiB, LEARNED_CAP_PRESSURE_PERCENT);
     }
 
@@ -344,7 +344,8 @@ final class AllocationExplainer {
                                         WRITE_BUFFER_DIVISOR,
                                         s.split().learnedWriteBuffersMiB() > 0
                                                 ? String.format(
-                                                        " before %d MiB the learned JVM caps freed, all of it here",
+                                                        " RocksDB had with the model's JVM caps, + the %d MiB the "
+                                                                + "learned caps gave RocksDB, all memtables",
                                                         s.split().learnedWriteBuffersMiB())
                                                 : "",
                                         format(r.writeBufferSizeBytes()),

@@ -28,8 +28,7 @@ record Sizing(
         HeapShares heapShares) {
 
     /**
-     * Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data. The pool is always what
-     * the declared caps leave, so learning the caps changes no heap or client figure: only where the freed MiB go.
+     * Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data.
      *
      * @param learned the model's caps that observed use replaced, null when the caps are the model's
      */
@@ -40,19 +39,7 @@ record Sizing(
             long stacksMiB,
             long extraDirectMiB,
             long poolMiB,
-            DeclaredCaps learned) {
-        /** What the learned caps free below the model's: given to RocksDB's write buffers (step 5). */
-        long freedMiB() {
-            return learned == null
-                    ? 0
-                    : learned.codeCacheMiB()
-                            - codeCacheMiB
-                            + learned.metaspaceMiB()
-                            - metaspaceMiB
-                            + learned.stacksMiB()
-                            - stacksMiB;
-        }
-    }
+            DeclaredCaps learned) {}
 
     /** The caps the model plans without observed use (spec.jvm.sizing: Declared), in whole MiB. */
     record DeclaredCaps(long codeCacheMiB, long metaspaceMiB, long stacksMiB) {}
@@ -62,26 +49,12 @@ record Sizing(
 
     /**
      * Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused; the
-     * learned write buffers are the MiB learned JVM caps freed, part of {@code rocksDbMiB}.
+     * learned write buffers are RocksDB's gain from learned JVM caps (part of {@code rocksDbMiB}), all of it memtables.
      */
     record Split(
             long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes, long learnedWriteBuffersMiB) {
-        /**
-         * Gives what learned caps freed where it buys the most: to RocksDB's write buffers with persistent stores
-         * (measured: memtable room is what brings throughput back under a budget), else to the heap's data part, or
-         * to the headroom when the heap is fixed.
-         */
-        Split withFreed(long freedMiB, boolean persistent, boolean fixedHeap) {
-            if (freedMiB == 0) {
-                return this;
-            }
-            if (persistent) {
-                return new Split(rocksDbMiB + freedMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, freedMiB);
-            }
-            if (fixedHeap) {
-                return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB + freedMiB, heapBytes, 0);
-            }
-            return new Split(rocksDbMiB, dataHeapMiB + freedMiB, spareHeadroomMiB, heapBytes + freedMiB * MiB, 0);
+        Split withLearnedWriteBuffers(long mib) {
+            return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, mib);
         }
     }
 
@@ -94,8 +67,23 @@ record Sizing(
             long inputBuffers,
             long application) {}
 
-    /** @throws DoesNotFit at the first floor that does not hold, in step order */
+    /**
+     * With observed JVM peaks ({@code spec.jvm.sizing: Observed}) the learned caps leave a larger pool, which the steps
+     * share as they share any pool (measured at 512 MiB: a heap held at the model's size thrashed in GC while the
+     * memtables had plenty), and what RocksDB gains over the plan with the model's caps goes to its write buffers. A
+     * plan fits with the model's caps or not at all, so restoring a cap never turns a plan that fitted into none.
+     *
+     * @throws DoesNotFit at the first floor that does not hold, in step order
+     */
     static Sizing of(WorkloadFacts facts) throws DoesNotFit {
+        if (facts.observedJvm() == null) {
+            return sized(facts, null);
+        }
+        Sizing declared = sized(facts.toBuilder().observedJvm(null).build(), null);
+        return sized(facts, declared);
+    }
+
+    private static Sizing sized(WorkloadFacts facts, Sizing declared) throws DoesNotFit {
         Overrides overrides = facts.overrides() == null ? Overrides.NONE : facts.overrides();
         // Two pods: what one pod runs now, and the busiest pod of the replica range. RocksDB settings and JVM flags
         // are read when a pod starts (the restart hash), so everything RocksDB is sized for the busiest pod and
@@ -110,8 +98,11 @@ record Sizing(
         ClientIo clients = clientIo(facts, overrides, topology, jvm.poolMiB());
         long afterClients = jvm.poolMiB() - clients.ioMiB();
         UncommittedWrites uncommitted = uncommittedWrites(facts, overrides, afterClients);
-        Split split = rocksDbAndHeap(overrides, planned, clients, uncommitted, afterClients - uncommitted.shareMiB())
-                .withFreed(jvm.freedMiB(), planned.rocksDbInstances() > 0, overrides.heapBytes() != null);
+        Split split = rocksDbAndHeap(overrides, planned, clients, uncommitted, afterClients - uncommitted.shareMiB());
+        if (declared != null && planned.rocksDbInstances() > 0) {
+            split = split.withLearnedWriteBuffers(
+                    Math.max(0, split.rocksDbMiB() - declared.split().rocksDbMiB()));
+        }
         RocksDbSettings rocksDb = rocksDb(facts, overrides, planned, split);
         HeapShares heapShares = heapShares(facts, overrides, topology, clients, split);
         return new Sizing(facts, overrides, topology, planned, jvm, clients, uncommitted, split, rocksDb, heapShares);
@@ -168,21 +159,20 @@ record Sizing(
         if (observed == null) {
             return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool, null);
         }
+        long learnedCodeCache = learnedCap(
+                observed.codeCacheBytes(), LEARNED_CODE_CACHE_MARGIN_PERCENT, LEARNED_CODE_CACHE_MIN_MIB, codeCache);
+        long learnedMetaspace = learnedCap(
+                observed.metaspaceBytes(), LEARNED_METASPACE_MARGIN_PERCENT, LEARNED_METASPACE_MIN_MIB, metaspace);
+        long learnedStacks =
+                learnedCap(observed.threads() * THREAD_STACK_RESIDENT, LEARNED_THREADS_MARGIN_PERCENT, 1, stacks);
+        long freed = codeCache - learnedCodeCache + metaspace - learnedMetaspace + stacks - learnedStacks;
         return new Jvm(
-                learnedCap(
-                        observed.codeCacheBytes(),
-                        LEARNED_CODE_CACHE_MARGIN_PERCENT,
-                        LEARNED_CODE_CACHE_MIN_MIB,
-                        codeCache),
+                learnedCodeCache,
                 headroom,
-                learnedCap(
-                        observed.metaspaceBytes(),
-                        LEARNED_METASPACE_MARGIN_PERCENT,
-                        LEARNED_METASPACE_MIN_MIB,
-                        metaspace),
-                learnedCap(observed.threads() * THREAD_STACK_RESIDENT, LEARNED_THREADS_MARGIN_PERCENT, 1, stacks),
+                learnedMetaspace,
+                learnedStacks,
                 extraDirect,
-                pool,
+                pool + freed,
                 new DeclaredCaps(codeCache, metaspace, stacks));
     }
 
@@ -335,8 +325,8 @@ record Sizing(
             return null;
         }
         long nativeOverhead = planned.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
-        // What learned caps freed is checked out of the floor: a plan fits with the model's caps or not at all, so
-        // restoring a cap never turns a plan that fitted into one that does not.
+        // RocksDB's gain from learned caps is all memtables: the floors hold without it (as the plan with the model's
+        // caps has shown), and the cache's other parts stay as that plan sized them.
         long rocksBytes = (rocksDbMiB - split.learnedWriteBuffersMiB()) * MiB;
         long capacity = rocksBytes - nativeOverhead;
         if (capacity < BLOCK_CACHE_MIN) {

@@ -10,7 +10,8 @@ import java.util.Locale;
  * The highest figures the agent's reports ({@code GET /report}) gave over a learning run, what the operator learns from
  * with {@code spec.jvm.sizing: Observed} and a learned topology; 0 where no report gave the figure.
  *
- * @param metaspaceBytes   {@code jvm.metaspacePeakBytes} (else {@code jvm.metaspaceUsedBytes})
+ * @param metaspaceBytes   {@code jvm.metaspacePeakCommittedBytes} (what -XX:MaxMetaspaceSize caps, as the operator reads
+ *                         it; else {@code jvm.metaspaceUsedBytes})
  * @param codeCacheBytes   {@code jvm.codeCachePeakBytes} (else {@code jvm.codeCacheUsedBytes})
  * @param liveThreads      {@code jvm.liveThreads}
  * @param loadedClasses    {@code jvm.loadedClasses}
@@ -37,8 +38,8 @@ record ObservedPeaks(
         JsonNode jvm = report.path("jvm");
         JsonNode streams = report.path("streams");
         return new ObservedPeaks(
-                jvm.has("metaspacePeakBytes")
-                        ? jvm.path("metaspacePeakBytes").asLong(0)
+                jvm.has("metaspacePeakCommittedBytes")
+                        ? jvm.path("metaspacePeakCommittedBytes").asLong(0)
                         : jvm.path("metaspaceUsedBytes").asLong(0),
                 jvm.has("codeCachePeakBytes")
                         ? jvm.path("codeCachePeakBytes").asLong(0)

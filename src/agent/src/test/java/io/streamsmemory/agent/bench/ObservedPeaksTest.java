@@ -14,7 +14,7 @@ class ObservedPeaksTest {
 
     @Test
     void keepsEachFiguresPeakOverTheReports() throws Exception {
-        ObservedPeaks early = ObservedPeaks.of(JSON.readTree("{\"jvm\":{\"metaspacePeakBytes\":30000000,"
+        ObservedPeaks early = ObservedPeaks.of(JSON.readTree("{\"jvm\":{\"metaspacePeakCommittedBytes\":30000000,"
                 + "\"metaspaceUsedBytes\":29000000,\"codeCachePeakBytes\":9000000,\"liveThreads\":40,"
                 + "\"loadedClasses\":6100},\"streams\":{\"streamThreads\":4,\"activeTasks\":16,\"standbyTasks\":0,"
                 + "\"rocksDbInstances\":48}}"));
@@ -31,8 +31,8 @@ class ObservedPeaksTest {
 
     @Test
     void aReportWithoutStreamsCannotBeLearnedFrom() throws Exception {
-        ObservedPeaks jvmOnly = ObservedPeaks.of(
-                JSON.readTree("{\"jvm\":{\"metaspacePeakBytes\":1,\"codeCachePeakBytes\":1,\"liveThreads\":1}}"));
+        ObservedPeaks jvmOnly = ObservedPeaks.of(JSON.readTree(
+                "{\"jvm\":{\"metaspacePeakCommittedBytes\":1,\"codeCachePeakBytes\":1,\"liveThreads\":1}}"));
 
         assertThat(jvmOnly.missing()).isEqualTo("no streamThreads activeTasks in the reports");
         assertThat(ObservedPeaks.NONE.missing()).startsWith("no metaspace codeCache liveThreads");
