@@ -601,7 +601,7 @@ class PolicyReconcilerTest {
                         : "{\"metadata\":{\"ownerReferences\":[{\"kind\":\"StatefulSet\",\"name\":\"twin\","
                                 + "\"controller\":true}]}}";
                 await().atMost(WAIT)
-                        .untilAsserted(() -> assertThat(index.resolve(ns, JSON.readTree(pod)))
+                        .untilAsserted(() -> assertThat(index.resolve(ns, JSON.readTree(pod), false))
                                 .hasValueSatisfying(resolution -> {
                                     assertThat(resolution.target().workload().getKind())
                                             .isEqualTo(kind);

@@ -2,6 +2,7 @@ package io.streamsmemory.operator.admission;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.reconcile.EventRecorder;
+import io.streamsmemory.operator.reconcile.FirstAllocation;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
@@ -47,7 +48,7 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     private AdmissionWebhook(KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
         this.settings = settings;
-        this.index = new WorkloadIndex(client);
+        this.index = new WorkloadIndex(client, new FirstAllocation(client, events));
         this.certificates = new CertificateManager(client, settings, clock);
         this.admission = new PodAdmission(index, settings, events);
         this.namespaces = new PolicyNamespaceSelector(client, settings);

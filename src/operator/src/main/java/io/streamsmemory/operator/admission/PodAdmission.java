@@ -99,12 +99,12 @@ public final class PodAdmission {
         }
         String namespace = request.path("namespace")
                 .asText(pod.path("metadata").path("namespace").asText(""));
-        Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod);
+        boolean dryRun = request.path("dryRun").asBoolean(false);
+        Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod, dryRun);
         if (resolution.isEmpty()) {
             return response(uid, null, List.of());
         }
         InjectionTarget target = resolution.get().target();
-        boolean dryRun = request.path("dryRun").asBoolean(false);
         if (target.allocation() == null) {
             if (resolution.get().refused()) {
                 return skip(

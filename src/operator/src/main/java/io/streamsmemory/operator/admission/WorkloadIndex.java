@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import io.streamsmemory.operator.reconcile.CachedWorkloads;
+import io.streamsmemory.operator.reconcile.FirstAllocation;
 import io.streamsmemory.operator.reconcile.Workload;
 import java.time.Duration;
 import java.util.List;
@@ -43,6 +44,7 @@ public final class WorkloadIndex implements AutoCloseable {
     static final Duration LIVE_READ_TIMEOUT = Duration.ofMillis(500);
 
     private final KubernetesClient client;
+    private final FirstAllocation first;
     private SharedIndexInformer<Deployment> deployments;
     private SharedIndexInformer<StatefulSet> statefulSets;
     private SharedIndexInformer<ConfigMap> configMaps;
@@ -59,7 +61,13 @@ public final class WorkloadIndex implements AutoCloseable {
     public record Resolution(InjectionTarget target, String problem, boolean refused) {}
 
     public WorkloadIndex(KubernetesClient client) {
+        this(client, null);
+    }
+
+    /** @param first publishes the allocation of a workload created together with its policy; null never does */
+    public WorkloadIndex(KubernetesClient client, FirstAllocation first) {
         this.client = client;
+        this.first = first;
     }
 
     public void start(Duration syncTimeout) {
@@ -89,8 +97,12 @@ public final class WorkloadIndex implements AutoCloseable {
         }
     }
 
-    /** The target of a pod, empty when the pod does not belong to an opted-in workload. */
-    public Optional<Resolution> resolve(String namespace, JsonNode pod) {
+    /**
+     * The target of a pod, empty when the pod does not belong to an opted-in workload.
+     *
+     * @param dryRun a dry-run admission, which must not publish anything
+     */
+    public Optional<Resolution> resolve(String namespace, JsonNode pod, boolean dryRun) {
         HasMetadata workload = workload(namespace, pod);
         if (workload == null || workload.getMetadata().getAnnotations() == null) {
             return Optional.empty();
@@ -102,6 +114,9 @@ public final class WorkloadIndex implements AutoCloseable {
         String workloadName = workload.getMetadata().getName();
         String configMapName = configMapName(workload.getKind(), workloadName);
         ConfigMap configMap = currentConfigMap(namespace, configMapName, workload, pod);
+        if (configMap == null && !dryRun) {
+            configMap = firstAllocation(namespace, configMapName, workload);
+        }
         if (!holdsAllocation(configMap, workload)) {
             return Optional.of(new Resolution(
                     new InjectionTarget(workload, null, configMapName, null),
@@ -160,6 +175,28 @@ public final class WorkloadIndex implements AutoCloseable {
         } catch (Exception e) {
             LOG.debug("could not read ConfigMap {} past the cache: {}", name, e.toString());
             return cached;
+        }
+    }
+
+    /**
+     * For a workload whose ConfigMap the cache does not hold: the one {@link FirstAllocation} creates (the workload
+     * was created with its policy and this is one of its first pods), else the one on the API server (the cache is
+     * behind the operator's publish, or another pod's admission created it meanwhile); null when there is none.
+     * Bounded at 1.5 s in all, inside the webhook's 2 s timeout.
+     */
+    private ConfigMap firstAllocation(String namespace, String name, HasMetadata workload) {
+        if (first == null) {
+            return null;
+        }
+        Optional<ConfigMap> created = first.publish(workload);
+        if (created.isPresent()) {
+            return created.get();
+        }
+        try {
+            return configMapReader(namespace).read(name);
+        } catch (Exception e) {
+            LOG.debug("could not read ConfigMap {}/{}: {}", namespace, name, e.toString());
+            return null;
         }
     }
 

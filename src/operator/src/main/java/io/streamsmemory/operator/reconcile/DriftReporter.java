@@ -51,7 +51,7 @@ final class DriftReporter {
         row.setPodsSkipped(count.skipped());
         boolean manual = policy.getSpec().getRollout() == Rollout.Manual;
         boolean templateCurrent =
-                workload.templateRestartHash().filter(restartHash::equals).isPresent();
+                workload.appliedRestartHash().filter(restartHash::equals).isPresent();
         if (count.drifted() == 0
                 || !workload.settled()
                 || (!manual && (!templateCurrent || count.driftedFromTemplate() == 0))) {

@@ -64,6 +64,13 @@ public final class MetadataKeys {
     public static final String LAST_ROLLOUT = "streamsmemory.io/last-rollout";
 
     /**
+     * On a workload's own metadata: the restart hash its pods already ran when it opted in (the admission webhook
+     * injected them with its first allocation), recorded instead of stamping {@link #RESTART_HASH} on the template,
+     * which would have rolled pods that needed nothing. A stamp on the template, made by any later rollout, wins.
+     */
+    public static final String ADMITTED_RESTART_HASH = "streamsmemory.io/admitted-restart-hash";
+
+    /**
      * On a pod, written by the admission webhook: the restart hash of the allocation it applied (the allocation
      * hash is in {@link #ALLOCATION_HASH}); {@link PodDrift} counts a pod whose value differs from the current
      * allocation's restart hash as outdated.

@@ -32,7 +32,7 @@ final class ModelUpgrade {
                 || applied.inputs() == null
                 || applied.restartHash() == null
                 || applied.restartHash().equals(planned.restartHash())
-                || !workload.templateRestartHash()
+                || !workload.appliedRestartHash()
                         .filter(applied.restartHash()::equals)
                         .isPresent()) {
             return null;

@@ -14,7 +14,8 @@ import java.util.Optional;
  */
 final class PodDrift {
     /**
-     * {@code driftedFromTemplate}: the drifted pods created from a template stamped with the current restart hash.
+     * {@code driftedFromTemplate}: the drifted pods created from a template stamped with the current restart hash
+     * (or from the unstamped template of a workload admitted with it, {@link MetadataKeys#ADMITTED_RESTART_HASH}).
      * Once the workload has settled on that template, only these are drift a rollout could mend; a drifted pod of
      * an older template is one its controller is already replacing, which a pod list read before the workload's
      * status still shows.
@@ -33,6 +34,13 @@ final class PodDrift {
     }
 
     static Count count(Workload workload, String restartHash, List<Pod> pods) {
+        // A pod carries its template's stamp, which the template of a workload admitted with its allocation lacks.
+        String templateStamp =
+                workload.templateAnnotation(MetadataKeys.RESTART_HASH).isEmpty()
+                                && workload.annotation(MetadataKeys.ADMITTED_RESTART_HASH)
+                                        .isPresent()
+                        ? null
+                        : restartHash;
         int total = 0, injected = 0, notInjected = 0, outdated = 0, skipped = 0, driftedFromTemplate = 0;
         for (Pod pod : pods) {
             if (pod.getMetadata().getDeletionTimestamp() != null || !ownedBy(pod, workload) || finished(pod)) {
@@ -56,7 +64,7 @@ final class PodDrift {
                 notInjected++;
                 drifted = true;
             }
-            if (drifted && Objects.equals(restartHash, annotations.get(MetadataKeys.RESTART_HASH))) {
+            if (drifted && Objects.equals(templateStamp, annotations.get(MetadataKeys.RESTART_HASH))) {
                 driftedFromTemplate++;
             }
         }

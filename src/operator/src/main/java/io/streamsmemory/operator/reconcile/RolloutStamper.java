@@ -3,6 +3,9 @@ package io.streamsmemory.operator.reconcile;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -58,6 +61,25 @@ public class RolloutStamper {
      */
     public void stampDriftRollout(Workload workload, String restartHash) {
         apply(workload, restartHash, restartHash);
+    }
+
+    /**
+     * Records on the workload's own metadata the restart hash its pods already run ({@link
+     * MetadataKeys#ADMITTED_RESTART_HASH}): a merge patch of that one annotation, which rolls nothing and leaves the
+     * fields this manager applied (a later {@link #stamp}'s) as they are.
+     */
+    public void recordAdmitted(Workload workload, String restartHash) {
+        client.genericKubernetesResources(workload.resource().getApiVersion(), workload.kind())
+                .inNamespace(workload.namespace())
+                .withName(workload.name())
+                .patch(
+                        new PatchContext.Builder()
+                                .withPatchType(PatchType.JSON_MERGE)
+                                .withFieldManager(MetadataKeys.FIELD_MANAGER)
+                                .build(),
+                        Serialization.asJson(Map.of(
+                                "metadata",
+                                Map.of("annotations", Map.of(MetadataKeys.ADMITTED_RESTART_HASH, restartHash)))));
     }
 
     private void apply(Workload workload, String restartHash, String driftRollout) {

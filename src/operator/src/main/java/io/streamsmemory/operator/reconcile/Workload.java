@@ -91,9 +91,14 @@ public record Workload(HasMetadata resource, int declaredReplicas, PodTemplateSp
                 .filter(name -> !name.isEmpty());
     }
 
-    /** The restart hash stamped on the pod template, if any. */
-    public Optional<String> templateRestartHash() {
-        return templateAnnotation(MetadataKeys.RESTART_HASH);
+    /**
+     * The restart hash the pods of the current template were made to run with: the one a rollout stamped on the
+     * template, else the one recorded on the workload when it opted in with its pods already running it
+     * ({@link MetadataKeys#ADMITTED_RESTART_HASH}); empty before either.
+     */
+    public Optional<String> appliedRestartHash() {
+        Optional<String> stamped = templateAnnotation(MetadataKeys.RESTART_HASH);
+        return stamped.isPresent() ? stamped : annotation(MetadataKeys.ADMITTED_RESTART_HASH);
     }
 
     /** An annotation of the workload's own metadata, if any. */

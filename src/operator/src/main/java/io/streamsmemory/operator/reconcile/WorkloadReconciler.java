@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.engine.Allocation;
-import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.api.FactStatus;
@@ -48,7 +47,6 @@ final class WorkloadReconciler {
     private final RolloutStamper stamper;
     private final DriftReporter drift;
     private final MemoryObserver observer;
-    private final AllocationEngine engine = new AllocationEngine();
 
     WorkloadReconciler(
             KubernetesClient client,
@@ -120,14 +118,10 @@ final class WorkloadReconciler {
             before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
             events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
         }
-        Learned learned = new Learned(seen, before);
-        WorkloadPlanner.Plan plan = learned.plan(policy, workload, range);
-        AllocationResult result = engine.allocate(plan.facts());
-        if (!result.ok() && range.isDefault()) {
-            range = fewestReplicasThatFit(policy, workload, range, learned);
-            plan = learned.plan(policy, workload, range);
-            result = engine.allocate(plan.facts());
-        }
+        FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, seen, before);
+        WorkloadPlanner.Plan plan = fitted.plan();
+        AllocationResult result = fitted.result();
+        range = fitted.range();
         row.setFacts(plan.topology().facts().stream()
                 .map(f -> new FactStatus(f.name(), f.value(), f.source().name()))
                 .toList());
@@ -172,8 +166,8 @@ final class WorkloadReconciler {
             rollLater = held.get().retryAfter();
         } else {
             String resplit = publish(policy, workload, current, allocation, plan.topology());
-            rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent());
-            row.setRestartPending(!workload.templateRestartHash()
+            rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent(), pods);
+            row.setRestartPending(!workload.appliedRestartHash()
                             .filter(allocation.restartHash()::equals)
                             .isPresent()
                     && (policy.getSpec().getRollout() == Rollout.Manual || rollLater != null));
@@ -226,34 +220,6 @@ final class WorkloadReconciler {
         row.setRestartHash(allocation.restartHash());
     }
 
-    /**
-     * The default range starts at 1 replica (one pod holding every task); when the pod's memory cannot hold that, it
-     * starts at the fewest replicas whose tasks it can hold, found by bisection (fitting only gets easier with more
-     * replicas), so a workload that fits at its current count is never refused for the default. Called once
-     * {@code range} is known not to fit.
-     */
-    private PlannedRange fewestReplicasThatFit(
-            StreamsMemoryPolicy policy, Workload workload, PlannedRange range, Learned learned) {
-        int low = range.declared().min(); // does not fit
-        int high = range.declared().max();
-        if (high <= low || !fits(policy, workload, range.from(high), learned)) {
-            return range; // nothing in the range fits: allocate() reports why
-        }
-        while (high - low > 1) {
-            int middle = low + (high - low) / 2;
-            if (fits(policy, workload, range.from(middle), learned)) {
-                high = middle;
-            } else {
-                low = middle;
-            }
-        }
-        return range.from(high);
-    }
-
-    private boolean fits(StreamsMemoryPolicy policy, Workload workload, PlannedRange range, Learned learned) {
-        return engine.allocate(learned.plan(policy, workload, range).facts()).ok();
-    }
-
     /** A newer plan held back: the allocation the pods keep, why, and when to look again. */
     private record HeldPlan(AllocationDocument applied, String reason, Duration retryAfter) {}
 
@@ -286,13 +252,6 @@ final class WorkloadReconciler {
 
     private static boolean observesJvm(StreamsMemoryPolicy policy) {
         return policy.getSpec().getJvm() != null && policy.getSpec().getJvm().getSizing() == JvmSizing.Observed;
-    }
-
-    /** What the workload's pods reported over the window, and what its published plan had learned before. */
-    private record Learned(Optional<ObservedTopology> seen, Map<String, Integer> before) {
-        WorkloadPlanner.Plan plan(StreamsMemoryPolicy policy, Workload workload, PlannedRange range) {
-            return WorkloadPlanner.plan(policy.getSpec(), workload, range, seen, before);
-        }
     }
 
     private WorkloadOutcome failed(
@@ -355,13 +314,26 @@ final class WorkloadReconciler {
             Allocation allocation,
             PlannedRange range,
             String resplit,
-            boolean urgent) {
-        if (workload.templateRestartHash()
+            boolean urgent,
+            NamespacePods pods) {
+        if (workload.appliedRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent()) {
             if (resplit != null) {
                 events.record(workload.resource(), Type.Normal, "Resplit", resplit);
             }
+            return null;
+        }
+        if (admittedWithIt(workload, allocation.restartHash(), pods)) {
+            stamper.recordAdmitted(workload, allocation.restartHash());
+            events.record(
+                    workload.resource(),
+                    Type.Normal,
+                    "OptedIn",
+                    String.format(
+                            "every pod already runs restart hash %s (the admission webhook injected them with the "
+                                    + "allocation): recorded on the workload, not rolled",
+                            allocation.restartHash()));
             return null;
         }
         String why = whyRestart(workload, allocation, range);
@@ -391,6 +363,21 @@ final class WorkloadReconciler {
         return null;
     }
 
+    /**
+     * True when the workload just opted in (nothing applied yet) and its pods, at least one, all already run
+     * {@code restartHash}: a workload created together with its policy, whose first pods the webhook injected with
+     * the allocation it published for them ({@link FirstAllocation}). Stamping the template would roll them for
+     * nothing. With no pod yet the template is stamped as before, which rolls no pod.
+     */
+    private static boolean admittedWithIt(Workload workload, String restartHash, NamespacePods pods) {
+        if (workload.appliedRestartHash().isPresent()) {
+            return false;
+        }
+        return PodDrift.count(workload, restartHash, pods)
+                .filter(count -> count.pods() > 0 && count.injected() == count.pods())
+                .isPresent();
+    }
+
     /** The reason a restart is needed, as the Event says it. */
     private static String whyRestart(Workload workload, Allocation allocation, PlannedRange range) {
         if (range.outside() && range.replicas() < range.declared().min()) {
@@ -404,7 +391,7 @@ final class WorkloadReconciler {
         }
         // From the template, not from what this reconcile changed: the same state gives the same words every time,
         // so the Event is posted once (the opt-in's reconcile and the next one used to tell it twice).
-        return workload.templateRestartHash()
+        return workload.appliedRestartHash()
                 .map(rolledFor -> "JVM flags or RocksDB capacities changed since the "
                         + "pods were rolled for restart hash " + rolledFor)
                 .orElse("the pods have not been rolled with the "

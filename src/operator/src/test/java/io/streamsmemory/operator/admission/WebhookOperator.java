@@ -42,13 +42,30 @@ final class WebhookOperator implements AutoCloseable {
     static final String OPERATOR_NAMESPACE = "streams-memory-system";
     static final Duration WAIT = Duration.ofSeconds(60);
 
-    final Operator operator;
+    private final KubernetesClient client;
+    Operator operator;
     final EventRecorder events;
     final AdmissionWebhook webhook;
 
     private WebhookOperator(KubernetesClient client, WebhookSettings settings) {
+        this.client = client;
         events = new EventRecorder(client);
         webhook = AdmissionWebhook.start(client, events, settings);
+    }
+
+    /** The webhook and the reconciler, as the operator runs them. */
+    static WebhookOperator start(KubernetesClient client, WebhookSettings settings) {
+        WebhookOperator started = webhookOnly(client, settings);
+        started.startReconciler();
+        return started;
+    }
+
+    /** The webhook alone, serving; the reconciler starts at {@link #startReconciler}. */
+    static WebhookOperator webhookOnly(KubernetesClient client, WebhookSettings settings) {
+        return new WebhookOperator(client, settings);
+    }
+
+    void startReconciler() {
         operator = new Operator(o -> o.withKubernetesClient(client)
                 .withCloseClientOnStop(false)
                 .withCacheSyncTimeout(Duration.ofSeconds(30))
@@ -64,10 +81,6 @@ final class WebhookOperator implements AutoCloseable {
         operator.start();
     }
 
-    static WebhookOperator start(KubernetesClient client, WebhookSettings settings) {
-        return new WebhookOperator(client, settings);
-    }
-
     /** Settings for a webhook the API server reaches on https://127.0.0.1:port. */
     static WebhookSettings localSettings(int port) {
         return new WebhookSettings()
@@ -81,7 +94,9 @@ final class WebhookOperator implements AutoCloseable {
 
     @Override
     public void close() {
-        operator.stop();
+        if (operator != null) {
+            operator.stop();
+        }
         webhook.close();
         events.close();
     }

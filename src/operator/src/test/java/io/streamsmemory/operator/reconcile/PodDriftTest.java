@@ -78,6 +78,19 @@ class PodDriftTest {
     }
 
     @Test
+    void podsWithoutTheAgentOfAWorkloadAdmittedWithItsAllocationAreDriftARolloutCanMend() {
+        // opted in with its pods already injected: the template was never stamped, so its pods carry no stamp
+        var deployment = Fixtures.deployment("shop", "orders-app", "orders", 2, "2Gi");
+        deployment.getMetadata().getAnnotations().put(MetadataKeys.ADMITTED_RESTART_HASH, CURRENT);
+        PodDrift.Count count = PodDrift.count(
+                Workload.of(deployment).orElseThrow(),
+                CURRENT,
+                List.of(pod("new", Map.of()), pod("new", Map.of(MetadataKeys.RESTART_HASH, "r-older"))));
+        assertThat(count.notInjected()).isEqualTo(2);
+        assertThat(count.driftedFromTemplate()).isEqualTo(1);
+    }
+
+    @Test
     void skippedPodsAndPodsOfOtherWorkloadsAreNoDrift() {
         Pod skipped = pod("new", Map.of(MetadataKeys.RESTART_HASH, CURRENT, MetadataKeys.INJECTION_SKIPPED, "why"));
         Pod other = new PodBuilder(pod("new", Map.of(MetadataKeys.RESTART_HASH, CURRENT)))

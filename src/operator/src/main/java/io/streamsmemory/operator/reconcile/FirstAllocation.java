@@ -1,0 +1,128 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.format;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a workload's first allocation from the admission webhook, for the first pods of a workload created
+ * together with its policy (one {@code kubectl apply}): their controller creates them before the operator's first
+ * reconcile has published anything, so they would start without the agent and the workload would be rolled once
+ * for the drift. The webhook plans them as the reconciler would ({@link FittingPlan}, before any report: the
+ * policy, the workload, its autoscaler), creates the ConfigMap, and injects them with it; the reconciler then
+ * finds its own plan already published.
+ *
+ * <p>Only a ConfigMap that does not exist is created (a create, never an apply: a user's ConfigMap under the name is
+ * never written), and every read is bounded well inside the webhook's 2 s timeout. Whatever fails leaves the pod as
+ * before this class existed: admitted without the agent, reported as drift.
+ */
+public final class FirstAllocation {
+    private static final Logger LOG = LoggerFactory.getLogger(FirstAllocation.class);
+
+    /** Bound on each API call (the policy and the autoscalers are read at once, then the create). */
+    static final Duration CALL_TIMEOUT = Duration.ofMillis(500);
+
+    private final KubernetesClient client;
+    private final EventRecorder events;
+
+    public FirstAllocation(KubernetesClient client, EventRecorder events) {
+        this.client = client;
+        this.events = events;
+    }
+
+    /**
+     * The ConfigMap created for {@code resource}, an opted-in Deployment or StatefulSet whose allocation ConfigMap
+     * does not exist; empty when its policy is missing, being deleted, invalid or does not fit (the reconciler
+     * reports each), or when a call failed or was late.
+     */
+    public Optional<ConfigMap> publish(HasMetadata resource) {
+        Optional<Workload> found = Workload.of(resource);
+        if (found.isEmpty() || found.get().policyName().isEmpty()) {
+            return Optional.empty();
+        }
+        Workload workload = found.get();
+        String policyName = workload.policyName().get();
+        try {
+            CompletableFuture<StreamsMemoryPolicy> policyRead =
+                    CompletableFuture.supplyAsync(() -> client.resources(StreamsMemoryPolicy.class)
+                            .inNamespace(workload.namespace())
+                            .withName(policyName)
+                            .get());
+            CompletableFuture<List<HorizontalPodAutoscaler>> autoscalersRead =
+                    CompletableFuture.supplyAsync(() -> client.autoscaling()
+                            .v2()
+                            .horizontalPodAutoscalers()
+                            .inNamespace(workload.namespace())
+                            .list()
+                            .getItems());
+            StreamsMemoryPolicy policy = policyRead.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (policy == null || policy.getMetadata().getDeletionTimestamp() != null) {
+                return Optional.empty();
+            }
+            List<HorizontalPodAutoscaler> autoscalers =
+                    autoscalersRead.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            PlannedRange range = PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers);
+            FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, Optional.empty(), Map.of());
+            if (!fitted.result().ok()) {
+                return Optional.empty();
+            }
+            Allocation allocation = fitted.result().allocation();
+            ConfigMap desired = AllocationConfigMap.desired(
+                    policyName, workload, allocation, fitted.plan().topology().annotation());
+            ConfigMap created = CompletableFuture.supplyAsync(() -> create(desired))
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (created == null) {
+                return Optional.empty();
+            }
+            events.record(
+                    resource,
+                    Type.Normal,
+                    "Allocated",
+                    String.format(
+                            "published to ConfigMap %s at the admission of the workload's first pod, before the "
+                                    + "operator's first reconcile: heap %s, RocksDB %s, record cache %s (allocation %s)",
+                            desired.getMetadata().getName(),
+                            format(allocation.part("heap").bytes()),
+                            format(allocation.part("rocksdb").bytes()),
+                            format(allocation.part("record-cache").bytes()),
+                            allocation.hash()));
+            return Optional.of(created);
+        } catch (Exception e) {
+            // A conflict (the reconciler or another pod's admission created it meanwhile), a late call, a bad spec.
+            LOG.info(
+                    "no first allocation for {} {}/{}: {}",
+                    workload.kind(),
+                    workload.namespace(),
+                    workload.name(),
+                    e.toString());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Creates the ConfigMap under the operator's field manager (the webhook trusts no other writer of an allocation,
+     * {@code ConfigMapProvenance}). A create, not an apply: it fails on a ConfigMap that exists, where an apply would
+     * merge into a user's. The client's typed create names no field manager, so this posts it raw.
+     */
+    private ConfigMap create(ConfigMap desired) {
+        String url = client.getConfiguration().getMasterUrl().replaceAll("/+$", "") + "/api/v1/namespaces/"
+                + desired.getMetadata().getNamespace() + "/configmaps?fieldManager=" + MetadataKeys.FIELD_MANAGER;
+        String answer = client.raw(url, "POST", desired);
+        return answer == null ? null : Serialization.unmarshal(answer, ConfigMap.class);
+    }
+}

@@ -1,0 +1,143 @@
+package io.streamsmemory.operator.admission;
+
+import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
+import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
+import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
+import static io.streamsmemory.operator.admission.WebhookOperator.deployment;
+import static io.streamsmemory.operator.admission.WebhookOperator.livePods;
+import static io.streamsmemory.operator.admission.WebhookOperator.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.api.Rollout;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A policy and its Deployment applied together: the Deployment's controller creates the pods before the operator's
+ * first reconcile has published anything (in a namespace the webhook already serves). The webhook plans their allocation with the reconciler's engine and
+ * publishes it, so every pod starts with the agent; the reconciler then finds the pods running its plan and records
+ * that instead of stamping the template, so no pod is rolled, for drift or for the opt-in. Run in that order (the
+ * webhook serving, the reconciler started once the pods exist) so the test tells both halves apart; with the
+ * reconciler first there is nothing to tell (it publishes before any pod exists, and stamping a template without
+ * pods rolls no pod).
+ */
+@EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
+class CreatedWithItsPolicyTest {
+    private static final String NS = "together";
+    private static final String APP = "orders-app";
+    private static final int REPLICAS = 3;
+
+    KubernetesClient client;
+
+    @Test
+    void theFirstPodsStartWithTheAgentAndTheWorkloadIsNeverRolled() throws Exception {
+        int port = WebhookOperator.prepareLocal(client, NS);
+        try (WebhookOperator operator = WebhookOperator.webhookOnly(client, WebhookOperator.localSettings(port))) {
+            client.resource(policy(NS, "orders", Rollout.Automatic)).create();
+            // The API server calls the webhook for a namespace once the policy's there (PolicyNamespaceSelector);
+            // pods created before that start without the agent, and are mended by one rollout (the README says so).
+            await().atMost(WAIT).until(this::webhookServesTheNamespace);
+            client.resource(deployment(NS, APP, "orders", REPLICAS, List.of())).create();
+
+            // Every pod was injected with the allocation the webhook published for the workload's first pod.
+            await().atMost(WAIT).until(() -> livePods(client, NS, APP).size() == REPLICAS);
+            ConfigMap published = configMap(client, NS, APP);
+            assertThat(published).as("published at the first pod's admission").isNotNull();
+            String allocationHash = annotation(published, MetadataKeys.ALLOCATION_HASH);
+            String restartHash = annotation(published, MetadataKeys.RESTART_HASH);
+            List<String> firstPods = uids();
+            for (Pod pod : livePods(client, NS, APP)) {
+                assertThat(annotation(pod, MetadataKeys.ALLOCATION_HASH)).isEqualTo(allocationHash);
+                assertThat(annotation(pod, MetadataKeys.APPLIED_RESTART_HASH)).isEqualTo(restartHash);
+            }
+            await().atMost(WAIT)
+                    .until(() -> Fixtures.events(client, NS, APP, "Allocated").stream()
+                            .anyMatch(e -> e.getMessage().contains("at the admission of the workload's first pod")));
+
+            operator.startReconciler();
+            await().atMost(WAIT).until(() -> {
+                WorkloadAllocationStatus row = row();
+                return row != null
+                        && Integer.valueOf(REPLICAS).equals(row.getPodsInjected())
+                        && Integer.valueOf(0).equals(row.getPodsNotInjected())
+                        && Boolean.FALSE.equals(row.getRestartPending())
+                        && restartHash.equals(annotation(liveDeployment(), MetadataKeys.ADMITTED_RESTART_HASH));
+            });
+            // The reconciler planned what the webhook had: nothing re-published, nothing rolled, no drift.
+            assertThat(row().getAllocationHash()).isEqualTo(allocationHash);
+            Thread.sleep(3000); // a reconcile that would roll has had its chance
+            // (Its generation moved: a Deployment's annotations count, being copied to its ReplicaSets.)
+            Deployment deployment = liveDeployment();
+            assertThat(deployment.getMetadata().getAnnotations())
+                    .containsEntry("deployment.kubernetes.io/revision", "1");
+            assertThat(Fixtures.templateRestartHash(deployment)).isNull();
+            assertThat(client.apps()
+                            .replicaSets()
+                            .inNamespace(NS)
+                            .withLabel("app", APP)
+                            .list()
+                            .getItems())
+                    .hasSize(1);
+            assertThat(uids()).containsExactlyInAnyOrderElementsOf(firstPods);
+            assertThat(Fixtures.events(client, NS, APP, "Drift")).isEmpty();
+            assertThat(Fixtures.events(client, NS, APP, "RollingRestart")).isEmpty();
+            assertThat(Fixtures.events(client, NS, APP, "OptedIn")).hasSize(1);
+
+            // A later change that needs a restart rolls the workload as ever: the record holds back nothing.
+            client.resources(StreamsMemoryPolicy.class)
+                    .inNamespace(NS)
+                    .withName("orders")
+                    .edit(p -> {
+                        p.getSpec().setMemory("1536Mi");
+                        return p;
+                    });
+            await().atMost(WAIT).until(() -> {
+                String now = annotation(configMap(client, NS, APP), MetadataKeys.RESTART_HASH);
+                return !restartHash.equals(now) && now.equals(Fixtures.templateRestartHash(liveDeployment()));
+            });
+        }
+    }
+
+    private boolean webhookServesTheNamespace() {
+        return client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems().stream()
+                .flatMap(c -> c.getWebhooks().stream())
+                .allMatch(w -> w.getNamespaceSelector().getMatchExpressions().stream()
+                        .anyMatch(e -> e.getKey().equals(PolicyNamespaceSelector.NAME_LABEL)
+                                && e.getOperator().equals("In")
+                                && e.getValues().contains(NS)));
+    }
+
+    private List<String> uids() {
+        return livePods(client, NS, APP).stream()
+                .map(p -> p.getMetadata().getUid())
+                .toList();
+    }
+
+    private Deployment liveDeployment() {
+        return client.apps().deployments().inNamespace(NS).withName(APP).get();
+    }
+
+    private WorkloadAllocationStatus row() {
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NS)
+                .withName("orders")
+                .get();
+        if (policy == null || policy.getStatus() == null || policy.getStatus().getWorkloads() == null) {
+            return null;
+        }
+        return policy.getStatus().getWorkloads().stream()
+                .filter(r -> r.getName().equals(APP))
+                .findFirst()
+                .orElse(null);
+    }
+}
