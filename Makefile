@@ -14,7 +14,7 @@ ALL_VARIANTS ?= false
 ROCKSDB_VARIANTS ?= false
 
 .DEFAULT_GOAL := help
-.PHONY: help run plan-example test prove-limit manifests helm images image-names test-faults build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -41,6 +41,13 @@ test-faults: control-plane-binaries ## Fault suite: the packaged operator under 
 		-Dit.test=FaultScenarios -Dfailsafe.failIfNoSpecifiedTests=false
 	@cat src/operator/target/faults/summary.txt
 
+# Tries per fuzz property in make fuzz (the normal test run takes junit-platform.properties' 200).
+FUZZ_TRIES ?= 20000
+
+fuzz: ## Only the fuzz targets (*FuzzTest: webhook reviews, pod shapes, agent reports, policy quantities, allocation documents) at FUZZ_TRIES=20000 tries per property; a crash found goes into src/*/src/test/resources/fuzz/<target>/ (minutes)
+	$(MVN) -pl src/engine,src/agent,src/operator -am test -Dtest='*FuzzTest' -Dsurefire.failIfNoSpecifiedTests=false \
+		-Djqwik.tries.default=$(FUZZ_TRIES)
+
 build: ## Compile and package every module without tests
 	$(MVN) -q package -DskipTests
 
@@ -53,7 +60,7 @@ $(PLAN_JAR): $(PLAN_SOURCES)
 agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 	$(MVN) -q -pl src/agent -am package -DskipTests
 
-bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent, each in a memory cgroup limited to the budget as root, so past it the kernel kills it as in a pod (CGROUP=false: none, RSS only) (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); VARIANTS=default,learned runs only those of default,docs-bounded,agent,learned (default all); learned: a learning run of the agent on the declared plan first reads its /report for LEARN_SECONDS (default 120), the engine plans as for spec.jvm.sizing: Observed, and learned runs the agent on that plan with its own summary line; ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
+bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent, each in a memory cgroup limited to the budget as root, so past it the kernel kills it as in a pod (CGROUP=false: none, RSS only) (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); VARIANTS=default,learned runs only those of default,docs-bounded,agent,learned (default all), VARIANTS=default,learned,learned-kafka-cache adds the learned plan with the application setting Kafka's default 10 MiB record cache; learned: a learning run of the agent on the declared plan first reads its /report for LEARN_SECONDS (default 120), the engine plans as for spec.jvm.sizing: Observed, and learned runs the agent on that plan with its own summary line; ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) -Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) \
 		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
@@ -133,6 +140,14 @@ image-names: ## The image references make images tags (operator and agent first:
 
 images: ## Build every image with buildah, no daemon or registry needed (IMAGES='jre pause agent operator example-app kafka'); tarballs in ~/.cache/streams-memory-operator/images/
 	@src/images/build.sh
+
+sbom: ## CycloneDX SBOMs (JSON) of the operator and the agent, from their Maven dependencies: src/operator/target/bom.json, src/agent/target/bom.json
+	$(MVN) -q -pl src/engine,src/agent,src/operator org.cyclonedx:cyclonedx-maven-plugin:makeBom
+	@for m in operator agent; do echo "src/$$m/target/bom.json: $$(python3 -c "import json,sys; d=json.load(open('src/'+sys.argv[1]+'/target/bom.json')); print(len(d.get('components',[])), 'components,', 'CycloneDX', d['specVersion'])" $$m)"; done
+
+test-webhook-abuse: control-plane-binaries ## The webhook under abuse as a whole: 200 slow clients and 50 senders of 3 MiB bodies at once while normal reviews and pods must still be answered within the API server's 2 s (timed, so not in make test; prints webhook-abuse: ...)
+	$(MVN) -q -pl src/controlplane,src/engine install -DskipTests
+	$(MVN) -pl src/operator test -Dtest=WebhookOverloadTest -Dsurefire.failIfNoSpecifiedTests=false -Dstreamsmemory.webhookAbuse=true
 
 clean: ## Remove build outputs
 	$(MVN) -q clean

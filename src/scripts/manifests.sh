@@ -14,7 +14,7 @@ chart="$repo/deploy/helm/streams-memory-operator"
 helm="$("$repo/src/controlplane/bin/build-helm.sh")"
 namespace=streams-memory-system
 # The files of deploy/ that are the chart's templates of the same name.
-files=(serviceaccount rbac operator service webhook)
+files=(serviceaccount rbac operator service webhook writepolicy)
 
 if [[ "$out" == "$repo/deploy" ]]; then
   cp "$repo"/crds/*.yml "$chart/crds/"

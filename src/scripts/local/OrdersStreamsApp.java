@@ -77,6 +77,15 @@ public final class OrdersStreamsApp {
         props.put("num.stream.threads", Integer.toString(threads));
         props.put("metrics.recording.level", "DEBUG");
         props.put("consumer.auto.offset.reset", "earliest");
+        // More of the application's own settings, say credentials from a mounted Secret: a properties file.
+        String extra = System.getenv("ORDERS_APP_EXTRA_CONFIG");
+        if (extra != null) {
+            try (var reader = java.nio.file.Files.newBufferedReader(Path.of(extra))) {
+                props.load(reader);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         return props;
     }
 

@@ -17,6 +17,9 @@ public final class ByteSize {
     private static final Pattern QUANTITY =
             Pattern.compile("^([0-9]+(?:\\.[0-9]+)?)(?:(Ki|Mi|Gi|Ti|Pi|Ei|k|K|M|G|T|P|E)|[eE]([0-9]+))?$");
 
+    /** Longer than any memory quantity a person writes (2^63 bytes is 19 digits). */
+    static final int MAX_QUANTITY_CHARS = 64;
+
     private ByteSize() {}
 
     /**
@@ -28,6 +31,12 @@ public final class ByteSize {
         if (quantity == null) {
             throw new IllegalArgumentException("memory quantity is missing");
         }
+        if (quantity.length() > MAX_QUANTITY_CHARS) {
+            // A 100,000-digit quantity took over a second in BigDecimal arithmetic before failing as too large (found
+            // by fuzzing, see PolicyQuantitiesFuzzTest), and would have been quoted whole in the error.
+            throw new IllegalArgumentException("'" + quantity.substring(0, MAX_QUANTITY_CHARS) + "...' is not a memory "
+                    + "quantity: longer than " + MAX_QUANTITY_CHARS + " characters");
+        }
         Matcher matcher = QUANTITY.matcher(quantity.trim());
         if (!matcher.matches()) {
             throw new IllegalArgumentException(
@@ -36,7 +45,15 @@ public final class ByteSize {
         BigDecimal number = new BigDecimal(matcher.group(1));
         BigDecimal multiplier;
         if (matcher.group(3) != null) {
-            multiplier = BigDecimal.TEN.pow(Integer.parseInt(matcher.group(3)));
+            // 10^exponent was computed in full before the range check: "1e99999999" ran for minutes, "1e999999999"
+            // threw ArithmeticException, not the documented IllegalArgumentException (found by fuzzing, see
+            // PolicyQuantitiesFuzzTest). A non-zero number whose integer digits plus the exponent exceed a long's 19
+            // cannot fit, whatever its digits, so it is refused before any arithmetic.
+            int exponent = exponent(matcher.group(3), quantity);
+            if (number.signum() != 0 && number.precision() - number.scale() + (long) exponent > 20) {
+                throw new IllegalArgumentException("'" + quantity + "' is too large");
+            }
+            multiplier = BigDecimal.TEN.pow(number.signum() == 0 ? 0 : exponent);
         } else {
             multiplier = BigDecimal.valueOf(suffixMultiplier(matcher.group(2)));
         }
@@ -46,6 +63,14 @@ public final class ByteSize {
             return bytes.setScale(0, RoundingMode.CEILING).longValueExact();
         } catch (ArithmeticException tooLarge) {
             throw new IllegalArgumentException("'" + quantity + "' is too large", tooLarge);
+        }
+    }
+
+    private static int exponent(String digits, String quantity) {
+        try {
+            return Integer.parseInt(digits);
+        } catch (NumberFormatException tooLong) {
+            throw new IllegalArgumentException("'" + quantity + "' is too large", tooLong);
         }
     }
 

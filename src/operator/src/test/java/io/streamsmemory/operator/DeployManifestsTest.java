@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * deploy/ as it runs in a cluster: the kustomization passes a server-side dry run, and the operator
- * does its whole job under the ServiceAccount and RBAC from deploy/rbac.yaml, leader election included.
+ * does its whole job under the ServiceAccount and RBAC from deploy/rbac.yaml and the write policy of
+ * deploy/writepolicy.yaml, leader election included.
  * A permission missing from deploy/ makes the operator fail here.
  */
 @EnableLocalControlPlane(controllerManager = true)
@@ -51,7 +52,7 @@ class DeployManifestsTest {
     @Test
     void operatorDoesItsJobUnderTheDeployedRbacAndNothingMore() throws Exception {
         Fixtures.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml")) {
+        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "writepolicy.yaml")) {
             try (InputStream in = Files.newInputStream(Path.of("../../deploy", file))) {
                 for (HasMetadata item : client.load(in).items()) {
                     client.resource(item).serverSideApply();

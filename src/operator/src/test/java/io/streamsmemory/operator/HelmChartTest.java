@@ -13,11 +13,13 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -197,6 +199,39 @@ class HelmChartTest {
         assertThat(webhooks.getWebhooks())
                 .extracting(MutatingWebhook::getTimeoutSeconds)
                 .containsOnly(5);
+    }
+
+    @Test
+    void theAgentReportNetworkPolicyAdmitsOnlyTheOperatorToTheReportPortAndIsOffByDefault() {
+        assertThat(template()).noneMatch(NetworkPolicy.class::isInstance);
+        List<NetworkPolicy> policies = template("--set", "agentNetworkPolicy.namespaces={shop,billing}").stream()
+                .filter(NetworkPolicy.class::isInstance)
+                .map(NetworkPolicy.class::cast)
+                .toList();
+        assertThat(policies).extracting(p -> p.getMetadata().getNamespace()).containsExactly("shop", "billing");
+        NetworkPolicy policy = policies.get(0);
+        assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+                .containsEntry(MetadataKeys.INJECTED_LABEL, "true");
+        var reportRule = policy.getSpec().getIngress().get(0);
+        assertThat(reportRule.getPorts())
+                .singleElement()
+                .satisfies(port -> assertThat(port.getPort().getIntVal()).isEqualTo(9471));
+        assertThat(reportRule.getFrom()).singleElement().satisfies(peer -> {
+            assertThat(peer.getNamespaceSelector().getMatchLabels())
+                    .containsEntry("kubernetes.io/metadata.name", NAMESPACE);
+            assertThat(peer.getPodSelector().getMatchLabels())
+                    .containsEntry("app.kubernetes.io/name", "streams-memory-operator");
+        });
+        // Every other TCP port stays open to all: the report port is the one gap between the two ranges.
+        var otherPorts = policy.getSpec().getIngress().get(1);
+        assertThat(otherPorts.getFrom()).isEmpty();
+        assertThat(otherPorts.getPorts())
+                .filteredOn(port -> "TCP".equals(port.getProtocol()))
+                .extracting(port -> port.getPort().getIntVal() + "-" + port.getEndPort())
+                .containsExactly("1-9470", "9472-65535");
+        // The API server accepts it as rendered.
+        Fixtures.namespace(client, "shop");
+        client.resource(policy).dryRun().create();
     }
 
     @Test

@@ -20,6 +20,8 @@ import org.apache.kafka.streams.kstream.TimeWindows;
  */
 public final class BenchApp {
     private static final LongAdder PROCESSED = new LongAdder();
+    /** When set, the record cache the application sets itself ({@code statestore.cache.max.bytes}), in bytes. */
+    static final String RECORD_CACHE_PROPERTY = "bench.app.recordCacheBytes";
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
@@ -37,6 +39,10 @@ public final class BenchApp {
         props.put("state.dir", stateDir);
         props.put("num.stream.threads", Integer.toString(threads));
         props.put("consumer.auto.offset.reset", "earliest");
+        String recordCache = System.getProperty(RECORD_CACHE_PROPERTY);
+        if (recordCache != null) {
+            props.put("statestore.cache.max.bytes", recordCache);
+        }
         if (docsBounded) {
             props.put("rocksdb.config.setter", DocsBoundedRocksDBConfig.class.getName());
         }

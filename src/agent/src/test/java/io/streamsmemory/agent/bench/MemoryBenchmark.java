@@ -73,7 +73,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  * end, the figure behind {@code MemoryModel.THREAD_STACK_RESIDENT}; NMT costs memory, so not for the headline runs),
  * bench.cgroup (default true; false: no memory cgroup, as where the machine allows none),
  * bench.variants (the variants to run, by name, comma-separated, default all: default, docs-bounded, agent, learned
- * and those the two flags above add), bench.learnSeconds (the learning run's limit, default 120, at most the run's).
+ * and those the two flags above add; learned-kafka-cache, the learned plan with the application setting Kafka's
+ * default record cache, runs only when named, with learned), bench.learnSeconds (the learning run's limit, default 120, at most the run's).
  * <p>The {@code learned} variant (issue 32): before a budget's repeats, a learning run (the agent on the declared
  * plan, as the {@code agent} variant) polls the agent's {@code /report} every {@value #REPORT_POLL_SECONDS} s and keeps
  * each figure's peak ({@link ObservedPeaks}); the engine then plans as the operator does with
@@ -112,12 +113,21 @@ public final class MemoryBenchmark {
     private static final int REPORT_POLL_SECONDS = 5;
     /** The variant on the learned plan; the names a run can select with bench.variants follow. */
     private static final String LEARNED = "learned";
+    /**
+     * Diagnostic, only when bench.variants names it: the learned plan with the application setting the record cache
+     * to Kafka's default (10 MiB), which the agent keeps (the smaller of the two), to tell the record cache's share of
+     * the learned plan's GC time from the rest.
+     */
+    private static final String LEARNED_KAFKA_CACHE = "learned-kafka-cache";
+    /** Kafka Streams' default {@code statestore.cache.max.bytes}. */
+    private static final long KAFKA_DEFAULT_RECORD_CACHE = 10L * 1024 * 1024;
 
     private static final List<String> VARIANT_NAMES = List.of(
             "default",
             "docs-bounded",
             "agent",
             LEARNED,
+            LEARNED_KAFKA_CACHE,
             "agent+4x-write-buffers",
             "agent+4x-data-blocks",
             "agent+glibc-default-arenas",
@@ -345,6 +355,9 @@ public final class MemoryBenchmark {
                     if (learning.variant() != null) {
                         // In the rotation right after the agent it learned from (before any diagnostic variant).
                         all.add(indexOf(all, "agent") + 1, learning.variant());
+                        if (selected.contains(LEARNED_KAFKA_CACHE)) {
+                            all.add(indexOf(all, LEARNED) + 1, withKafkaRecordCache(learning.variant()));
+                        }
                     }
                 }
                 List<Variant> variants = select(all, selected);
@@ -521,6 +534,13 @@ public final class MemoryBenchmark {
                         MemoryModel.MALLOC_ARENA_MAX),
                 true,
                 false);
+    }
+
+    /** {@code variant} with the application setting Kafka's default record cache itself ({@link BenchApp}). */
+    private static Variant withKafkaRecordCache(Variant variant) {
+        List<String> options = new ArrayList<>(variant.jvmOptions());
+        options.add("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=" + KAFKA_DEFAULT_RECORD_CACHE);
+        return new Variant(LEARNED_KAFKA_CACHE, options, variant.env(), variant.agent(), variant.docs());
     }
 
     /** bench.variants as names, "docs" standing for docs-bounded; empty for all. */

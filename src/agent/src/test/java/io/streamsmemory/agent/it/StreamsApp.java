@@ -87,6 +87,15 @@ public final class StreamsApp {
         if ("true".equals(System.getenv("STREAMS_APP_TRANSACTIONAL_STATESTORES"))) {
             props.put("enable.transactional.statestores", "true");
         }
+        // More of the application's own settings (credentials, when a test gives them): a properties file.
+        String extra = System.getenv("STREAMS_APP_EXTRA_CONFIG");
+        if (extra != null) {
+            try (var reader = Files.newBufferedReader(Path.of(extra))) {
+                props.load(reader);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         return props;
     }
 

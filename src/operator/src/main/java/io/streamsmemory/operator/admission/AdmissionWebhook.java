@@ -1,6 +1,8 @@
 package io.streamsmemory.operator.admission;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.reconcile.EventRecorder;
 import io.streamsmemory.operator.reconcile.FirstAllocation;
 import io.vertx.core.Vertx;
@@ -25,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A Vert.x server (event loops, non-blocking I/O): TLS handshakes and request bodies are read without
  * holding a thread, each bounded in time, so slow or idle clients cannot starve the {@code threads} workers
- * that answer complete reviews ({@link ReviewRequests}).
+ * that answer complete reviews ({@link ReviewRequests}); the reviews in flight and the body bytes they hold are
+ * capped as a whole ({@link WebhookLoad}), above which reviews are answered 429 unread and admitted unchanged.
  */
 public final class AdmissionWebhook implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdmissionWebhook.class);
@@ -42,12 +45,21 @@ public final class AdmissionWebhook implements AutoCloseable {
     private final CertificateManager certificates;
     private final PodAdmission admission;
     private final PolicyNamespaceSelector namespaces;
+    private final WebhookLoad load;
+    private final MeterRegistry registry;
     private Vertx vertx;
     private HttpServer server;
     private int warmUpAnswered;
 
-    private AdmissionWebhook(KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
+    private AdmissionWebhook(
+            KubernetesClient client,
+            EventRecorder events,
+            WebhookSettings settings,
+            MeterRegistry registry,
+            Clock clock) {
         this.settings = settings;
+        this.registry = registry;
+        this.load = new WebhookLoad(settings.maxInFlight, settings.maxBufferedBytes);
         this.index = new WorkloadIndex(client, new FirstAllocation(client, events));
         this.certificates = new CertificateManager(client, settings, clock);
         this.admission = new PodAdmission(index, settings, events);
@@ -56,12 +68,27 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     /** Fills the caches, gets a serving certificate, listens, then answers reviews of its own ({@link WarmUp}). */
     public static AdmissionWebhook start(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
-        return start(client, events, settings, Clock.systemUTC());
+        return start(client, events, settings, new SimpleMeterRegistry());
+    }
+
+    /** As {@link #start(KubernetesClient, EventRecorder, WebhookSettings)}, its load published in {@code registry}. */
+    public static AdmissionWebhook start(
+            KubernetesClient client, EventRecorder events, WebhookSettings settings, MeterRegistry registry) {
+        return start(client, events, settings, registry, Clock.systemUTC());
     }
 
     static AdmissionWebhook start(
             KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
-        AdmissionWebhook webhook = new AdmissionWebhook(client, events, settings, clock);
+        return start(client, events, settings, new SimpleMeterRegistry(), clock);
+    }
+
+    private static AdmissionWebhook start(
+            KubernetesClient client,
+            EventRecorder events,
+            WebhookSettings settings,
+            MeterRegistry registry,
+            Clock clock) {
+        AdmissionWebhook webhook = new AdmissionWebhook(client, events, settings, registry, clock);
         try {
             webhook.startServing();
             return webhook;
@@ -91,11 +118,13 @@ public final class AdmissionWebhook implements AutoCloseable {
                 .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) IDLE_TIMEOUT.toSeconds())
                 .setIdleTimeoutUnit(TimeUnit.SECONDS);
-        ReviewRequests requests = new ReviewRequests(vertx, admission, timeout);
+        ReviewRequests requests = new ReviewRequests(vertx, admission, load, timeout);
         server = vertx.createHttpServer(options)
                 .connectionHandler(requests::connected)
                 .requestHandler(requests);
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        // Only now: a start that failed before serving is retried, and a registry keeps the first of two gauges.
+        load.register(registry);
         warmUpAnswered = WarmUp.run(vertx, port(), Certificates.pem(certificates.servingCertificate()));
         LOG.info(
                 "pod admission webhook listening on https://{}:{}{} (warm-up: {} of {} reviews answered)",
@@ -155,6 +184,21 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     public long errors() {
         return admission.errors.sum();
+    }
+
+    /** Reviews shed since start: answered 429 unread because the webhook was at one of its global caps. */
+    public long shed() {
+        return load.shed();
+    }
+
+    /** Reviews being read, waiting for a worker or answered, now. */
+    public int reviewsInFlight() {
+        return load.inFlight();
+    }
+
+    /** Request-body bytes held now (announced or received), across all connections. */
+    public long bufferedBytes() {
+        return load.bufferedBytes();
     }
 
     @Override

@@ -6,8 +6,8 @@ import static io.streamsmemory.operator.admission.WebhookSettings.INIT_CONTAINER
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.LimitRange;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.operator.reconcile.MemoryLimit;
 import io.streamsmemory.operator.reconcile.MetadataKeys;
 import java.util.HashSet;
 import java.util.List;
@@ -180,6 +180,8 @@ final class InjectionDecision {
         if (limit.isMissingNode() || limit.isNull()) {
             return null;
         }
-        return Quantity.getAmountInBytes(new Quantity(limit.asText())).longValue();
+        // Read without throwing (the pod arrives before the API server validates it; a NumberFormatException here
+        // admitted it unannotated), and without wrapping a limit beyond a long. Found by PodShapeFuzzTest.
+        return MemoryLimit.bytes(limit.asText()).orElse(null);
     }
 }

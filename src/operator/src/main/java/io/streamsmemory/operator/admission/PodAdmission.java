@@ -80,13 +80,18 @@ public final class PodAdmission {
         } catch (Exception | StackOverflowError e) {
             errors.increment();
             LOG.warn("admission review {} failed, allowing the pod unchanged: {}", uid, e.toString(), e);
-            try {
-                return MAPPER.writeValueAsBytes(response(uid, null, List.of()));
-            } catch (Exception impossible) {
-                return ("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
-                                + uid.replaceAll("[^A-Za-z0-9-]", "") + "\",\"allowed\":true}}")
-                        .getBytes(StandardCharsets.UTF_8);
-            }
+            return allowedUnchanged(uid);
+        }
+    }
+
+    /** The fail-open answer: the pod allowed, unchanged; never throws. */
+    static byte[] allowedUnchanged(String uid) {
+        try {
+            return MAPPER.writeValueAsBytes(response(uid, null, List.of()));
+        } catch (Exception impossible) {
+            return ("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":\""
+                            + uid.replaceAll("[^A-Za-z0-9-]", "") + "\",\"allowed\":true}}")
+                    .getBytes(StandardCharsets.UTF_8);
         }
     }
 

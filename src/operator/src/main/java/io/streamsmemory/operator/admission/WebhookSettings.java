@@ -21,6 +21,26 @@ public final class WebhookSettings {
     /** The init container's image unless streamsmemory.webhook.agent.image names another (the chart always does). */
     public static final String DEFAULT_AGENT_IMAGE = "ghcr.io/streams-memory/streams-memory-agent:0.1.0";
 
+    /**
+     * Reviews in flight at once (being read, waiting for a worker or answered) before more are shed. Real traffic
+     * has a handful: the API server sends one review per pod CREATE of a policy's namespace, the controller-manager
+     * (which creates most pods) is held to 20 requests/s, bursts of 30, by its client's defaults
+     * ({@code --kube-api-qps}, {@code --kube-api-burst}), and a review is answered in about a millisecond. 256
+     * leaves room for several API servers bursting together; each review in flight costs no more than its
+     * connection's buffers and its body (capped below) and lasts at most {@code request-timeout}.
+     */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+
+    /**
+     * Request-body bytes held at once, across all connections, before more reviews are shed: 16 MiB is every one of
+     * {@link #DEFAULT_MAX_IN_FLIGHT} reviews at 64 KiB (a pod review is typically 5 to 20 KiB), or four at the 4 MiB
+     * a single request may send. The heap a body takes is a few times its size (a buffer that grows by doubling
+     * while it is read, the worker's copy, the parsed tree): some tens of MiB at the cap, inside what the chart's
+     * 512Mi limit leaves (a heap of 40% of it, ~205 MiB, of which the caches of 1,000 managed workloads hold
+     * ~80 MiB). WebhookOverloadTest measures the process under 200 slow clients and 50 bodies of 3 MiB at once.
+     */
+    public static final long DEFAULT_MAX_BUFFERED_BYTES = 16L << 20;
+
     /** Names of what the webhook adds to a pod. */
     public static final String INIT_CONTAINER = "streams-memory-agent";
 
@@ -36,6 +56,10 @@ public final class WebhookSettings {
     int threads = 8;
     /** The longest a client may take for its TLS handshake, and for a request's body once its headers are in. */
     Duration requestTimeout = Duration.ofSeconds(10);
+    /** The global caps ({@link WebhookLoad}); above either a review is answered 429 unread and admitted unchanged. */
+    int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+
+    long maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
 
     String namespace = "default";
     String serviceName = DEFAULT_SERVICE_NAME;
@@ -87,6 +111,16 @@ public final class WebhookSettings {
 
     public WebhookSettings requestTimeout(Duration timeout) {
         this.requestTimeout = timeout;
+        return this;
+    }
+
+    public WebhookSettings maxInFlight(int maxInFlight) {
+        this.maxInFlight = maxInFlight;
+        return this;
+    }
+
+    public WebhookSettings maxBufferedBytes(long maxBufferedBytes) {
+        this.maxBufferedBytes = maxBufferedBytes;
         return this;
     }
 

@@ -49,6 +49,8 @@ public final class WorkloadIndex implements AutoCloseable {
     private SharedIndexInformer<StatefulSet> statefulSets;
     private SharedIndexInformer<ConfigMap> configMaps;
     private SharedIndexInformer<LimitRange> limitRanges;
+    /** Where lookups go: the informers' caches (an in-memory stand-in in the fuzz tests). */
+    private Lookups lookups;
     /** Checked and parsed ConfigMaps by ConfigMap and workload uid, with the resourceVersion they were read at. */
     private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
 
@@ -60,6 +62,23 @@ public final class WorkloadIndex implements AutoCloseable {
      */
     public record Resolution(InjectionTarget target, String problem, boolean refused) {}
 
+    /**
+     * What the index reads: the cached workloads, ConfigMaps and LimitRanges by {@code namespace/name}, and a
+     * ConfigMap read live past the cache. One interface so that the admission path can be exercised (fuzzed) from
+     * in-memory objects without an API server.
+     */
+    interface Lookups {
+        /** @param kind Deployment or StatefulSet */
+        HasMetadata workload(String kind, String key);
+
+        ConfigMap cachedConfigMap(String key);
+
+        List<LimitRange> limitRanges(String namespace);
+
+        /** Null when it does not exist; throws when it cannot be read. */
+        ConfigMap liveConfigMap(String namespace, String name) throws Exception;
+    }
+
     public WorkloadIndex(KubernetesClient client) {
         this(client, null);
     }
@@ -68,6 +87,14 @@ public final class WorkloadIndex implements AutoCloseable {
     public WorkloadIndex(KubernetesClient client, FirstAllocation first) {
         this.client = client;
         this.first = first;
+        this.lookups = new InformerLookups();
+    }
+
+    /** An index answering from {@code lookups} alone (nothing to start), for tests. */
+    static WorkloadIndex over(Lookups lookups) {
+        WorkloadIndex index = new WorkloadIndex(null, null);
+        index.lookups = lookups;
+        return index;
     }
 
     public void start(Duration syncTimeout) {
@@ -149,11 +176,7 @@ public final class WorkloadIndex implements AutoCloseable {
      */
     private ConfigMap currentConfigMap(String namespace, String name, HasMetadata workload, JsonNode pod) {
         return currentConfigMap(
-                configMaps.getStore().getByKey(namespace + "/" + name),
-                name,
-                workload,
-                pod,
-                configMapReader(namespace));
+                lookups.cachedConfigMap(namespace + "/" + name), name, workload, pod, configMapReader(namespace));
     }
 
     ConfigMap currentConfigMap(
@@ -213,16 +236,12 @@ public final class WorkloadIndex implements AutoCloseable {
      * read that fails or is late counts as "may set it" (the pod is left uninjected, with the reason).
      */
     public EnvFromSources.ConfigMapReader configMapReader(String namespace) {
-        return name -> CompletableFuture.supplyAsync(() -> client.configMaps()
-                        .inNamespace(namespace)
-                        .withName(name)
-                        .get())
-                .get(LIVE_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return name -> lookups.liveConfigMap(namespace, name);
     }
 
     /** The LimitRanges of a namespace (the injected init container must fit them). */
     public List<LimitRange> limitRanges(String namespace) {
-        return limitRanges.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
+        return lookups.limitRanges(namespace);
     }
 
     /** The Deployment (through its ReplicaSet) or StatefulSet controlling the pod, from the caches. */
@@ -237,9 +256,7 @@ public final class WorkloadIndex implements AutoCloseable {
                 .asText("");
         return Workload.controllingWorkload(
                         owner.path("kind").asText(), owner.path("name").asText(), hash)
-                .map(w -> (w.getKey().equals("Deployment") ? deployments : statefulSets)
-                        .getStore()
-                        .getByKey(namespace + "/" + w.getValue()))
+                .map(w -> lookups.workload(w.getKey(), namespace + "/" + w.getValue()))
                 .orElse(null);
     }
 
@@ -282,6 +299,35 @@ public final class WorkloadIndex implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** The informers' caches, and the API server for a live read. */
+    private final class InformerLookups implements Lookups {
+        @Override
+        public HasMetadata workload(String kind, String key) {
+            return (kind.equals("Deployment") ? deployments : statefulSets)
+                    .getStore()
+                    .getByKey(key);
+        }
+
+        @Override
+        public ConfigMap cachedConfigMap(String key) {
+            return configMaps.getStore().getByKey(key);
+        }
+
+        @Override
+        public List<LimitRange> limitRanges(String namespace) {
+            return limitRanges.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace);
+        }
+
+        @Override
+        public ConfigMap liveConfigMap(String namespace, String name) throws Exception {
+            return CompletableFuture.supplyAsync(() -> client.configMaps()
+                            .inNamespace(namespace)
+                            .withName(name)
+                            .get())
+                    .get(LIVE_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     /** True when every cache has been filled (an informer the RBAC does not allow never is). */

@@ -1,8 +1,10 @@
 package io.streamsmemory.operator.app;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.configuration.MemorySize;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
@@ -45,6 +47,14 @@ public class WebhookLifecycle implements WebhookServing {
 
     @ConfigProperty(name = "streamsmemory.webhook.request-timeout", defaultValue = "PT10S")
     Duration requestTimeout;
+
+    /** Unset: {@link WebhookSettings#DEFAULT_MAX_IN_FLIGHT}, where its reasons are. */
+    @ConfigProperty(name = "streamsmemory.webhook.max-in-flight")
+    Optional<Integer> maxInFlight = Optional.empty();
+
+    /** A size such as {@code 16M} (MiB); unset: {@link WebhookSettings#DEFAULT_MAX_BUFFERED_BYTES}. */
+    @ConfigProperty(name = "streamsmemory.webhook.max-buffered-bytes")
+    Optional<MemorySize> maxBufferedBytes = Optional.empty();
 
     @ConfigProperty(name = "streamsmemory.webhook.start-retry-period", defaultValue = "PT10S")
     Duration startRetryPeriod;
@@ -138,7 +148,7 @@ public class WebhookLifecycle implements WebhookServing {
 
     private ScheduledExecutorService starter;
 
-    void start(@Observes StartupEvent startup, KubernetesClient client, EventRecorder events) {
+    void start(@Observes StartupEvent startup, KubernetesClient client, EventRecorder events, MeterRegistry registry) {
         if (!enabled) {
             problem = null;
             return;
@@ -149,12 +159,13 @@ public class WebhookLifecycle implements WebhookServing {
             thread.setDaemon(true);
             return thread;
         });
-        starter.execute(() -> tryStart(client, events, settings));
+        starter.execute(() -> tryStart(client, events, settings, registry));
     }
 
-    private void tryStart(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
+    private void tryStart(
+            KubernetesClient client, EventRecorder events, WebhookSettings settings, MeterRegistry registry) {
         try {
-            webhook = AdmissionWebhook.start(client, events, settings);
+            webhook = AdmissionWebhook.start(client, events, settings, registry);
             problem = null;
         } catch (RuntimeException e) {
             problem = e.getMessage();
@@ -164,7 +175,9 @@ public class WebhookLifecycle implements WebhookServing {
                     startRetryPeriod,
                     e);
             starter.schedule(
-                    () -> tryStart(client, events, settings), startRetryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+                    () -> tryStart(client, events, settings, registry),
+                    startRetryPeriod.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -180,6 +193,10 @@ public class WebhookLifecycle implements WebhookServing {
                 .port(port)
                 .threads(threads)
                 .requestTimeout(requestTimeout)
+                .maxInFlight(maxInFlight.orElse(WebhookSettings.DEFAULT_MAX_IN_FLIGHT))
+                .maxBufferedBytes(maxBufferedBytes
+                        .map(MemorySize::asLongValue)
+                        .orElse(WebhookSettings.DEFAULT_MAX_BUFFERED_BYTES))
                 .namespace(Optional.ofNullable(System.getenv("POD_NAMESPACE")).orElse("default"))
                 .serviceName(serviceName)
                 .extraSans(extraSans.orElse(List.of()))

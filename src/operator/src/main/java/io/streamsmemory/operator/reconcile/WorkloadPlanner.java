@@ -1,7 +1,6 @@
 package io.streamsmemory.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.Overrides;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -52,13 +51,13 @@ public final class WorkloadPlanner {
         }
         StreamsSpec streams = spec.getStreams() == null ? new StreamsSpec() : spec.getStreams();
         WorkloadFacts.Builder builder = WorkloadFacts.builder()
-                .memoryBytes(quantity("spec.memory", spec.getMemory()))
+                .memoryBytes(positiveQuantity("spec.memory", spec.getMemory()))
                 .replicas(1)
                 .globalStores(orDefault(streams.getGlobalStores(), 0))
                 .transactionalStateStores(Boolean.TRUE.equals(streams.getTransactionalStateStores()))
                 .overrides(overrides(spec.getOverrides()));
         if (streams.getRecordSize() != null) {
-            long recordBytes = quantity("spec.streams.recordSize", streams.getRecordSize());
+            long recordBytes = positiveQuantity("spec.streams.recordSize", streams.getRecordSize());
             if (recordBytes > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("spec.streams.recordSize is too large");
             }
@@ -116,7 +115,15 @@ public final class WorkloadPlanner {
                 .map(resources -> resources.getLimits() == null
                         ? null
                         : resources.getLimits().get("memory"))
-                .map(q -> Quantity.getAmountInBytes(q).longValue());
+                .flatMap(MemoryLimit::bytes);
+        if (limit.isPresent() && limit.get() < 1) {
+            // Nothing to split: the workload's row says so (a plan of 0 bytes used to reach the engine; found by
+            // PolicyQuantitiesFuzzTest), and nothing is published for it.
+            throw new IllegalArgumentException(String.format(
+                    "container %s: its memory limit %s leaves nothing to split",
+                    container.get().getName(),
+                    container.get().getResources().getLimits().get("memory")));
+        }
         if (limit.isPresent() && limit.get() < facts.memoryBytes()) {
             warnings.add(String.format(
                     "container %s has a memory limit of %s, below the policy's %s; splitting the " + "limit",
@@ -154,11 +161,20 @@ public final class WorkloadPlanner {
             return Overrides.NONE;
         }
         return new Overrides(
-                spec.getHeap() == null ? null : quantity("spec.overrides.heap", spec.getHeap()),
+                spec.getHeap() == null ? null : positiveQuantity("spec.overrides.heap", spec.getHeap()),
                 spec.getRocksDbFraction(),
                 spec.getRecordCacheFraction(),
                 spec.getStrictCacheLimit(),
                 spec.getHighPriorityPoolRatio());
+    }
+
+    /** A quantity the engine requires positive: "0" fails here, naming the field, not in the engine's words. */
+    private static long positiveQuantity(String field, String value) {
+        long bytes = quantity(field, value);
+        if (bytes < 1) {
+            throw new IllegalArgumentException(field + ": '" + value + "' is not a positive quantity");
+        }
+        return bytes;
     }
 
     private static long quantity(String field, String value) {

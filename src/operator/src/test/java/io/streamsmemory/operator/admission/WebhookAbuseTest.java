@@ -172,7 +172,7 @@ class WebhookAbuseTest {
         }
     }
 
-    private static String awaitClose(InputStream in) {
+    static String awaitClose(InputStream in) {
         long start = System.nanoTime();
         try {
             while (in.read() >= 0) {
@@ -184,7 +184,8 @@ class WebhookAbuseTest {
         return "closed after " + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms";
     }
 
-    private static SSLSocket tls(int port) throws Exception {
+    /** A TLS connection to the webhook on 127.0.0.1 trusting any certificate, reads timing out after two minutes. */
+    static SSLSocket tls(int port) throws Exception {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(
                 null,

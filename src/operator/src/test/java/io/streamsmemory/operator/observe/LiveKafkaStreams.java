@@ -54,6 +54,9 @@ final class LiveKafkaStreams implements AutoCloseable {
     private final Thread reaper = new Thread(this::destroyAll, "live-kafka-streams-reaper");
     private final ReportReader reader = new ReportReader(Duration.ofSeconds(5));
 
+    /** In every credential the application's config carries ({@link #writeSecrets}), and in nothing else. */
+    static final String SECRET_MARKER = "S3CRET";
+
     private LiveKafkaStreams(Path dir, int reportPort) {
         this.dir = dir;
         this.reportPort = reportPort;
@@ -199,8 +202,30 @@ final class LiveKafkaStreams implements AutoCloseable {
                         "STREAMS_MEMORY_ALLOCATION",
                         allocation.toAbsolutePath().toString(),
                         "STREAMS_MEMORY_REPORT_PORT",
-                        Integer.toString(reportPort)),
+                        Integer.toString(reportPort),
+                        "ORDERS_APP_EXTRA_CONFIG",
+                        writeSecrets().toAbsolutePath().toString()),
                 "app.log");
+    }
+
+    /**
+     * The application's credentials, as its own config carries them (a mounted Secret): Kafka's SASL and SSL passwords
+     * and Schema Registry's basic auth, each value marked with {@link #SECRET_MARKER} (the agent module's
+     * {@code ApplicationSecrets} has the same). The broker is PLAINTEXT, so Kafka ignores them; the agent reads this
+     * config, and the operator reads the agent, so none may show in what either writes.
+     */
+    private Path writeSecrets() throws IOException {
+        return Files.writeString(
+                dir.resolve("application-secrets.properties"),
+                String.join(
+                        "\n",
+                        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                                + "username\\=\"orders\" password\\=\"" + SECRET_MARKER + "-jaas\";",
+                        "ssl.keystore.password=" + SECRET_MARKER + "-keystore",
+                        "ssl.key.password=" + SECRET_MARKER + "-key",
+                        "main.consumer.ssl.key.password=" + SECRET_MARKER + "-prefixed",
+                        "basic.auth.user.info=orders:" + SECRET_MARKER + "-basic-auth",
+                        ""));
     }
 
     /** Waits until the agent's report satisfies {@code wanted} (Kafka Streams started, tasks assigned, stores open). */

@@ -9,9 +9,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.CapturedLog;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.RunningOperator;
@@ -53,9 +55,11 @@ class MemoryObserverTest {
     KubernetesClient client;
     LocalControlPlane controlPlane;
     private RunningOperator operator;
+    private CapturedLog operatorLog;
 
     @BeforeAll
     void startOperator() throws Exception {
+        operatorLog = CapturedLog.start();
         Fixtures.installCrd(client);
         // Rollouts rate-limited to one an hour: a rollout that waits must not hold the observed figures back.
         operator = RunningOperator.start(client, FAST, Duration.ofHours(1));
@@ -64,6 +68,7 @@ class MemoryObserverTest {
     @AfterAll
     void stopOperator() {
         operator.close();
+        operatorLog.close();
     }
 
     @Test
@@ -300,6 +305,7 @@ class MemoryObserverTest {
             // Learned facts describe what runs: nothing to contradict.
             assertThat(condition(learned, "TopologyMismatch").getStatus()).isEqualTo("False");
             System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "-o", "wide"));
+            noSecretComesOut(ns, jvm);
 
             Fixtures.edit(
                     client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {
@@ -420,6 +426,30 @@ class MemoryObserverTest {
     private static Map<String, String> sources(WorkloadAllocationStatus row) {
         return row.getFacts().stream()
                 .collect(Collectors.toMap(FactStatus::getName, f -> f.getValue() + " " + f.getSource()));
+    }
+
+    /**
+     * Issue 33: the application's config holds passwords (LiveKafkaStreams' SECRET_MARKER), its agent's report fed
+     * the operator; none shows in the report the operator read, the operator's log, the namespace's Events, the
+     * policy's status or the published ConfigMap.
+     */
+    private void noSecretComesOut(String ns, LiveKafkaStreams jvm) throws Exception {
+        Map<String, String> outputs = Map.of(
+                "the agent's report, as the operator read it", String.valueOf(jvm.report()),
+                "the operator's log", operatorLog.text(),
+                "Events",
+                        client.v1().events().inNamespace(ns).list().getItems().stream()
+                                .map(e -> e.getReason() + ": " + e.getMessage())
+                                .collect(Collectors.joining("\n")),
+                "the policy's status", Serialization.asYaml(policy(ns).getStatus()),
+                "the ConfigMap",
+                        Serialization.asYaml(
+                                client.configMaps().inNamespace(ns).list().getItems()));
+        outputs.forEach(
+                (what, text) -> assertThat(text).as(what).isNotBlank().doesNotContain(LiveKafkaStreams.SECRET_MARKER));
+        System.out.printf(
+                "secrets: operator_outputs_checked=%d log_records=%d secrets_leaked=0%n",
+                outputs.size(), operatorLog.records());
     }
 
     private void workload(String ns, StreamsMemoryPolicy policy) {

@@ -1,0 +1,104 @@
+package io.streamsmemory.operator.fuzz;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.streamsmemory.operator.observe.AgentReport;
+import io.streamsmemory.operator.observe.AgentReportFuzzAccess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+/**
+ * Fuzz target: the operator's reader of an agent's {@code /report} ({@code AgentReport.parse}; {@code ReportReader}
+ * only bounds the bytes and the time, it parses nothing). A pod is not trusted: for any body the reader gives a
+ * report or an IllegalArgumentException, quickly, and a figure it keeps is one the body holds, never a wrapped-around
+ * number.
+ */
+class AgentReportFuzzTest {
+    private static final Duration PER_REPORT = Duration.ofSeconds(1);
+    private static final JsonNode SEED = HostileJson.seed("agent-report", "valid-report.json");
+
+    @Example
+    void theCorpusIsReadOrRefused() {
+        for (Path file : HostileJson.corpus("agent-report")) {
+            readOrRefuse(HostileJson.bytes(file));
+        }
+    }
+
+    @Example
+    void theSeedIsAReport() {
+        AgentReport report = readOrRefuse(SEED.toString().getBytes(StandardCharsets.UTF_8));
+        assertThat(report).isNotNull();
+        assertThat(report.streamThreads()).isEqualTo(4);
+    }
+
+    @Property
+    void mutatedReports(@ForAll("mutations") List<HostileJson.Mutation> mutations) {
+        readOrRefuse(HostileJson.mutated(SEED, mutations).getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Property
+    void mutatedReportsCutShortOrNotUtf8(
+            @ForAll("mutations") List<HostileJson.Mutation> mutations,
+            @ForAll @IntRange(min = 0, max = 1500) int cut,
+            @ForAll @IntRange(min = 0, max = 1500) int at,
+            @ForAll("garbage") byte[] garbage) {
+        readOrRefuse(HostileJson.damaged(HostileJson.mutated(SEED, mutations), cut, at, garbage));
+    }
+
+    @Property
+    void anyBytes(@ForAll @Size(max = 2000) byte[] body) {
+        readOrRefuse(body);
+    }
+
+    @Provide
+    Arbitrary<List<HostileJson.Mutation>> mutations() {
+        return HostileJson.mutations();
+    }
+
+    @Provide
+    Arbitrary<byte[]> garbage() {
+        return HostileJson.garbage();
+    }
+
+    /** The report, or null when refused with an IllegalArgumentException; every figure kept is non-negative. */
+    private static AgentReport readOrRefuse(byte[] body) {
+        AgentReport report;
+        try {
+            report = assertTimeoutPreemptively(PER_REPORT, () -> AgentReportFuzzAccess.parse(body));
+        } catch (IllegalArgumentException refused) {
+            return null;
+        }
+        JsonNode sent = HostileJson.tree(new String(body, StandardCharsets.UTF_8));
+        assertKept(report.rssBytes(), sent.path("process").path("rssBytes"));
+        assertKept(report.rssPeakBytes(), sent.path("process").path("rssPeakBytes"));
+        assertKept(report.cgroupCurrentBytes(), sent.path("cgroup").path("currentBytes"));
+        assertKept(report.oomKills(), sent.path("cgroup").path("oomKills"));
+        assertKept(report.heapUsedBytes(), sent.path("jvm").path("heapUsedBytes"));
+        assertKept(report.loadedClasses(), sent.path("jvm").path("loadedClasses"));
+        assertKept(report.unexplainedBytes(), sent.path("unexplainedBytes"));
+        if (report.streamThreads() != null) {
+            assertKept(report.streamThreads(), sent.path("streams").path("streamThreads"));
+            assertKept(report.activeTasks(), sent.path("streams").path("activeTasks"));
+        }
+        return report;
+    }
+
+    /** A figure the reader kept is exactly the number sent (not one wrapped into a long). */
+    private static void assertKept(Long kept, JsonNode sent) {
+        if (kept != null) {
+            assertThat(sent.isIntegralNumber()).isTrue();
+            assertThat(sent.bigIntegerValue()).isEqualTo(java.math.BigInteger.valueOf(kept));
+        }
+    }
+}
