@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamsmemory.agent.AllocationLoaderFuzzAccess;
 import io.streamsmemory.agent.AllocationLoaderFuzzAccess.Outcome;
+import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.admission.AdmissionFuzzAccess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

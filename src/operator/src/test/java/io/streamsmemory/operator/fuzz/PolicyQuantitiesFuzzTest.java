@@ -11,6 +11,7 @@ import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.OverridesSpec;

@@ -1,4 +1,4 @@
-package io.streamsmemory.agent.fuzz;
+package io.streamsmemory.engine.fuzz;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,14 +25,14 @@ import net.jqwik.api.Tuple;
 /**
  * Inputs an attacker or a broken peer could send: arbitrary JSON values (wrong types, huge numbers and strings,
  * any Unicode), valid seed documents with some of their values replaced, removed or nested thousands of levels
- * deep, and bytes cut short or made invalid UTF-8. Shared by this package's fuzz targets. (The operator's fuzz
- * package has the same class: the modules share no test code.)
+ * deep, and bytes cut short or made invalid UTF-8. Shared by the agent's and the operator's fuzz targets (the
+ * engine's test-jar); {@link #corpus} reads each target's corpus from the classpath of the module that runs it.
  */
-final class HostileJson {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+public final class HostileJson {
+    public static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     /** Strings that break number and quantity parsers that trust their input. */
-    static final List<String> TRICKY_TEXT = List.of(
+    public static final List<String> TRICKY_TEXT = List.of(
             "",
             " ",
             "-0",
@@ -64,11 +64,11 @@ final class HostileJson {
     private HostileJson() {}
 
     /** Any JSON value, containers at most {@code depth} deep. */
-    static Arbitrary<JsonNode> values(int depth) {
+    public static Arbitrary<JsonNode> values(int depth) {
         return Arbitraries.recursive(HostileJson::leaves, HostileJson::containersOf, 0, depth);
     }
 
-    static Arbitrary<JsonNode> leaves() {
+    public static Arbitrary<JsonNode> leaves() {
         return Arbitraries.frequencyOf(
                 Tuple.of(1, Arbitraries.just(JSON.nullNode())),
                 Tuple.of(1, Arbitraries.of(true, false).map(JSON::booleanNode)),
@@ -104,15 +104,15 @@ final class HostileJson {
     }
 
     /** One change to a document: at the {@code slot}-th value (in document order), what to do. */
-    record Mutation(int slot, Kind kind, JsonNode value, int depth) {
-        enum Kind {
+    public record Mutation(int slot, Kind kind, JsonNode value, int depth) {
+        public enum Kind {
             REPLACE,
             REMOVE,
             NEST_DEEP
         }
     }
 
-    static Arbitrary<List<Mutation>> mutations() {
+    public static Arbitrary<List<Mutation>> mutations() {
         Arbitrary<Mutation> one = Combinators.combine(
                         Arbitraries.integers().greaterOrEqual(0),
                         Arbitraries.frequency(
@@ -126,7 +126,7 @@ final class HostileJson {
     }
 
     /** The seed with the mutations applied, as text (nesting too deep for a serializer is written as text). */
-    static String mutated(JsonNode seed, List<Mutation> mutations) {
+    public static String mutated(JsonNode seed, List<Mutation> mutations) {
         JsonNode document = seed.deepCopy();
         List<String> deep = new ArrayList<>();
         for (Mutation mutation : mutations) {
@@ -156,12 +156,12 @@ final class HostileJson {
     }
 
     /** {@code depth} arrays (or objects) inside each other. */
-    static String nested(int depth, boolean arrays) {
+    public static String nested(int depth, boolean arrays) {
         return arrays ? "[".repeat(depth) + "]".repeat(depth) : "{\"a\":".repeat(depth) + "1" + "}".repeat(depth);
     }
 
     /** Bytes cut at {@code cut} (when below the length) with {@code garbage} written over them at {@code at}. */
-    static byte[] damaged(String text, int cut, int at, byte[] garbage) {
+    public static byte[] damaged(String text, int cut, int at, byte[] garbage) {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         byte[] result = java.util.Arrays.copyOf(bytes, Math.min(bytes.length, cut));
         for (int i = 0; i < garbage.length && result.length > 0; i++) {
@@ -171,7 +171,7 @@ final class HostileJson {
     }
 
     /** Bytes that are not UTF-8 (lone continuation bytes, overlong forms, surrogates, 0xFF) or random. */
-    static Arbitrary<byte[]> garbage() {
+    public static Arbitrary<byte[]> garbage() {
         return Arbitraries.oneOf(
                 Arbitraries.of(
                         new byte[] {(byte) 0x80},
@@ -219,7 +219,7 @@ final class HostileJson {
         return slots;
     }
 
-    static JsonNode tree(String text) {
+    public static JsonNode tree(String text) {
         try {
             return MAPPER.readTree(text);
         } catch (IOException e) {
@@ -228,7 +228,7 @@ final class HostileJson {
     }
 
     /** The files of a corpus directory on the test class path ({@code src/test/resources/fuzz/<target>/}). */
-    static List<Path> corpus(String target) {
+    public static List<Path> corpus(String target) {
         URL directory = HostileJson.class.getResource("/fuzz/" + target);
         if (directory == null) {
             throw new IllegalStateException("no corpus src/test/resources/fuzz/" + target);
@@ -241,7 +241,7 @@ final class HostileJson {
     }
 
     /** A seed document of a corpus, by file name. */
-    static JsonNode seed(String target, String file) {
+    public static JsonNode seed(String target, String file) {
         return tree(new String(
                 bytes(corpus(target).stream()
                         .filter(p -> p.getFileName().toString().equals(file))
@@ -250,7 +250,7 @@ final class HostileJson {
                 StandardCharsets.UTF_8));
     }
 
-    static byte[] bytes(Path file) {
+    public static byte[] bytes(Path file) {
         try {
             return Files.readAllBytes(file);
         } catch (IOException e) {
