@@ -19,7 +19,7 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

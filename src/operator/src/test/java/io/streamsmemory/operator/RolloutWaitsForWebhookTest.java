@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -7,8 +7,8 @@ import static io.streamsmemory.operator.admission.WebhookSettings.INIT_CONTAINER
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.operator.reconcile.MemoryLimit;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MemoryLimit;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

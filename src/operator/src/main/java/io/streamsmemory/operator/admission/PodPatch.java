@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.streamsmemory.operator.admission;
 
 import io.streamsmemory.engine.MemoryModel;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ public final class WebhookSettings {
     public static final String ALLOCATION_VOLUME = "streams-memory-allocation";
     public static final String AGENT_JAR = "streams-memory-agent.jar";
     /** The environment variable that turns on the agent's memory report, on this port. */
-    public static final String REPORT_PORT_VARIABLE = "STREAMS_MEMORY_REPORT_PORT";
+    public static final String REPORT_PORT_VARIABLE = MetadataKeys.REPORT_PORT_VARIABLE;
 
     String host = "0.0.0.0";
     int port = 8443;

@@ -1,7 +1,7 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
+import static io.streamsmemory.operator.workload.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.workload.MetadataKeys.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -12,10 +12,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.streamsmemory.operator.reconcile.AllocationConfigMap;
-import io.streamsmemory.operator.reconcile.CachedWorkloads;
-import io.streamsmemory.operator.reconcile.FirstAllocation;
-import io.streamsmemory.operator.reconcile.Workload;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.CachedWorkloads;
+import io.streamsmemory.operator.workload.ConfigMapProvenance;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

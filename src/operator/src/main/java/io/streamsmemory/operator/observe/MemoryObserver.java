@@ -5,9 +5,8 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.operator.admission.WebhookSettings;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
-import io.streamsmemory.operator.reconcile.Workload;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -180,7 +179,7 @@ public final class MemoryObserver implements AutoCloseable {
                 .map(Container::getEnv)
                 .stream()
                 .flatMap(List::stream)
-                .filter((EnvVar e) -> WebhookSettings.REPORT_PORT_VARIABLE.equals(e.getName()) && e.getValue() != null)
+                .filter((EnvVar e) -> MetadataKeys.REPORT_PORT_VARIABLE.equals(e.getName()) && e.getValue() != null)
                 .findFirst()
                 .flatMap(e -> {
                     try {

@@ -9,6 +9,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.WorkloadObservation;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,14 +1,16 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.legacyConfigMapName;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
+import static io.streamsmemory.operator.workload.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.workload.AllocationConfigMap.legacyConfigMapName;
+import static io.streamsmemory.operator.workload.MetadataKeys.FIELD_MANAGER;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;

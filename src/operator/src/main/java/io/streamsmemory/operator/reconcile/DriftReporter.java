@@ -1,14 +1,16 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.MetadataKeys.DRIFT_ROLLOUT;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.WEBHOOK_CONFIGURATION;
+import static io.streamsmemory.operator.workload.MetadataKeys.DRIFT_ROLLOUT;
+import static io.streamsmemory.operator.workload.MetadataKeys.WEBHOOK_CONFIGURATION;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -6,6 +6,7 @@ import static io.streamsmemory.engine.ByteSize.format;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.observe.JvmCapsUse;
+import io.streamsmemory.operator.plan.LearnedFacts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

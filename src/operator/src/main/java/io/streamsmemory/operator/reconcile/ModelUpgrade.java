@@ -5,6 +5,9 @@ import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.ModelFingerprint;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,8 @@
 package io.streamsmemory.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
+import static io.streamsmemory.operator.workload.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.workload.MetadataKeys.*;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -30,7 +30,12 @@ import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
-import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import io.streamsmemory.operator.plan.WorkloadPlanner;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.CachedWorkloads;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.Workload;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.Comparator;

@@ -1,5 +1,7 @@
 package io.streamsmemory.operator.reconcile;
 
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

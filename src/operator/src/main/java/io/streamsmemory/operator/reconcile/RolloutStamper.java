@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;

@@ -1,11 +1,11 @@
 package io.streamsmemory.operator.reconcile;
 
 import static io.streamsmemory.engine.ByteSize.format;
-import static io.streamsmemory.operator.reconcile.AllocationConfigMap.configMapName;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.FACTS;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.LEARNED;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
+import static io.streamsmemory.operator.workload.AllocationConfigMap.configMapName;
+import static io.streamsmemory.operator.workload.MetadataKeys.ALLOCATION_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.FACTS;
+import static io.streamsmemory.operator.workload.MetadataKeys.LEARNED;
+import static io.streamsmemory.operator.workload.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
@@ -21,8 +21,15 @@ import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
-import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import io.streamsmemory.operator.plan.FittingPlan;
+import io.streamsmemory.operator.plan.LearnedFacts;
+import io.streamsmemory.operator.plan.PlannedRange;
+import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

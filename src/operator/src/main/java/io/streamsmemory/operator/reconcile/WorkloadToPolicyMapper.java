@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;

@@ -10,10 +10,10 @@ import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.reconcile.AllocationConfigMap;
-import io.streamsmemory.operator.reconcile.EventRecorder;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
-import io.streamsmemory.operator.reconcile.Workload;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.List;
 
 /**

@@ -19,7 +19,7 @@ import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -21,7 +21,7 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

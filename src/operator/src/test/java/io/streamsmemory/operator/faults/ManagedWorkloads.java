@@ -1,11 +1,11 @@
 package io.streamsmemory.operator.faults;
 
-import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_HASH;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.ALLOCATION_KEY;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.APPLIED_RESTART_HASH;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.MANAGED_BY_LABEL;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.RESTART_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.ALLOCATION_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.ALLOCATION_KEY;
+import static io.streamsmemory.operator.workload.MetadataKeys.APPLIED_RESTART_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.MANAGED_BY;
+import static io.streamsmemory.operator.workload.MetadataKeys.MANAGED_BY_LABEL;
+import static io.streamsmemory.operator.workload.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;

@@ -16,7 +16,7 @@ import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

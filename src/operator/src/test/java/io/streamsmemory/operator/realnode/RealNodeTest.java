@@ -15,7 +15,7 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.MetadataKeys;
+import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -11,6 +11,7 @@ import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.plan.LearnedFacts;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

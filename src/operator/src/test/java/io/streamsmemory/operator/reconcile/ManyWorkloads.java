@@ -11,6 +11,8 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.WorkloadObservation;
+import io.streamsmemory.operator.plan.WorkloadPlanner;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.plan;
 
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
@@ -24,9 +24,9 @@ import java.util.Optional;
  * report. A declared fact always wins, so a user who knows the topology keeps full control; the defaults err towards
  * more of what costs memory (tasks, RocksDB instances) so the first plan leaves room rather than takes it.
  */
-final class LearnedFacts {
+public final class LearnedFacts {
     /** Where a fact's value came from. */
-    enum Source {
+    public enum Source {
         Declared,
         Observed,
         Default,
@@ -35,7 +35,7 @@ final class LearnedFacts {
     }
 
     /** One fact as the status shows it. */
-    record Fact(String name, String value, Source source) {}
+    public record Fact(String name, String value, Source source) {}
 
     /** Kafka's num.stream.threads default, and one KafkaStreams per JVM as nearly every application runs. */
     static final int DEFAULT_THREADS = 1;
@@ -54,15 +54,15 @@ final class LearnedFacts {
 
     private static final String ROCKSDB_PER_TASK = "rocksDbInstancesPerTask";
     // The JVM's peaks a plan with learned caps used, each only growing as the topology's facts do.
-    static final String METASPACE_PEAK_KIB = "metaspacePeakKiB";
+    public static final String METASPACE_PEAK_KIB = "metaspacePeakKiB";
     static final String CODE_CACHE_PEAK_KIB = "codeCachePeakKiB";
     static final String LIVE_THREADS = "liveThreads";
     /** Set once a pod crossed 90% of a learned cap: the workload keeps the model's caps until its policy is deleted. */
-    static final String CAPS_RESTORED = "jvmCapsRestored";
+    public static final String CAPS_RESTORED = "jvmCapsRestored";
     /** The learned caps that were restored, in MiB: MemoryPressure holds while the window's peak is above 90% of them. */
-    static final String RESTORED_METASPACE_CAP_MIB = "restoredMetaspaceCapMiB";
+    public static final String RESTORED_METASPACE_CAP_MIB = "restoredMetaspaceCapMiB";
 
-    static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
+    public static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
     private static final String JVM_CAPS = "jvmCaps";
 
     private final List<Fact> facts = new ArrayList<>();
@@ -84,7 +84,7 @@ final class LearnedFacts {
      *                          reporting fewer tasks during a rebalance) plans what it planned before, and no
      *                          workload is rolled for it
      */
-    static LearnedFacts apply(
+    public static LearnedFacts apply(
             StreamsSpec declared,
             JvmSpec jvm,
             Optional<Integer> threadsAnnotation,
@@ -204,7 +204,8 @@ final class LearnedFacts {
      * What the published plan learned, with the JVM caps restored: the next plan uses the model's caps, and keeps
      * the learned caps it replaced (MiB) to hold MemoryPressure against.
      */
-    static Map<String, Integer> restored(Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB) {
+    public static Map<String, Integer> restored(
+            Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB) {
         Map<String, Integer> restored = new LinkedHashMap<>(before);
         restored.keySet().removeAll(List.of(METASPACE_PEAK_KIB, CODE_CACHE_PEAK_KIB, LIVE_THREADS));
         restored.put(CAPS_RESTORED, 1);
@@ -218,12 +219,12 @@ final class LearnedFacts {
         return positive(bytes == null ? null : (bytes + 1023) / 1024);
     }
 
-    List<Fact> facts() {
+    public List<Fact> facts() {
         return List.copyOf(facts);
     }
 
     /** The facts still on a provisional default, by name; empty once every fact is declared or observed. */
-    List<String> provisional() {
+    public List<String> provisional() {
         return facts.stream()
                 .filter(f -> f.source() == Source.Default)
                 .map(Fact::name)
@@ -231,7 +232,7 @@ final class LearnedFacts {
     }
 
     /** The learned values, as the published ConfigMap's annotation keeps them: "threads=2,partitions=8". */
-    String annotation() {
+    public String annotation() {
         return String.join(
                 ",",
                 learned.entrySet().stream()
@@ -240,7 +241,7 @@ final class LearnedFacts {
     }
 
     /** An annotation {@link #annotation} wrote; what is not a name=count pair is left out. */
-    static Map<String, Integer> parse(String annotation) {
+    public static Map<String, Integer> parse(String annotation) {
         Map<String, Integer> values = new LinkedHashMap<>();
         if (annotation == null) {
             return values;

@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.plan;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.streamsmemory.engine.ByteSize;
@@ -8,6 +8,9 @@ import io.streamsmemory.operator.api.OverridesSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.workload.MemoryLimit;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

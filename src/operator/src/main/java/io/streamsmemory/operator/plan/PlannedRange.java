@@ -1,8 +1,9 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.plan;
 
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.operator.api.ScalingSpec;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -19,7 +20,8 @@ public record PlannedRange(ReplicaRange declared, String source, int replicas) {
     static final String DEFAULT_SOURCE_PREFIX = "default: ";
     static final String DEFAULT_SOURCE = DEFAULT_SOURCE_PREFIX + "from 1 to the current replicas";
 
-    static PlannedRange of(Workload workload, ScalingSpec scaling, Collection<HorizontalPodAutoscaler> autoscalers) {
+    public static PlannedRange of(
+            Workload workload, ScalingSpec scaling, Collection<HorizontalPodAutoscaler> autoscalers) {
         int replicas = workload.replicas();
         Optional<HorizontalPodAutoscaler> autoscaler = autoscalers.stream()
                 .filter(h -> h.getSpec() != null && targets(h, workload))

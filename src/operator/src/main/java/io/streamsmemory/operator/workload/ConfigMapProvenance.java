@@ -1,8 +1,8 @@
-package io.streamsmemory.operator.admission;
+package io.streamsmemory.operator.workload;
 
-import static io.streamsmemory.operator.reconcile.MetadataKeys.DATA_HASH;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.FIELD_MANAGER;
-import static io.streamsmemory.operator.reconcile.MetadataKeys.TARGET_CONTAINER;
+import static io.streamsmemory.operator.workload.MetadataKeys.DATA_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.FIELD_MANAGER;
+import static io.streamsmemory.operator.workload.MetadataKeys.TARGET_CONTAINER;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.streamsmemory.operator.reconcile.AllocationConfigMap;
 import java.util.List;
 import java.util.Map;
 
@@ -20,13 +19,13 @@ import java.util.Map;
  * wrote next to it. A hand edit ({@code kubectl edit}, another controller) fails one of these; the webhook then
  * injects nothing. (None of this stops someone who forges all three: {@link EngineJvmFlags} still applies.)
  */
-final class ConfigMapProvenance {
+public final class ConfigMapProvenance {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private ConfigMapProvenance() {}
 
     /** Why {@code configMap} is not the operator's publication for {@code workload}, or null when it is. */
-    static String problem(ConfigMap configMap, HasMetadata workload) {
+    public static String problem(ConfigMap configMap, HasMetadata workload) {
         String uid = workload.getMetadata().getUid();
         List<OwnerReference> owners = configMap.getMetadata().getOwnerReferences();
         if (owners == null || owners.stream().noneMatch(o -> uid != null && uid.equals(o.getUid()))) {

@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.workload;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

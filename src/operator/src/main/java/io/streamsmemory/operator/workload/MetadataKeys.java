@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.workload;
 
 /**
  * Every annotation, label and data key the operator and its users write on Kubernetes objects, and the operator's
@@ -91,6 +91,8 @@ public final class MetadataKeys {
 
     /** The field manager of every server-side apply the operator makes. */
     public static final String FIELD_MANAGER = "streams-memory-operator";
+    /** The environment variable that turns on the agent's memory report in a pod, on this port. */
+    public static final String REPORT_PORT_VARIABLE = "STREAMS_MEMORY_REPORT_PORT";
 
     private MetadataKeys() {}
 }

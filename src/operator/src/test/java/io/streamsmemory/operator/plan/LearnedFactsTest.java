@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

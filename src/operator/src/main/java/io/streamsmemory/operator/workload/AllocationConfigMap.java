@@ -1,6 +1,6 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.workload;
 
-import static io.streamsmemory.operator.reconcile.MetadataKeys.*;
+import static io.streamsmemory.operator.workload.MetadataKeys.*;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -124,7 +124,7 @@ public final class AllocationConfigMap {
      * {@code allocation.json} leaves the annotations as they were, so they alone do not tell), and every label and
      * annotation the operator writes.
      */
-    static boolean sameAs(ConfigMap published, ConfigMap desired) {
+    public static boolean sameAs(ConfigMap published, ConfigMap desired) {
         return published != null
                 && Objects.equals(published.getData(), desired.getData())
                 && contains(
@@ -157,30 +157,30 @@ public final class AllocationConfigMap {
                                 && uid.equals(owner.getUid()));
     }
 
-    static boolean publishedByOperator(ConfigMap configMap) {
+    public static boolean publishedByOperator(ConfigMap configMap) {
         Map<String, String> labels = configMap.getMetadata().getLabels();
         return labels != null && MANAGED_BY.equals(labels.get(MANAGED_BY_LABEL));
     }
 
     /** The policy a published ConfigMap belongs to (the previous version wrote it in a label only). */
-    static String policyOf(ConfigMap configMap) {
+    public static String policyOf(ConfigMap configMap) {
         return annotation(configMap, POLICY)
                 .orElseGet(() -> configMap.getMetadata().getLabels().get(POLICY_LABEL));
     }
 
     /** The name of the workload a published ConfigMap belongs to (the previous version wrote it in a label only). */
-    static String workloadName(ConfigMap configMap) {
+    public static String workloadName(ConfigMap configMap) {
         return annotation(configMap, WORKLOAD)
                 .orElseGet(() -> configMap.getMetadata().getLabels().get(WORKLOAD_NAME_LABEL));
     }
 
     /** The workload a published ConfigMap belongs to, as "Kind name". */
-    static String workloadOf(ConfigMap configMap) {
+    public static String workloadOf(ConfigMap configMap) {
         return configMap.getMetadata().getLabels().get(WORKLOAD_KIND_LABEL) + " " + workloadName(configMap);
     }
 
     /** What a user compares to see why a split changed: "replicas=3 threads=4 memory=2 GiB". */
-    static String factsSummary(Allocation allocation) {
+    public static String factsSummary(Allocation allocation) {
         return String.format(
                 "replicas=%d threads=%d memory=%s",
                 allocation.facts().replicas(),
@@ -189,7 +189,7 @@ public final class AllocationConfigMap {
     }
 
     /** The allocation a ConfigMap publishes, or null when there is none or it cannot be read. */
-    static AllocationDocument document(ConfigMap configMap) {
+    public static AllocationDocument document(ConfigMap configMap) {
         if (configMap == null
                 || configMap.getData() == null
                 || configMap.getData().get(ALLOCATION_KEY) == null) {

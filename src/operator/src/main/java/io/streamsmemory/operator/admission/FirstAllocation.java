@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.admission;
 
 import static io.streamsmemory.engine.ByteSize.format;
 
@@ -9,7 +9,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
-import io.streamsmemory.operator.reconcile.EventRecorder.Type;
+import io.streamsmemory.operator.plan.FittingPlan;
+import io.streamsmemory.operator.plan.PlannedRange;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.workload;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.math.BigDecimal;

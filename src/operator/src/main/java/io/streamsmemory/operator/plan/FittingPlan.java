@@ -1,9 +1,10 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.plan;
 
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.workload.Workload;
 import java.util.Map;
 import java.util.Optional;
 
@@ -12,7 +13,7 @@ import java.util.Optional;
  * admission webhook (for the first pods of a workload created together with its policy, {@link FirstAllocation})
  * both plan through here, so the same inputs give the same allocation whichever of them publishes it.
  */
-record FittingPlan(WorkloadPlanner.Plan plan, AllocationResult result, PlannedRange range) {
+public record FittingPlan(WorkloadPlanner.Plan plan, AllocationResult result, PlannedRange range) {
     private static final AllocationEngine ENGINE = new AllocationEngine();
 
     /**
@@ -20,7 +21,7 @@ record FittingPlan(WorkloadPlanner.Plan plan, AllocationResult result, PlannedRa
      * @param before what the published plan had learned ({@link LearnedFacts#parse})
      * @throws IllegalArgumentException naming the field when the spec cannot be read
      */
-    static FittingPlan of(
+    public static FittingPlan of(
             StreamsMemoryPolicySpec spec,
             Workload workload,
             PlannedRange range,
