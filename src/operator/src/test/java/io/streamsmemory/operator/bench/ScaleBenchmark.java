@@ -115,6 +115,7 @@ public final class ScaleBenchmark {
                 double publishSeconds = seconds(start);
                 Thread.sleep(5000);
                 long idle = rss.current();
+                long liveHeap = liveHeapBytes(operator.process().pid());
 
                 Map<String, Double> before = quiet(client); // the publish's last Events posted
                 long benchRequestsBefore = published.requests();
@@ -156,7 +157,7 @@ public final class ScaleBenchmark {
                         operatorRequests);
                 System.out.printf(
                         "summary: workloads=%d bystanders=%d publish_s=%.1f resplit_s=%.1f "
-                                + "single_resplit_ms=%d idle_rss_mib=%d peak_rss_mib=%d limit_mib=%d "
+                                + "single_resplit_ms=%d idle_rss_mib=%d peak_rss_mib=%d live_heap_mib=%d limit_mib=%d "
                                 + "requests_per_workload=%.2f%n",
                         workloads,
                         bystanders,
@@ -165,10 +166,30 @@ public final class ScaleBenchmark {
                         singleMillis,
                         idle >> 20,
                         rss.peak() >> 20,
+                        liveHeap >> 20,
                         heap.limitMiB(),
                         operatorRequests / workloads);
             }
         }
+    }
+
+    /**
+     * The operator's live heap once everything is published: {@code jcmd GC.class_histogram} runs a full GC first,
+     * and its last line totals the bytes of every live object (the caches of workloads and ConfigMaps most of it).
+     */
+    private static long liveHeapBytes(long pid) throws Exception {
+        Process jcmd = new ProcessBuilder("jcmd", Long.toString(pid), "GC.class_histogram")
+                .redirectErrorStream(true)
+                .start();
+        List<String> lines =
+                new String(jcmd.getInputStream().readAllBytes()).lines().toList();
+        jcmd.waitFor();
+        String total = lines.stream()
+                .filter(l -> l.startsWith("Total"))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no histogram from jcmd: " + lines));
+        String[] fields = total.trim().split("\\s+");
+        return Long.parseLong(fields[2]);
     }
 
     /** N workloads (every fifth a StatefulSet) and M bystander Deployments, created 8 at a time. */
