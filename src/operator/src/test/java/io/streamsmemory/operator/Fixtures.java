@@ -180,14 +180,18 @@ public final class Fixtures {
 
     /** A StatefulSet shaped as {@link #deployment} is. */
     static StatefulSet statefulSet(String namespace, String name, String policy, int replicas, String memoryLimit) {
-        Deployment template = deployment(namespace, name, policy, replicas, memoryLimit);
+        return statefulSetLike(deployment(namespace, name, policy, replicas, memoryLimit));
+    }
+
+    /** A StatefulSet of the Deployment's metadata, replicas, selector and pod template, its service of its name. */
+    public static StatefulSet statefulSetLike(Deployment shape) {
         return new StatefulSetBuilder()
-                .withMetadata(template.getMetadata())
+                .withMetadata(shape.getMetadata())
                 .withNewSpec()
-                .withServiceName(name)
-                .withReplicas(replicas)
-                .withSelector(template.getSpec().getSelector())
-                .withTemplate(template.getSpec().getTemplate())
+                .withServiceName(shape.getMetadata().getName())
+                .withReplicas(shape.getSpec().getReplicas())
+                .withSelector(shape.getSpec().getSelector())
+                .withTemplate(shape.getSpec().getTemplate())
                 .endSpec()
                 .build();
     }

@@ -16,8 +16,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -27,23 +25,13 @@ import org.junit.jupiter.api.TestInstance;
  * ({@code apiserver_request_total} on its /metrics), against the policy's status writes (one per reconcile).
  */
 @EnableLocalControlPlane
+@WithRunningOperator
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PodListsPerReconcileTest {
     private static final int WORKLOADS = 20;
     private static final String NS = "many";
     KubernetesClient client;
     private RunningOperator operator;
-
-    @BeforeAll
-    void startOperator() throws Exception {
-        Fixtures.installCrd(client);
-        operator = RunningOperator.start(client);
-    }
-
-    @AfterAll
-    void stopOperator() {
-        operator.close();
-    }
 
     @Test
     void aPolicyChangeListsPodsOncePerReconcileNotOncePerWorkload() throws InterruptedException {

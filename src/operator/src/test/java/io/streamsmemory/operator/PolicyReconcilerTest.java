@@ -31,29 +31,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** The policy reconciler against a real kube-apiserver (and kube-controller-manager for garbage collection). */
 @EnableLocalControlPlane(controllerManager = true)
+@WithRunningOperator
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PolicyReconcilerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     KubernetesClient client;
     private RunningOperator operator;
-
-    @BeforeAll
-    void startOperator() throws Exception {
-        Fixtures.installCrd(client);
-        operator = RunningOperator.start(client);
-    }
-
-    @AfterAll
-    void stopOperator() {
-        operator.close();
-    }
 
     /** Policy "orders" (2Gi) and Deployment "orders-app" (3 replicas) in a new namespace, once published. */
     private ConfigMap publishedWorkload(String ns) {
@@ -591,7 +579,7 @@ class PolicyReconcilerTest {
                 .doesNotHaveDuplicates();
 
         // The webhook gives each workload's pods that workload's own allocation.
-        try (WorkloadIndex index = new WorkloadIndex(client)) {
+        try (WorkloadIndex index = new WorkloadIndex(client, null, null)) {
             index.start(WAIT);
             for (String kind : List.of("Deployment", "StatefulSet")) {
                 ConfigMap own = configMap(client, ns, kind, "twin");

@@ -18,6 +18,7 @@ import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RunningOperator implements AutoCloseable {
     final Operator operator;
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    /** The workloads and ConfigMaps, one cache for the reconciler and the webhook as the operator keeps it. */
+    private final WorkloadCache cache;
+
     private final EventRecorder events;
     private final MemoryObserver observer;
     private final AtomicInteger reconciles = new AtomicInteger();
@@ -53,6 +57,7 @@ public final class RunningOperator implements AutoCloseable {
         this.leadershipLost = leadershipLost;
         observer = new MemoryObserver(client, observe);
         events = new EventRecorder(client);
+        cache = new WorkloadCache(client);
         operator = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
@@ -69,7 +74,14 @@ public final class RunningOperator implements AutoCloseable {
             }
         });
         operator.register(new PolicyReconciler(
-                client, events, new AllocationMetrics(registry), webhook, gate, observer, new StatusSettings(100)));
+                client,
+                events,
+                new AllocationMetrics(registry),
+                webhook,
+                gate,
+                observer,
+                new StatusSettings(100),
+                cache));
         operator.start();
     }
 
@@ -141,5 +153,6 @@ public final class RunningOperator implements AutoCloseable {
         operator.stop();
         observer.close();
         events.close();
+        cache.close();
     }
 }

@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -26,23 +24,13 @@ import org.junit.jupiter.api.TestInstance;
  * status it writes lists 100 of them, counts them all, and stays far under etcd's 1.5 MiB.
  */
 @EnableLocalControlPlane
+@WithRunningOperator
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusOf3000WorkloadsTest {
     private static final int WORKLOADS = 3000;
     private static final String NS = "crowded";
     KubernetesClient client;
     private RunningOperator operator;
-
-    @BeforeAll
-    void startOperator() throws Exception {
-        Fixtures.installCrd(client);
-        operator = RunningOperator.start(client);
-    }
-
-    @AfterAll
-    void stopOperator() {
-        operator.close();
-    }
 
     @Test
     void theStatusOf3000DeploymentsListsTheFirst100AndCountsThemAll() throws Exception {

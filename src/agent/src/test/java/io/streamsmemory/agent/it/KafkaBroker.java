@@ -1,5 +1,6 @@
 package io.streamsmemory.agent.it;
 
+import io.streamsmemory.engine.testkit.SingleNodeKafka;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -42,28 +43,7 @@ public final class KafkaBroker implements AutoCloseable {
         int port = freePort();
         int controllerPort = freePort();
         Path config = dir.resolve("server.properties");
-        String properties = String.join(
-                        "\n",
-                        "process.roles=broker,controller",
-                        "node.id=1",
-                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                        "controller.listener.names=CONTROLLER",
-                        "inter.broker.listener.name=PLAINTEXT",
-                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                        "log.dirs=" + dir.resolve("data").toAbsolutePath(),
-                        "num.partitions=1",
-                        "offsets.topic.replication.factor=1",
-                        "offsets.topic.num.partitions=4",
-                        "transaction.state.log.replication.factor=1",
-                        "transaction.state.log.min.isr=1",
-                        "share.coordinator.state.topic.replication.factor=1",
-                        "share.coordinator.state.topic.min.isr=1",
-                        "group.initial.rebalance.delay.ms=0",
-                        "log.flush.interval.messages=1000000",
-                        "")
-                + "\n";
+        String properties = SingleNodeKafka.serverProperties(port, controllerPort, dir.resolve("data"));
         Files.writeString(config, properties);
         Path log = dir.resolve("broker.log");
         // Kafka's own id: a random base64 id can start with '-', which the format tool's parser takes for an

@@ -2,7 +2,7 @@ package io.streamsmemory.kafkabroker;
 
 /**
  * The broker's {@code server.properties}: the choices of the tests' broker
- * (src/agent/src/test/java/io/streamsmemory/agent/it/KafkaBroker.java), with the client listener on
+ * (src/engine/src/test/java/io/streamsmemory/engine/testkit/SingleNodeKafka.java), with the client listener on
  * {@code BIND_ADDRESS} but advertised on the pod's IP, and topics created automatically.
  */
 final class ServerProperties {

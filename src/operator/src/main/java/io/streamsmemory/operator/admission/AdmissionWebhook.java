@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
@@ -55,30 +56,41 @@ public final class AdmissionWebhook implements AutoCloseable {
             EventRecorder events,
             WebhookSettings settings,
             MeterRegistry registry,
-            Clock clock) {
+            Clock clock,
+            WorkloadCache cache) {
         this.settings = settings;
         this.registry = registry;
         this.load = new WebhookLoad(settings.maxInFlight, settings.maxBufferedBytes);
-        this.index = new WorkloadIndex(client, new FirstAllocation(client, events));
+        this.index = new WorkloadIndex(client, new FirstAllocation(client, events), cache);
         this.certificates = new CertificateManager(client, settings, clock);
         this.admission = new PodAdmission(index, settings, events);
         this.namespaces = new PolicyNamespaceSelector(client, settings);
     }
 
-    /** Fills the caches, gets a serving certificate, listens, then answers reviews of its own ({@link WarmUp}). */
+    /**
+     * Fills the caches, gets a serving certificate, listens, then answers reviews of its own ({@link WarmUp}). The
+     * workloads and ConfigMaps are read from a cache of the webhook's own (tests of the webhook alone).
+     */
     public static AdmissionWebhook start(KubernetesClient client, EventRecorder events, WebhookSettings settings) {
-        return start(client, events, settings, new SimpleMeterRegistry());
+        return start(client, events, settings, new SimpleMeterRegistry(), Clock.systemUTC(), null);
     }
 
-    /** As {@link #start(KubernetesClient, EventRecorder, WebhookSettings)}, its load published in {@code registry}. */
+    /**
+     * As the operator runs it: its load published in {@code registry}, the workloads and ConfigMaps read from
+     * {@code cache}, the one the reconciler reads too.
+     */
     public static AdmissionWebhook start(
-            KubernetesClient client, EventRecorder events, WebhookSettings settings, MeterRegistry registry) {
-        return start(client, events, settings, registry, Clock.systemUTC());
+            KubernetesClient client,
+            EventRecorder events,
+            WebhookSettings settings,
+            MeterRegistry registry,
+            WorkloadCache cache) {
+        return start(client, events, settings, registry, Clock.systemUTC(), cache);
     }
 
     static AdmissionWebhook start(
             KubernetesClient client, EventRecorder events, WebhookSettings settings, Clock clock) {
-        return start(client, events, settings, new SimpleMeterRegistry(), clock);
+        return start(client, events, settings, new SimpleMeterRegistry(), clock, null);
     }
 
     private static AdmissionWebhook start(
@@ -86,8 +98,9 @@ public final class AdmissionWebhook implements AutoCloseable {
             EventRecorder events,
             WebhookSettings settings,
             MeterRegistry registry,
-            Clock clock) {
-        AdmissionWebhook webhook = new AdmissionWebhook(client, events, settings, registry, clock);
+            Clock clock,
+            WorkloadCache cache) {
+        AdmissionWebhook webhook = new AdmissionWebhook(client, events, settings, registry, clock, cache);
         try {
             webhook.startServing();
             return webhook;

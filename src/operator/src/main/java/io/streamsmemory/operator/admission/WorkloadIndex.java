@@ -7,15 +7,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
-import io.streamsmemory.operator.workload.CachedWorkloads;
 import io.streamsmemory.operator.workload.ConfigMapProvenance;
 import io.streamsmemory.operator.workload.Workload;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,9 +43,11 @@ public final class WorkloadIndex implements AutoCloseable {
 
     private final KubernetesClient client;
     private final FirstAllocation first;
-    private SharedIndexInformer<Deployment> deployments;
-    private SharedIndexInformer<StatefulSet> statefulSets;
-    private SharedIndexInformer<ConfigMap> configMaps;
+    /** The workloads and published ConfigMaps, shared with the reconciler. */
+    private final WorkloadCache cache;
+    /** Whether {@link #close} closes {@link #cache}: only one this index made for itself. */
+    private final boolean ownsCache;
+    /** The webhook's alone: the injected init container must fit them, and nothing else reads them. */
     private SharedIndexInformer<LimitRange> limitRanges;
     /** Where lookups go: the informers' caches (an in-memory stand-in in the fuzz tests). */
     private Lookups lookups;
@@ -63,15 +63,15 @@ public final class WorkloadIndex implements AutoCloseable {
     public record Resolution(InjectionTarget target, String problem, boolean refused) {}
 
     /**
-     * What the index reads: the cached workloads, ConfigMaps and LimitRanges by {@code namespace/name}, and a
+     * What the index reads: the cached workloads, ConfigMaps and LimitRanges by namespace and name, and a
      * ConfigMap read live past the cache. One interface so that the admission path can be exercised (fuzzed) from
      * in-memory objects without an API server.
      */
     interface Lookups {
         /** @param kind Deployment or StatefulSet */
-        HasMetadata workload(String kind, String key);
+        HasMetadata workload(String kind, String namespace, String name);
 
-        ConfigMap cachedConfigMap(String key);
+        ConfigMap cachedConfigMap(String namespace, String name);
 
         List<LimitRange> limitRanges(String namespace);
 
@@ -79,48 +79,32 @@ public final class WorkloadIndex implements AutoCloseable {
         ConfigMap liveConfigMap(String namespace, String name) throws Exception;
     }
 
-    public WorkloadIndex(KubernetesClient client) {
-        this(client, null);
-    }
-
-    /** @param first publishes the allocation of a workload created together with its policy; null never does */
-    public WorkloadIndex(KubernetesClient client, FirstAllocation first) {
+    /**
+     * @param first publishes the allocation of a workload created together with its policy; null never does
+     * @param cache the operator's shared cache; null: one of this index's own, closed with it
+     */
+    public WorkloadIndex(KubernetesClient client, FirstAllocation first, WorkloadCache cache) {
         this.client = client;
         this.first = first;
+        this.ownsCache = cache == null;
+        this.cache = cache != null ? cache : new WorkloadCache(client);
         this.lookups = new InformerLookups();
     }
 
     /** An index answering from {@code lookups} alone (nothing to start), for tests. */
     static WorkloadIndex over(Lookups lookups) {
-        WorkloadIndex index = new WorkloadIndex(null, null);
+        WorkloadIndex index = new WorkloadIndex(null, null, null);
         index.lookups = lookups;
         return index;
     }
 
     public void start(Duration syncTimeout) {
-        deployments = client.apps()
-                .deployments()
-                .inAnyNamespace()
-                .withLimit(CachedWorkloads.LIST_PAGE)
-                .runnableInformer(0)
-                .itemStore(CachedWorkloads.store());
-        statefulSets = client.apps()
-                .statefulSets()
-                .inAnyNamespace()
-                .withLimit(CachedWorkloads.LIST_PAGE)
-                .runnableInformer(0)
-                .itemStore(CachedWorkloads.store());
-        configMaps = client.configMaps()
-                .inAnyNamespace()
-                .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
-                .runnableInformer(0);
+        cache.start(syncTimeout);
         limitRanges = client.limitRanges().inAnyNamespace().runnableInformer(0);
-        for (SharedIndexInformer<?> informer : informers()) {
-            try {
-                informer.start().toCompletableFuture().get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (Exception e) {
-                LOG.warn("webhook cache not synced within {}: {}", syncTimeout, e.toString());
-            }
+        try {
+            limitRanges.start().toCompletableFuture().get(syncTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            LOG.warn("webhook cache of LimitRanges not synced within {}: {}", syncTimeout, e.toString());
         }
     }
 
@@ -176,7 +160,7 @@ public final class WorkloadIndex implements AutoCloseable {
      */
     private ConfigMap currentConfigMap(String namespace, String name, HasMetadata workload, JsonNode pod) {
         return currentConfigMap(
-                lookups.cachedConfigMap(namespace + "/" + name), name, workload, pod, configMapReader(namespace));
+                lookups.cachedConfigMap(namespace, name), name, workload, pod, configMapReader(namespace));
     }
 
     ConfigMap currentConfigMap(
@@ -256,7 +240,7 @@ public final class WorkloadIndex implements AutoCloseable {
                 .asText("");
         return Workload.controllingWorkload(
                         owner.path("kind").asText(), owner.path("name").asText(), hash)
-                .map(w -> lookups.workload(w.getKey(), namespace + "/" + w.getValue()))
+                .map(w -> lookups.workload(w.getKey(), namespace, w.getValue()))
                 .orElse(null);
     }
 
@@ -304,15 +288,13 @@ public final class WorkloadIndex implements AutoCloseable {
     /** The informers' caches, and the API server for a live read. */
     private final class InformerLookups implements Lookups {
         @Override
-        public HasMetadata workload(String kind, String key) {
-            return (kind.equals("Deployment") ? deployments : statefulSets)
-                    .getStore()
-                    .getByKey(key);
+        public HasMetadata workload(String kind, String namespace, String name) {
+            return cache.workload(kind, namespace, name);
         }
 
         @Override
-        public ConfigMap cachedConfigMap(String key) {
-            return configMaps.getStore().getByKey(key);
+        public ConfigMap cachedConfigMap(String namespace, String name) {
+            return cache.configMap(namespace, name);
         }
 
         @Override
@@ -332,24 +314,16 @@ public final class WorkloadIndex implements AutoCloseable {
 
     /** True when every cache has been filled (an informer the RBAC does not allow never is). */
     boolean synced() {
-        for (SharedIndexInformer<?> informer : informers()) {
-            if (informer == null || !informer.hasSynced()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private SharedIndexInformer<?>[] informers() {
-        return new SharedIndexInformer<?>[] {deployments, statefulSets, configMaps, limitRanges};
+        return cache.synced() && limitRanges != null && limitRanges.hasSynced();
     }
 
     @Override
     public void close() {
-        for (SharedIndexInformer<?> informer : informers()) {
-            if (informer != null) {
-                informer.close();
-            }
+        if (limitRanges != null) {
+            limitRanges.close();
+        }
+        if (ownsCache) {
+            cache.close();
         }
     }
 }

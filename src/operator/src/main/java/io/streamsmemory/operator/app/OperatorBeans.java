@@ -8,6 +8,7 @@ import io.streamsmemory.operator.reconcile.AllocationMetrics;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.StatusSettings;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -25,6 +26,17 @@ public class OperatorBeans {
 
     void closeEventRecorder(@Disposes EventRecorder recorder) {
         recorder.close();
+    }
+
+    /** The one cache of workloads and published ConfigMaps, read by the reconciler and the webhook alike. */
+    @Produces
+    @Singleton
+    WorkloadCache workloadCache(KubernetesClient client) {
+        return new WorkloadCache(client);
+    }
+
+    void closeWorkloadCache(@Disposes WorkloadCache cache) {
+        cache.close();
     }
 
     /**

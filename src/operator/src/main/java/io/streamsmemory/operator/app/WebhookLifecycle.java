@@ -10,6 +10,7 @@ import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -148,7 +149,12 @@ public class WebhookLifecycle implements WebhookServing {
 
     private ScheduledExecutorService starter;
 
-    void start(@Observes StartupEvent startup, KubernetesClient client, EventRecorder events, MeterRegistry registry) {
+    void start(
+            @Observes StartupEvent startup,
+            KubernetesClient client,
+            EventRecorder events,
+            MeterRegistry registry,
+            WorkloadCache cache) {
         if (!enabled) {
             problem = null;
             return;
@@ -159,13 +165,17 @@ public class WebhookLifecycle implements WebhookServing {
             thread.setDaemon(true);
             return thread;
         });
-        starter.execute(() -> tryStart(client, events, settings, registry));
+        starter.execute(() -> tryStart(client, events, settings, registry, cache));
     }
 
     private void tryStart(
-            KubernetesClient client, EventRecorder events, WebhookSettings settings, MeterRegistry registry) {
+            KubernetesClient client,
+            EventRecorder events,
+            WebhookSettings settings,
+            MeterRegistry registry,
+            WorkloadCache cache) {
         try {
-            webhook = AdmissionWebhook.start(client, events, settings, registry);
+            webhook = AdmissionWebhook.start(client, events, settings, registry, cache);
             problem = null;
         } catch (RuntimeException e) {
             problem = e.getMessage();
@@ -175,7 +185,7 @@ public class WebhookLifecycle implements WebhookServing {
                     startRetryPeriod,
                     e);
             starter.schedule(
-                    () -> tryStart(client, events, settings, registry),
+                    () -> tryStart(client, events, settings, registry, cache),
                     startRetryPeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
         }

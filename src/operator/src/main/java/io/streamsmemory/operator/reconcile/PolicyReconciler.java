@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -32,10 +33,10 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
-import io.streamsmemory.operator.workload.CachedWorkloads;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.Comparator;
@@ -48,7 +49,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -86,6 +87,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private final WorkloadReconciler workloads;
     private final AllocationEngine engine = new AllocationEngine();
     private final StatusSettings statusSettings;
+    /** The workloads and published ConfigMaps, shared with the webhook. */
+    private final WorkloadCache cache;
 
     public PolicyReconciler(
             KubernetesClient client,
@@ -94,7 +97,9 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             WebhookServing webhook,
             RolloutGate gate,
             MemoryObserver observer,
-            StatusSettings statusSettings) {
+            StatusSettings statusSettings,
+            WorkloadCache cache) {
+        this.cache = cache;
         this.observer = observer;
         this.statusSettings = statusSettings;
         this.client = client;
@@ -108,15 +113,13 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     public List<EventSource<?, StreamsMemoryPolicy>> prepareEventSources(
             EventSourceContext<StreamsMemoryPolicy> context) {
         // Every change of a published ConfigMap (a hand edit included) reconciles its policy, which restores it.
-        InformerEventSource<ConfigMap, StreamsMemoryPolicy> configMaps = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(ConfigMap.class, StreamsMemoryPolicy.class)
-                        .withName("configmaps")
-                        .withLabelSelector(MANAGED_BY_LABEL + "=" + MANAGED_BY)
-                        .withSecondaryToPrimaryMapper(cm -> Set.of(new ResourceID(
-                                AllocationConfigMap.policyOf(cm),
-                                cm.getMetadata().getNamespace())))
-                        .build(),
-                context);
+        SharedCacheEventSource<ConfigMap> configMaps = new SharedCacheEventSource<>(
+                ConfigMap.class,
+                "configmaps",
+                cache,
+                cache::configMaps,
+                cm -> Set.of(new ResourceID(
+                        AllocationConfigMap.policyOf(cm), cm.getMetadata().getNamespace())));
         MissingPolicyReporter missing = new MissingPolicyReporter(
                 events, id -> context.getPrimaryCache().get(id));
         // An autoscaler's range is the workloads' planned range: a change re-plans the policies of its namespace.
@@ -132,29 +135,23 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         return List.of(
                 configMaps,
                 autoscalers,
-                workloadSource(Deployment.class, "deployments", configMaps::get, missing, context),
-                workloadSource(StatefulSet.class, "statefulsets", configMaps::get, missing, context));
+                workloadSource(Deployment.class, "deployments", cache::deployments, missing, context),
+                workloadSource(StatefulSet.class, "statefulsets", cache::statefulSets, missing, context));
     }
 
-    private static <W extends HasMetadata> InformerEventSource<W, StreamsMemoryPolicy> workloadSource(
+    private <W extends HasMetadata> SharedCacheEventSource<W> workloadSource(
             Class<W> kind,
             String name,
-            Function<ResourceID, Optional<ConfigMap>> configMaps,
+            Supplier<SharedIndexInformer<W>> informer,
             MissingPolicyReporter missing,
             EventSourceContext<StreamsMemoryPolicy> context) {
         WorkloadToPolicyMapper<W> mapper = new WorkloadToPolicyMapper<>(
-                configMaps, namespace -> context.getPrimaryCache().list(namespace));
-        return new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(kind, StreamsMemoryPolicy.class)
-                        .withName(name)
-                        .withItemStore(CachedWorkloads.store())
-                        .withInformerListLimit(CachedWorkloads.LIST_PAGE)
-                        .withSecondaryToPrimaryMapper(workload -> {
-                            missing.check(workload);
-                            return mapper.toPrimaryResourceIDs(workload);
-                        })
-                        .build(),
-                context);
+                id -> Optional.ofNullable(cache.configMap(id.getNamespace().orElseThrow(), id.getName())),
+                namespace -> context.getPrimaryCache().list(namespace));
+        return new SharedCacheEventSource<>(kind, name, cache, informer, workload -> {
+            missing.check(workload);
+            return mapper.toPrimaryResourceIDs(workload);
+        });
     }
 
     @Override

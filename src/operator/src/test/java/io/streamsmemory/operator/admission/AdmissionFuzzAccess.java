@@ -91,13 +91,18 @@ public final class AdmissionFuzzAccess {
     /** One Deployment and its ConfigMap; no LimitRanges; a live read finds what the cache holds. */
     private record InMemory(Deployment deployment, ConfigMap configMap) implements WorkloadIndex.Lookups {
         @Override
-        public HasMetadata workload(String kind, String key) {
-            return kind.equals("Deployment") && key.equals(NAMESPACE + "/" + DEPLOYMENT) ? deployment : null;
+        public HasMetadata workload(String kind, String namespace, String name) {
+            return kind.equals("Deployment") && namespace.equals(NAMESPACE) && name.equals(DEPLOYMENT)
+                    ? deployment
+                    : null;
         }
 
         @Override
-        public ConfigMap cachedConfigMap(String key) {
-            return key.equals(NAMESPACE + "/" + configMap.getMetadata().getName()) ? configMap : null;
+        public ConfigMap cachedConfigMap(String namespace, String name) {
+            return namespace.equals(NAMESPACE)
+                            && name.equals(configMap.getMetadata().getName())
+                    ? configMap
+                    : null;
         }
 
         @Override
@@ -107,7 +112,7 @@ public final class AdmissionFuzzAccess {
 
         @Override
         public ConfigMap liveConfigMap(String namespace, String name) {
-            return cachedConfigMap(namespace + "/" + name);
+            return cachedConfigMap(namespace, name);
         }
     }
 

@@ -16,9 +16,9 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientCon
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.Rollout;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -179,15 +179,6 @@ class HelmChartWebhookTest {
                 .until(() -> !livePods(client, ns, "orders-app").isEmpty()
                         && livePods(client, ns, "orders-app").stream()
                                 .allMatch(p -> annotation(p, MetadataKeys.ALLOCATION_HASH) == null));
-        client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .delete();
-        await().atMost(WAIT)
-                .until(() -> client.resources(StreamsMemoryPolicy.class)
-                                .inNamespace(ns)
-                                .withName("orders")
-                                .get()
-                        == null);
+        Fixtures.deletePolicy(client, ns, "orders");
     }
 }

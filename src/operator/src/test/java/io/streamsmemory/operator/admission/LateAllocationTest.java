@@ -31,7 +31,8 @@ class LateAllocationTest {
     private final Workload workload;
     private final ConfigMap older;
     private final ConfigMap current;
-    private final WorkloadIndex index = new WorkloadIndex(null); // the caches are passed in; nothing is started
+    private final WorkloadIndex index =
+            new WorkloadIndex(null, null, null); // the caches are passed in; nothing is started
     private final List<String> reads = new ArrayList<>();
 
     LateAllocationTest() {

@@ -91,15 +91,10 @@ class WebhookInjectionTest {
                 .create();
         client.resource(deployment(NS, "drift-auto", "orders", 2, List.of())).create();
         client.resource(deployment(NS, "drift-manual", "manual", 2, List.of())).create();
-        Deployment statefulTemplate = deployment(NS, "orders-sts", "orders", 2, List.of());
-        client.resource(new StatefulSetBuilder()
-                        .withMetadata(statefulTemplate.getMetadata())
-                        .withNewSpec()
-                        .withServiceName("orders-sts")
-                        .withReplicas(2)
+        client.resource(new StatefulSetBuilder(
+                                Fixtures.statefulSetLike(deployment(NS, "orders-sts", "orders", 2, List.of())))
+                        .editSpec()
                         .withPodManagementPolicy("Parallel")
-                        .withSelector(statefulTemplate.getSpec().getSelector())
-                        .withTemplate(statefulTemplate.getSpec().getTemplate())
                         .endSpec()
                         .build())
                 .create();

@@ -1,12 +1,15 @@
 package io.streamsmemory.operator.admission;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,6 +28,7 @@ import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.WorkloadCache;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -42,6 +46,9 @@ final class WebhookOperator implements AutoCloseable {
     static final String OPERATOR_NAMESPACE = "streams-memory-system";
     static final Duration WAIT = Duration.ofSeconds(60);
 
+    /** The workloads and ConfigMaps, one cache for the reconciler and the webhook as the operator keeps it. */
+    private final WorkloadCache cache;
+
     private final KubernetesClient client;
     Operator operator;
     final EventRecorder events;
@@ -50,7 +57,8 @@ final class WebhookOperator implements AutoCloseable {
     private WebhookOperator(KubernetesClient client, WebhookSettings settings) {
         this.client = client;
         events = new EventRecorder(client);
-        webhook = AdmissionWebhook.start(client, events, settings);
+        cache = new WorkloadCache(client);
+        webhook = AdmissionWebhook.start(client, events, settings, new SimpleMeterRegistry(), cache);
     }
 
     /** The webhook and the reconciler, as the operator runs them. */
@@ -77,7 +85,8 @@ final class WebhookOperator implements AutoCloseable {
                 WebhookServing.NOT_HERE,
                 new RolloutGate(Duration.ZERO),
                 new MemoryObserver(client, ObserveSettings.OFF),
-                new StatusSettings(100)));
+                new StatusSettings(100),
+                cache));
         operator.start();
     }
 
@@ -98,6 +107,7 @@ final class WebhookOperator implements AutoCloseable {
             operator.stop();
         }
         webhook.close();
+        cache.close();
         events.close();
     }
 
@@ -147,21 +157,28 @@ final class WebhookOperator implements AutoCloseable {
      * "streams" container (named by streamsmemory.io/container) with a 2Gi limit and {@code env}.
      */
     static Deployment deployment(String namespace, String name, String policy, int replicas, List<EnvVar> env) {
-        DeploymentBuilder builder = new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(replicas)
-                .withNewSelector()
-                .addToMatchLabels("app", name)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", name)
-                .endMetadata()
-                .withNewSpec()
+        Deployment shape = Fixtures.deployment(namespace, name, null, replicas, "2Gi");
+        SecurityContext restricted = new SecurityContextBuilder()
+                .withAllowPrivilegeEscalation(false)
+                .withNewCapabilities()
+                .withDrop("ALL")
+                .endCapabilities()
+                .build();
+        Container proxy = new ContainerBuilder()
+                .withName("proxy")
+                .withImage("example.test/proxy:1")
+                .withSecurityContext(restricted)
+                .build();
+        Container streams = new ContainerBuilder(
+                        shape.getSpec().getTemplate().getSpec().getContainers().get(0))
+                .withImage("example.test/streams-app:1")
+                .withEnv(env)
+                .withSecurityContext(restricted)
+                .build();
+        DeploymentBuilder builder = new DeploymentBuilder(shape)
+                .editSpec()
+                .editTemplate()
+                .editSpec()
                 .withNewSecurityContext()
                 .withRunAsNonRoot(true)
                 .withRunAsUser(1000L)
@@ -169,30 +186,7 @@ final class WebhookOperator implements AutoCloseable {
                 .withType("RuntimeDefault")
                 .endSeccompProfile()
                 .endSecurityContext()
-                .addNewContainer()
-                .withName("proxy")
-                .withImage("example.test/proxy:1")
-                .withNewSecurityContext()
-                .withAllowPrivilegeEscalation(false)
-                .withNewCapabilities()
-                .withDrop("ALL")
-                .endCapabilities()
-                .endSecurityContext()
-                .endContainer()
-                .addNewContainer()
-                .withName("streams")
-                .withImage("example.test/streams-app:1")
-                .withEnv(env)
-                .withNewResources()
-                .addToLimits("memory", new Quantity("2Gi"))
-                .endResources()
-                .withNewSecurityContext()
-                .withAllowPrivilegeEscalation(false)
-                .withNewCapabilities()
-                .withDrop("ALL")
-                .endCapabilities()
-                .endSecurityContext()
-                .endContainer()
+                .withContainers(proxy, streams)
                 .endSpec()
                 .endTemplate()
                 .endSpec();

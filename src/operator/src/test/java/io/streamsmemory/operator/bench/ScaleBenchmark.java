@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -217,15 +216,7 @@ public final class ScaleBenchmark {
         if (index % 5 != 4) {
             return deployment;
         }
-        return new StatefulSetBuilder()
-                .withMetadata(deployment.getMetadata())
-                .withNewSpec()
-                .withServiceName(name(index))
-                .withReplicas(0)
-                .withSelector(deployment.getSpec().getSelector())
-                .withTemplate(deployment.getSpec().getTemplate())
-                .endSpec()
-                .build();
+        return Fixtures.statefulSetLike(deployment);
     }
 
     private static String name(int index) {

@@ -1,6 +1,7 @@
 package io.streamsmemory.operator.observe;
 
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.engine.testkit.SingleNodeKafka;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -117,28 +118,7 @@ final class LiveKafkaStreams implements AutoCloseable {
         int port = freePort();
         int controllerPort = freePort();
         Path config = dir.resolve("broker/server.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "process.roles=broker,controller",
-                        "node.id=1",
-                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                        "controller.listener.names=CONTROLLER",
-                        "inter.broker.listener.name=PLAINTEXT",
-                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                        "log.dirs=" + dir.resolve("broker/data").toAbsolutePath(),
-                        "num.partitions=1",
-                        "offsets.topic.replication.factor=1",
-                        "offsets.topic.num.partitions=4",
-                        "transaction.state.log.replication.factor=1",
-                        "transaction.state.log.min.isr=1",
-                        "share.coordinator.state.topic.replication.factor=1",
-                        "share.coordinator.state.topic.min.isr=1",
-                        "group.initial.rebalance.delay.ms=0",
-                        ""));
+        Files.writeString(config, SingleNodeKafka.serverProperties(port, controllerPort, dir.resolve("broker/data")));
         Process format = java(
                 List.of(
                         "-Xmx256m",

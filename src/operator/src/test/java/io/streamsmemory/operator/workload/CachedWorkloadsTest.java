@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -98,15 +97,6 @@ class CachedWorkloadsTest {
     }
 
     private static StatefulSet statefulSet(String policy) {
-        Deployment shape = deployment("ledger", policy);
-        return new StatefulSetBuilder()
-                .withMetadata(shape.getMetadata())
-                .withNewSpec()
-                .withReplicas(2)
-                .withServiceName("ledger")
-                .withSelector(shape.getSpec().getSelector())
-                .withTemplate(shape.getSpec().getTemplate())
-                .endSpec()
-                .build();
+        return Fixtures.statefulSetLike(deployment("ledger", policy));
     }
 }
