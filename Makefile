@@ -25,10 +25,11 @@ run: control-plane-binaries helm ## The main job: the operator installed by its 
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node
+test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
 	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
+	@src/scripts/check-docs.sh
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
 
 prove-limit: control-plane-binaries helm node-binaries images ## On the local real node: Kafka's defaults OOM-killed, the same pod under a 512Mi policy not (prints real-limit: and real-oom:, ~6 min)
@@ -151,3 +152,11 @@ test-webhook-abuse: control-plane-binaries ## The webhook under abuse as a whole
 
 clean: ## Remove build outputs
 	$(MVN) -q clean
+
+.PHONY: check-docs docs-diagram
+
+check-docs: ## Check README.md and docs/*.md: the make targets and repository paths their shell blocks name exist, relative links resolve, blocks marked <!-- check: run --> run and quoted figures still print
+	src/scripts/check-docs.sh
+
+docs-diagram: ## Render docs/architecture.dot to docs/architecture.svg with Graphviz's dot (apt-get install graphviz)
+	dot -Tsvg docs/architecture.dot -o docs/architecture.svg

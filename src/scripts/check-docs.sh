@@ -8,13 +8,13 @@
 #     name a target of the Makefile;
 #   - a repository path it names (deploy/..., examples/..., src/..., crds/..., docs/...) must exist. Build outputs
 #     (paths with a target/ folder), placeholders (`<name>`, `...`) and kubectl's `deploy/<name>` are left out; a
-#     `*` is matched as a glob;
+#     `*` is matched as a glob.
 # A shell block on the line right after `<!-- check: run -->` is run with `bash -e -o pipefail` from the repository
 # root, and must exit 0 within CHECK_DOCS_TIMEOUT seconds (default 300: `make plan-example` may first build the plan
 # jar). A block right after `<!-- check: output -->` is output the docs quote: every number in it must appear in what
 # the last run block before it (in the same file) printed, so a quoted figure that moved fails the check.
 # Every relative link `](path)` outside fenced blocks must point to an existing file, and its `#anchor`, when the
-# target is one of the checked Markdown files, to a heading there.
+# target is a Markdown file, to one of its headings (as GitHub makes anchors of them).
 # Prints one line per failure (file:line: what) and the summary line; exits 1 when anything failed.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
