@@ -79,7 +79,7 @@ final class SharedRocksDb {
             table.setPinTopLevelIndexAndFilter(true);
             // The index type stays the application's (Kafka Streams': RocksDB's binary-search index with whole-file
             // filters). Partitioned index and filters cost about 10% more CPU per record at 1 GiB and bought
-            // nothing: see "Index and filters stay the application's" in the main README. Kafka Streams' SST files
+            // nothing: see "Index and filters stay the application's" in docs/model.md. Kafka Streams' SST files
             // are small (memtables of at most 16 MiB, 64 MiB files further down), so a whole file's filter is a small
             // block.
             options.setTableFormatConfig(table);

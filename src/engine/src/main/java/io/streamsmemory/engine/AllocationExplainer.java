@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * The explaining step: turns a {@link Sizing} (every floor held) into the {@link Allocation}, each number a
  * {@link Part} with the reason for its size and the settings it becomes. It sizes nothing itself, so the explained
- * parts are exactly the sized numbers. Methods follow the README's step table.
+ * parts are exactly the sized numbers. Methods follow the step table of docs/model.md.
  */
 final class AllocationExplainer {
     private AllocationExplainer() {}

@@ -8,7 +8,7 @@ import static io.streamsmemory.engine.MemoryModel.*;
 /**
  * The sizing step: every number of an allocation, with no explanation, so the minimum-memory search can run it
  * cheaply; {@link AllocationExplainer} turns a sizing into the explained parts. The steps are numbered as in the
- * README's step table ("The memory model"), and each takes its share of what the previous ones left (see
+ * step table of docs/model.md ("The steps"), and each takes its share of what the previous ones left (see
  * {@link AllocationEngine} for why). The first floor that does not hold ends the sizing with {@link DoesNotFit}.
  *
  * @param topology    what one pod runs now: sizes the heap, the clients and the input buffers

@@ -45,7 +45,8 @@ class CreatedWithItsPolicyTest {
         try (WebhookOperator operator = WebhookOperator.webhookOnly(client, WebhookOperator.localSettings(port))) {
             client.resource(policy(NS, "orders", Rollout.Automatic)).create();
             // The API server calls the webhook for a namespace once the policy's there (PolicyNamespaceSelector);
-            // pods created before that start without the agent, and are mended by one rollout (the README says so).
+            // pods created before that start without the agent, and are mended by one rollout (docs/operations.md says
+            // so).
             await().atMost(WAIT).until(this::webhookServesTheNamespace);
             client.resource(deployment(NS, APP, "orders", REPLICAS, List.of())).create();
 

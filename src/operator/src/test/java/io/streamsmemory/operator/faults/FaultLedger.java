@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * What the fault scenarios measured, summed into the line the README quotes. Written to
+ * What the fault scenarios measured, summed into the line docs/operations.md quotes. Written to
  * {@code target/faults/summary.txt}, which {@code make test} prints.
  */
 final class FaultLedger {

@@ -101,7 +101,7 @@ class MemoryObserverTest {
             assertThat(condition(policy, "Ready").getStatus()).isEqualTo("True");
             assertThat(condition(policy, "MemoryPressure").getStatus()).isEqualTo("False");
             assertThat(condition(policy, "TopologyMismatch").getReason()).isEqualTo("AsPlanned");
-            // What a user sees (the README quotes it).
+            // What a user sees (docs/operations.md quotes it).
             System.out.println(controlPlane.kubectl("get", "smp", "-n", ns, "-o", "wide"));
             System.out.println(controlPlane.kubectl("describe", "smp", "-n", ns, "orders"));
         }
