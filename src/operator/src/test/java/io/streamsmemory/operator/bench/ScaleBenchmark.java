@@ -53,6 +53,9 @@ public final class ScaleBenchmark {
     private static final String BYSTANDERS = "bystanders";
     private static final Duration WAIT = Duration.ofMinutes(15);
 
+    /** How long the benchmark waits after the operator turns ready before it creates the policy. */
+    private static final Duration STARTUP_SETTLE = Duration.ofSeconds(20);
+
     public static void main(String[] args) throws Exception {
         run(args);
         // The clients' thread pools are not daemons: without this the JVM stayed up after its summary, for ever.
@@ -106,6 +109,10 @@ public final class ScaleBenchmark {
                     }
                     Thread.sleep(200);
                 }
+                // Settled first: the workloads name a policy that does not exist yet, and the operator's start tells
+                // each of them so after a grace of 5 s (PolicyNotFound, one Event per workload). Those 1,000 POSTs
+                // would otherwise fall into the publish's time, or not, depending on how soon it turned ready.
+                Thread.sleep(STARTUP_SETTLE.toMillis());
                 long start = System.nanoTime();
                 StreamsMemoryPolicy policy = Fixtures.policy(NS, "orders", "2Gi");
                 policy.getSpec().setRollout(Rollout.Manual);
