@@ -173,7 +173,9 @@ final class WorkloadReconciler {
             rollLater = held.get().retryAfter();
         } else {
             String resplit = publish(policy, workload, current, allocation, plan.topology());
-            rollLater = rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent(), pods);
+            rollLater = current == null && firstPodsMayBeStarting(workload, pods)
+                    ? PolicyReconciler.RETRY_SOON
+                    : rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent(), pods);
             row.setRestartPending(!workload.appliedRestartHash()
                             .filter(allocation.restartHash()::equals)
                             .isPresent()
@@ -376,6 +378,21 @@ final class WorkloadReconciler {
      * the allocation it published for them ({@link FirstAllocation}). Stamping the template would roll them for
      * nothing. With no pod yet the template is stamped as before, which rolls no pod.
      */
+    /**
+     * True when this reconcile publishes a workload's first allocation while the workload wants pods and none is
+     * listed yet: a workload created together with its policy, whose first pods the webhook is admitting with this
+     * very allocation as the pods' list was read. Rolling it now would restart them as they start, so the decision
+     * waits for the next reconcile ({@link PolicyReconciler#RETRY_SOON}), which sees them (and, when no pod comes,
+     * stamps the template as before).
+     */
+    private static boolean firstPodsMayBeStarting(Workload workload, NamespacePods pods) {
+        return workload.appliedRestartHash().isEmpty()
+                && workload.declaredReplicas() > 0
+                && PodDrift.count(workload, "", pods)
+                        .filter(count -> count.pods() == 0)
+                        .isPresent();
+    }
+
     private static boolean admittedWithIt(Workload workload, String restartHash, NamespacePods pods) {
         if (workload.appliedRestartHash().isPresent()) {
             return false;
