@@ -72,7 +72,8 @@ class CachedWorkloadsTest {
         store.put(Cache.metaNamespaceKeyFunc(optedIn), optedIn);
 
         assertThat(Workload.of(store.get("shop/ledger")).orElseThrow().declaredReplicas())
-                .isEqualTo(2);
+                .isEqualTo(optedIn.getSpec().getReplicas())
+                .isEqualTo(3);
         assertThat(store.get("shop/ledger").getKind()).isEqualTo("StatefulSet");
     }
 
