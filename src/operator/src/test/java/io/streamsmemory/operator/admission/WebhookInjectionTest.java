@@ -410,7 +410,10 @@ class WebhookInjectionTest {
         await().atMost(WAIT)
                 .until(() ->
                         allocation.restartHash().equals(templateAnnotation("drift-auto", MetadataKeys.DRIFT_ROLLOUT)));
-        assertThat(events("drift-auto", "Drift")).anyMatch(e -> e.getMessage().contains("rolling the workload once"));
+        // The Event is posted after the stamp it tells of: waited for, not read at once.
+        await().atMost(WAIT)
+                .until(() -> events("drift-auto", "Drift").stream()
+                        .anyMatch(e -> e.getMessage().contains("rolling the workload once")));
         injectedPods("drift-auto", 2);
         await().atMost(WAIT).until(() -> {
             WorkloadAllocationStatus row = row("orders", "drift-auto");
