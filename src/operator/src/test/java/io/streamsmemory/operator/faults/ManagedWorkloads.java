@@ -5,7 +5,6 @@ import static io.streamsmemory.operator.workload.MetadataKeys.ALLOCATION_KEY;
 import static io.streamsmemory.operator.workload.MetadataKeys.APPLIED_RESTART_HASH;
 import static io.streamsmemory.operator.workload.MetadataKeys.MANAGED_BY;
 import static io.streamsmemory.operator.workload.MetadataKeys.MANAGED_BY_LABEL;
-import static io.streamsmemory.operator.workload.MetadataKeys.RESTART_HASH;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -23,6 +22,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.faults.FaultLedger.Convergence;
+import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -269,10 +269,12 @@ final class ManagedWorkloads {
         return documents;
     }
 
+    /**
+     * The restart hash the workload's pods run: stamped on the template, or, for a workload whose first pods the
+     * webhook injected with the allocation, recorded on the workload instead of rolling them.
+     */
     private static String templateRestartHash(Deployment deployment) {
-        Map<String, String> annotations =
-                deployment.getSpec().getTemplate().getMetadata().getAnnotations();
-        return annotations == null ? null : annotations.get(RESTART_HASH);
+        return Workload.of(deployment).flatMap(Workload::appliedRestartHash).orElse(null);
     }
 
     private static StreamsMemoryPolicy policy(String namespace, int threads) {
