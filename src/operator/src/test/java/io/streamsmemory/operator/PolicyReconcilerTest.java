@@ -334,7 +334,9 @@ class PolicyReconcilerTest {
                         .findFirst()
                         .map(row -> Boolean.TRUE.equals(row.getRestartPending()))
                         .orElse(false));
-        assertThat(events(ns, "manual-app", "RestartPending")).isNotEmpty();
+        await().atMost(WAIT)
+                .untilAsserted(() ->
+                        assertThat(events(ns, "manual-app", "RestartPending")).isNotEmpty());
         assertThat(events(ns, "auto-app", "RollingRestart")).hasSize(1); // the opt-in's
 
         // A re-split that needs a restart is told in the restart's Event, one Event per workload (a re-split of

@@ -78,7 +78,10 @@ class RolloutWaitsForWebhookTest {
                     .getAnnotations()
                     .get(MetadataKeys.RESTART_HASH);
             await().atMost(WAIT).until(() -> restartHash.equals(templateRestartHash(ns, "orders-app")));
-            assertThat(events(ns, "orders-app", "RollingRestart")).hasSize(1);
+            // The Event is posted after the stamp it tells of.
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(events(ns, "orders-app", "RollingRestart"))
+                            .hasSize(1));
         }
     }
 }

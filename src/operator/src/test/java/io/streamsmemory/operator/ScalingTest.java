@@ -130,9 +130,14 @@ class ScalingTest {
         assertThat(condition(ns, "Warning").getMessage()).contains("outside the range 3-6");
         await().atMost(WAIT).until(() -> !templateRestartHash(deploymentIn(ns)).equals(stamped));
         assertThat(templateRestartHash(deploymentIn(ns))).isEqualTo(document(ns).restartHash());
-        assertThat(events(ns, "RollingRestart")).anyMatch(e -> e.getMessage().contains("below the range 3-6"));
-        assertThat(events(ns, "RestartPending")).anyMatch(e -> e.getMessage().contains("at most once every PT15S"));
-        assertThat(events(ns, "RollingRestart")).hasSize(2);
+        // Events are posted after the stamp they tell of.
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(events(ns, "RollingRestart"))
+                    .anyMatch(e -> e.getMessage().contains("below the range 3-6"));
+            assertThat(events(ns, "RestartPending"))
+                    .anyMatch(e -> e.getMessage().contains("at most once every PT15S"));
+            assertThat(events(ns, "RollingRestart")).hasSize(2);
+        });
     }
 
     @Test
@@ -164,7 +169,9 @@ class ScalingTest {
         scale(ns, 1);
         await().atMost(WAIT).until(() -> Boolean.TRUE.equals(row(ns).getRestartPending()));
         assertThat(templateRestartHash(deploymentIn(ns))).isEqualTo(before);
-        assertThat(events(ns, "RestartPending")).anyMatch(e -> e.getMessage().contains("rollout is Manual"));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events(ns, "RestartPending"))
+                        .anyMatch(e -> e.getMessage().contains("rollout is Manual")));
     }
 
     /** The policy and Deployment "orders-app" at {@code replicas}, once published and stamped. */

@@ -375,7 +375,9 @@ class MemoryObserverTest {
             await().atMost(WAIT)
                     .ignoreExceptions()
                     .until(() -> templateRestartHash(ns).equals(observedRow(ns).getRestartHash()));
-            assertThat(events(ns, "LearnedCapRestored")).hasSize(1);
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(events(ns, "LearnedCapRestored")).hasSize(1));
         }
 
         // A JVM that hit its metaspace cap anyway is named on the workload's row.
