@@ -23,14 +23,20 @@ final class AllocationExplainer {
         // Insertion order is the published document's order: producer, consumers, record cache, input buffers,
         // uncommitted writes (heapPart adds them in that order).
         Map<String, String> streamsConfig = new LinkedHashMap<>();
-        List<Part> parts = new ArrayList<>(List.of(
-                codeCachePart(s),
-                metaspacePart(s),
-                threadStacksPart(s),
-                directMemoryPart(s),
-                headroomPart(s),
-                heapPart(s, streamsConfig),
-                rocksDbPart(s)));
+        Part metaspace = metaspacePart(s);
+        Part direct = directMemoryPart(s);
+        List<Part> parts = new ArrayList<>();
+        parts.add(codeCachePart(s));
+        if (facts.capped(JvmCap.METASPACE)) {
+            parts.add(metaspace);
+        }
+        parts.add(threadStacksPart(s));
+        if (facts.capped(JvmCap.DIRECT_MEMORY)) {
+            parts.add(direct);
+        }
+        parts.add(headroomPart(s, metaspace, direct));
+        parts.add(heapPart(s, streamsConfig));
+        parts.add(rocksDbPart(s));
         if (s.uncommitted().on()) {
             parts.add(s.uncommitted().nativePart());
         }
@@ -54,16 +60,20 @@ final class AllocationExplainer {
                 restartHash);
     }
 
+    /** The JVM flags, without those of the caps the facts leave unset ({@link WorkloadFacts#uncappedJvmCaps()}). */
     private static List<String> jvmOptions(Sizing s) {
         String heap = jvmSize(s.split().heapBytes());
-        return List.of(
-                "-Xms" + heap,
-                "-Xmx" + heap,
-                "-XX:MaxMetaspaceSize=" + s.jvm().metaspaceMiB() + "m",
-                "-XX:ReservedCodeCacheSize=" + s.jvm().codeCacheMiB() + "m",
-                "-XX:MaxDirectMemorySize=" + jvmSize(s.directMemoryBytes()),
-                "-Xss" + THREAD_STACK_MIB + "m",
-                "-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
+        List<String> options = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+        if (s.facts().capped(JvmCap.METASPACE)) {
+            options.add(JvmCap.METASPACE.flag() + "=" + s.jvm().metaspaceMiB() + "m");
+        }
+        options.add("-XX:ReservedCodeCacheSize=" + s.jvm().codeCacheMiB() + "m");
+        if (s.facts().capped(JvmCap.DIRECT_MEMORY)) {
+            options.add(JvmCap.DIRECT_MEMORY.flag() + "=" + jvmSize(s.directMemoryBytes()));
+        }
+        options.add("-Xss" + THREAD_STACK_MIB + "m");
+        options.add("-Djdk.nio.maxCachedBufferSize=" + MAX_CACHED_DIRECT_BUFFER);
+        return List.copyOf(options);
     }
 
     /** 1. Code cache. */
@@ -85,10 +95,13 @@ final class AllocationExplainer {
                 Map.of("-XX:ReservedCodeCacheSize", codeCache + "m"));
     }
 
-    /** 2. Headroom, which also holds the sub-MiB rest of the pod and what a fixed heap leaves unused (step 5). */
-    private static Part headroomPart(Sizing s) {
+    /**
+     * 2. Headroom, which also holds the sub-MiB rest of the pod and what a fixed heap leaves unused (step 5); and, for
+     * each cap the facts leave unset, the room step 3 sized for it, which no flag bounds until the pods report.
+     */
+    private static Part headroomPart(Sizing s, Part metaspace, Part direct) {
         long spare = s.split().spareHeadroomMiB();
-        return Part.leaf(
+        Part margin = Part.leaf(
                 "headroom",
                 (s.jvm().headroomMiB() + spare) * MiB + s.facts().memoryBytes() % MiB,
                 String.format(
@@ -98,10 +111,55 @@ final class AllocationExplainer {
                         HEADROOM_MIN_MIB,
                         spare > 0 ? "; holds what the fixed heap leaves unused" : ""),
                 Map.of());
+        List<Part> uncapped = new ArrayList<>();
+        if (!s.facts().capped(JvmCap.METASPACE)) {
+            uncapped.add(metaspace);
+        }
+        if (!s.facts().capped(JvmCap.DIRECT_MEMORY)) {
+            uncapped.add(direct);
+        }
+        if (uncapped.isEmpty()) {
+            return margin;
+        }
+        List<Part> parts = new ArrayList<>(List.of(
+                Part.leaf("headroom-margin", margin.bytes(), margin.reason(), Map.of())));
+        parts.addAll(uncapped);
+        return Part.of(
+                "headroom",
+                "unbounded: the margin, and the room of the JVM caps this plan leaves unset ("
+                        + String.join(
+                                ", ",
+                                s.facts().uncappedJvmCaps().stream()
+                                        .map(JvmCap::flag)
+                                        .toList())
+                        + ")",
+                Map.of(),
+                parts);
+    }
+
+    /**
+     * A part whose cap the facts leave unset: the same room, no flag, and why. The JVM's own default applies (no
+     * metaspace limit; direct memory up to the heap's size), so a JVM that needs more than the model's guess runs.
+     */
+    private static Part uncapped(Part capped) {
+        return Part.leaf(
+                capped.name(),
+                capped.bytes(),
+                "not capped (no " + String.join(" or ", capped.config().keySet().stream()
+                                .filter(key -> key.startsWith("-XX:"))
+                                .toList())
+                        + "): the room of " + capped.reason()
+                        + ", held as headroom while the facts leave the cap unset",
+                Map.of());
     }
 
     /** 3. Metaspace. */
     private static Part metaspacePart(Sizing s) {
+        Part part = cappedMetaspacePart(s);
+        return s.facts().capped(JvmCap.METASPACE) ? part : uncapped(part);
+    }
+
+    private static Part cappedMetaspacePart(Sizing s) {
         long metaspace = s.jvm().metaspaceMiB();
         return Part.leaf(
                 "jvm-metaspace",
@@ -161,6 +219,11 @@ final class AllocationExplainer {
 
     /** 3 and 4. Direct memory: the application's own (step 3) and the clients' read copies (step 4). */
     private static Part directMemoryPart(Sizing s) {
+        Part part = cappedDirectMemoryPart(s);
+        return s.facts().capped(JvmCap.DIRECT_MEMORY) ? part : uncapped(part);
+    }
+
+    private static Part cappedDirectMemoryPart(Sizing s) {
         long extraDirect = s.jvm().extraDirectMiB();
         long directMemory = s.directMemoryBytes();
         return Part.leaf(
@@ -173,9 +236,17 @@ final class AllocationExplainer {
                         s.topology().socketReaders(),
                         format(s.clients().fetchMax()),
                         format(MAX_CACHED_DIRECT_BUFFER),
-                        extraDirect > 0
-                                ? "; + " + format(extraDirect * MiB) + " the application's own libraries use"
-                                : ""),
+                        !s.jvm().directLearned()
+                                ? extraDirect > 0
+                                        ? "; + " + format(extraDirect * MiB) + " the application's own libraries use"
+                                        : ""
+                                : String.format(
+                                        "; + %s learned: the pods' direct memory peak %s + %d%%, less the clients' "
+                                                + "read copies, and a pod using %d%% of the cap has it lifted",
+                                        format(extraDirect * MiB),
+                                        format(s.facts().observedDirectMemoryBytes()),
+                                        LEARNED_DIRECT_MARGIN_PERCENT,
+                                        LEARNED_CAP_PRESSURE_PERCENT)),
                 Map.of(
                         "-XX:MaxDirectMemorySize",
                         jvmSize(directMemory),

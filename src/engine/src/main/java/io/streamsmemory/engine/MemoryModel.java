@@ -80,6 +80,14 @@ public final class MemoryModel {
     /** A learned cap this full (used / cap, in percent) raises MemoryPressure and the next plan restores the cap. */
     public static final long LEARNED_CAP_PRESSURE_PERCENT = 90;
 
+    /**
+     * Margin over the most direct memory a workload's pods were seen to hold, for the direct memory cap planned once
+     * they report it: a buffer pool grows in steps (Netty's chunks are 4 to 16 MiB), and a busier hour than the
+     * observed one reads more at once. The same quarter as metaspace; a pod that uses
+     * {@link #LEARNED_CAP_PRESSURE_PERCENT}% of the learned cap has it lifted.
+     */
+    public static final long LEARNED_DIRECT_MARGIN_PERCENT = 25;
+
     /** Direct memory beyond the client read buffers: NIO, TLS and JMX use a little. */
     public static final long DIRECT_MEMORY_BASE = 16 * MiB;
     /** Temporary direct buffers larger than this are freed after each read instead of being cached per thread

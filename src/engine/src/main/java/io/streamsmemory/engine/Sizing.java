@@ -31,6 +31,8 @@ record Sizing(
      * Steps 1 to 3, in whole MiB: the JVM's own memory, and the pool it leaves for the data.
      *
      * @param learned the model's caps that observed use replaced, null when the caps are the model's
+     * @param learnedDirectMiB the application's direct memory learned from the pods' peak, 0 when none; the larger of
+     *                it and the declared one is {@code extraDirectMiB}
      */
     record Jvm(
             long codeCacheMiB,
@@ -39,7 +41,13 @@ record Sizing(
             long stacksMiB,
             long extraDirectMiB,
             long poolMiB,
-            DeclaredCaps learned) {}
+            DeclaredCaps learned,
+            long learnedDirectMiB) {
+        /** Whether the direct memory beyond the clients' comes from the pods' peak rather than the declared figure. */
+        boolean directLearned() {
+            return learnedDirectMiB > 0 && learnedDirectMiB == extraDirectMiB;
+        }
+    }
 
     /** The caps the model plans without observed use (spec.jvm.sizing: Declared), in whole MiB. */
     record DeclaredCaps(long codeCacheMiB, long metaspaceMiB, long stacksMiB) {}
@@ -76,14 +84,44 @@ record Sizing(
      * @throws DoesNotFit at the first floor that does not hold, in step order
      */
     static Sizing of(WorkloadFacts facts) throws DoesNotFit {
-        if (facts.observedJvm() == null) {
-            return sized(facts, null);
+        Sizing sizing = sizedWithDeclaredCaps(facts, 0);
+        // When the observed direct memory needs more than a pass gave it, another pass: everything after step 3 then
+        // shares a smaller pool and the clients' read copies shrink with it, so the application's part grows again.
+        // Each pass only raises it; a few settle it within a MiB.
+        for (int pass = 0; pass < LEARNED_DIRECT_PASSES; pass++) {
+            long learnedDirect = learnedExtraDirectMiB(facts, sizing);
+            if (learnedDirect <= sizing.jvm().extraDirectMiB()) {
+                break;
+            }
+            sizing = sizedWithDeclaredCaps(facts, learnedDirect);
         }
-        Sizing declared = sized(facts.toBuilder().observedJvm(null).build(), null);
-        return sized(facts, declared);
+        return sizing;
     }
 
-    private static Sizing sized(WorkloadFacts facts, Sizing declared) throws DoesNotFit {
+    private static final int LEARNED_DIRECT_PASSES = 4;
+
+    private static Sizing sizedWithDeclaredCaps(WorkloadFacts facts, long learnedDirectMiB) throws DoesNotFit {
+        if (facts.observedJvm() == null) {
+            return sized(facts, null, learnedDirectMiB);
+        }
+        Sizing declared = sized(facts.toBuilder().observedJvm(null).build(), null, learnedDirectMiB);
+        return sized(facts, declared, learnedDirectMiB);
+    }
+
+    /**
+     * The application's own direct memory learned from what its pods held: the observed peak plus its margin, less
+     * the clients' read copies the plan already counts (the peak includes them); 0 without an observed peak.
+     */
+    private static long learnedExtraDirectMiB(WorkloadFacts facts, Sizing sizing) {
+        long observed = facts.observedDirectMemoryBytes();
+        if (observed <= 0) {
+            return 0;
+        }
+        long withMargin = observed + observed / 100 * LEARNED_DIRECT_MARGIN_PERCENT;
+        return Math.max(0, ByteSize.ceilDiv(withMargin - sizing.clients().directBytes(), MiB));
+    }
+
+    private static Sizing sized(WorkloadFacts facts, Sizing declared, long learnedDirectMiB) throws DoesNotFit {
         Overrides overrides = facts.overrides() == null ? Overrides.NONE : facts.overrides();
         // Two pods: what one pod runs now, and the busiest pod of the replica range. RocksDB settings and JVM flags
         // are read when a pod starts (the restart hash), so everything RocksDB is sized for the busiest pod and
@@ -94,7 +132,7 @@ record Sizing(
         long memoryMiB = facts.memoryBytes() / MiB;
         long codeCache = codeCacheMiB(memoryMiB);
         long headroom = headroomMiB(memoryMiB - codeCache);
-        Jvm jvm = jvmOverhead(facts, topology, codeCache, headroom);
+        Jvm jvm = jvmOverhead(facts, topology, codeCache, headroom, learnedDirectMiB);
         ClientIo clients = clientIo(facts, overrides, topology, jvm.poolMiB());
         long afterClients = jvm.poolMiB() - clients.ioMiB();
         UncommittedWrites uncommitted = uncommittedWrites(facts, overrides, afterClients);
@@ -132,12 +170,13 @@ record Sizing(
     }
 
     /** 3. Metaspace, thread stacks and the application's own direct memory, which do not depend on the memory. */
-    private static Jvm jvmOverhead(WorkloadFacts facts, Topology topology, long codeCache, long headroom)
+    private static Jvm jvmOverhead(
+            WorkloadFacts facts, Topology topology, long codeCache, long headroom, long learnedDirectMiB)
             throws DoesNotFit {
         long metaspace =
                 ByteSize.ceilDiv(facts.loadedClasses() * METASPACE_BYTES_PER_CLASS + METASPACE_FIXED_BYTES, MiB);
         long stacks = ByteSize.ceilDiv(topology.jvmThreads() * THREAD_STACK_RESIDENT, MiB);
-        long extraDirect = ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB);
+        long extraDirect = Math.max(ByteSize.ceilDiv(facts.extraDirectMemoryBytes(), MiB), learnedDirectMiB);
         long pool = facts.memoryBytes() / MiB - codeCache - headroom - metaspace - stacks - extraDirect;
         // A pool of 0 is no overhead exceeding the pod: the client I/O step names what is then missing.
         if (pool < 0) {
@@ -157,7 +196,7 @@ record Sizing(
         }
         ObservedJvm observed = facts.observedJvm();
         if (observed == null) {
-            return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool, null);
+            return new Jvm(codeCache, headroom, metaspace, stacks, extraDirect, pool, null, learnedDirectMiB);
         }
         long learnedCodeCache = learnedCap(
                 observed.codeCacheBytes(), LEARNED_CODE_CACHE_MARGIN_PERCENT, LEARNED_CODE_CACHE_MIN_MIB, codeCache);
@@ -173,7 +212,8 @@ record Sizing(
                 learnedStacks,
                 extraDirect,
                 pool + freed,
-                new DeclaredCaps(codeCache, metaspace, stacks));
+                new DeclaredCaps(codeCache, metaspace, stacks),
+                learnedDirectMiB);
     }
 
     /** An observed peak plus its margin, in whole MiB, never below the floor and never above the model's cap. */

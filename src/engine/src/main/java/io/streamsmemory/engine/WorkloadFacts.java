@@ -1,7 +1,10 @@
 package io.streamsmemory.engine;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What the engine knows about one Kafka Streams workload: the pod's memory and the topology that
@@ -35,6 +38,12 @@ import java.util.List;
  *                            restarting); {@code replicas} may lie outside it (the engine plans anyway)
  * @param observedJvm         the JVM's observed peaks, to plan its caps from ({@code spec.jvm.sizing: Observed}), or
  *                            null to plan them from the model alone ({@code Declared})
+ * @param observedDirectMemoryBytes the most direct memory the application's pods were seen to hold (the JDK's
+ *                            "direct" buffer pool, the clients' read copies included), 0 when none reported: the
+ *                            direct memory cap then holds it plus {@link MemoryModel#LEARNED_DIRECT_MARGIN_PERCENT}
+ * @param uncappedJvmCaps     the caps the plan leaves unset ({@link JvmCap}): their room is planned as for any pod and
+ *                            held as headroom, but no flag bounds it, because the fact the cap depends on has not been
+ *                            reported yet or the JVM hit the cap; empty (the default) sets every cap
  */
 public record WorkloadFacts(
         long memoryBytes,
@@ -53,12 +62,26 @@ public record WorkloadFacts(
         String kafkaStreamsVersion,
         Overrides overrides,
         ReplicaRange replicaRange,
-        ObservedJvm observedJvm) {
+        ObservedJvm observedJvm,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) long observedDirectMemoryBytes,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<JvmCap> uncappedJvmCaps) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
 
     public static final double MAX_RECORD_CACHE_FRACTION = 0.5;
     public static final double MAX_HIGH_PRIORITY_POOL_RATIO = 0.5;
+
+    public WorkloadFacts {
+        // A document written before the field reads as null: every cap set, as then.
+        uncappedJvmCaps = uncappedJvmCaps == null || uncappedJvmCaps.isEmpty()
+                ? Set.of()
+                : java.util.Collections.unmodifiableSet(EnumSet.copyOf(uncappedJvmCaps));
+    }
+
+    /** Whether the plan sets {@code cap}'s flag. */
+    public boolean capped(JvmCap cap) {
+        return !uncappedJvmCaps.contains(cap);
+    }
 
     public static Builder builder() {
         return new Builder();
@@ -83,6 +106,8 @@ public record WorkloadFacts(
         builder.overrides = overrides;
         builder.replicaRange = replicaRange;
         builder.observedJvm = observedJvm;
+        builder.observedDirectMemoryBytes = observedDirectMemoryBytes;
+        builder.uncappedJvmCaps = uncappedJvmCaps;
         return builder;
     }
 
@@ -141,6 +166,9 @@ public record WorkloadFacts(
             problems.add("loadedClasses must be between " + MemoryModel.MIN_LOADED_CLASSES + " and "
                     + MemoryModel.MAX_LOADED_CLASSES + ", got " + loadedClasses);
         }
+        if (observedDirectMemoryBytes < 0) {
+            problems.add("observed direct memory must not be negative, got " + observedDirectMemoryBytes);
+        }
         if (extraDirectMemoryBytes < 0) {
             problems.add("extraDirectMemory must not be negative, got " + extraDirectMemoryBytes);
         }
@@ -189,6 +217,8 @@ public record WorkloadFacts(
         private Overrides overrides = Overrides.NONE;
         private ReplicaRange replicaRange;
         private ObservedJvm observedJvm;
+        private long observedDirectMemoryBytes;
+        private Set<JvmCap> uncappedJvmCaps = Set.of();
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -285,6 +315,18 @@ public record WorkloadFacts(
             return this;
         }
 
+        /** The most direct memory the pods were seen to hold; 0 (the default) when none reported. */
+        public Builder observedDirectMemoryBytes(long value) {
+            observedDirectMemoryBytes = value;
+            return this;
+        }
+
+        /** The caps the plan leaves unset (their room held as headroom); empty (the default) sets every cap. */
+        public Builder uncappedJvmCaps(Set<JvmCap> value) {
+            uncappedJvmCaps = value == null ? Set.of() : value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(
                     memoryBytes,
@@ -303,7 +345,9 @@ public record WorkloadFacts(
                     kafkaStreamsVersion,
                     overrides,
                     replicaRange,
-                    observedJvm);
+                    observedJvm,
+                    observedDirectMemoryBytes,
+                    uncappedJvmCaps);
         }
     }
 }
