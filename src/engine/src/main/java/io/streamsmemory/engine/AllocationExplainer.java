@@ -121,8 +121,8 @@ final class AllocationExplainer {
         if (uncapped.isEmpty()) {
             return margin;
         }
-        List<Part> parts = new ArrayList<>(List.of(
-                Part.leaf("headroom-margin", margin.bytes(), margin.reason(), Map.of())));
+        List<Part> parts =
+                new ArrayList<>(List.of(Part.leaf("headroom-margin", margin.bytes(), margin.reason(), Map.of())));
         parts.addAll(uncapped);
         return Part.of(
                 "headroom",
@@ -145,9 +145,12 @@ final class AllocationExplainer {
         return Part.leaf(
                 capped.name(),
                 capped.bytes(),
-                "not capped (no " + String.join(" or ", capped.config().keySet().stream()
-                                .filter(key -> key.startsWith("-XX:"))
-                                .toList())
+                "not capped (no "
+                        + String.join(
+                                " or ",
+                                capped.config().keySet().stream()
+                                        .filter(key -> key.startsWith("-XX:"))
+                                        .toList())
                         + "): the room of " + capped.reason()
                         + ", held as headroom while the facts leave the cap unset",
                 Map.of());

@@ -26,7 +26,8 @@ class UncappedJvmCapsTest {
     @Test
     void anUncappedPlanSetsNeitherFlagKeepsEveryOtherNumberAndHoldsTheRoomAsHeadroom() {
         Allocation capped = engine.allocate(pod().build()).allocation();
-        Allocation uncapped = engine.allocate(pod().uncappedJvmCaps(EnumSet.allOf(JvmCap.class)).build())
+        Allocation uncapped = engine.allocate(
+                        pod().uncappedJvmCaps(EnumSet.allOf(JvmCap.class)).build())
                 .allocation();
 
         assertThat(capped.jvmOptions()).anyMatch(o -> o.startsWith("-XX:MaxMetaspaceSize="));
@@ -36,7 +37,8 @@ class UncappedJvmCapsTest {
         // The flags that cannot harm a JVM whose facts are unknown stay, with the same values.
         assertThat(uncapped.jvmOptions())
                 .containsExactlyElementsOf(capped.jvmOptions().stream()
-                        .filter(o -> !o.startsWith("-XX:MaxMetaspaceSize=") && !o.startsWith("-XX:MaxDirectMemorySize="))
+                        .filter(o ->
+                                !o.startsWith("-XX:MaxMetaspaceSize=") && !o.startsWith("-XX:MaxDirectMemorySize="))
                         .toList());
         assertThat(uncapped.streamsConfig()).isEqualTo(capped.streamsConfig());
         assertThat(uncapped.rocksDb()).isEqualTo(capped.rocksDb());

@@ -73,6 +73,17 @@ public class WorkloadAllocationStatus {
     @JsonPropertyDescription("The facts still on a provisional default: the plan is provisional while this is set.")
     private List<String> provisionalFacts;
 
+    @JsonPropertyDescription("JVM caps the plan leaves unset until a pod reports the fact each depends on "
+            + "(-XX:MaxMetaspaceSize: the classes loaded; -XX:MaxDirectMemorySize: the direct memory held); their room "
+            + "is held as headroom meanwhile.")
+    private List<String> jvmCapsAwaitingReport;
+
+    @JsonPropertyDescription(
+            "JVM caps lifted because a JVM of the workload hit them (a restart loop, OutOfMemoryError: "
+                    + "Metaspace or Direct buffer memory) or used 90% of one learned from the reports: unset until the policy "
+                    + "changes; the JvmCapLifted Event says why.")
+    private List<String> jvmCapsLifted;
+
     @JsonPropertyDescription("What the pods really use, from their agents' memory reports (absent until one reports).")
     private ObservedMemoryStatus observed;
 
@@ -246,6 +257,22 @@ public class WorkloadAllocationStatus {
 
     public void setFacts(List<FactStatus> facts) {
         this.facts = facts;
+    }
+
+    public List<String> getJvmCapsAwaitingReport() {
+        return jvmCapsAwaitingReport;
+    }
+
+    public void setJvmCapsAwaitingReport(List<String> jvmCapsAwaitingReport) {
+        this.jvmCapsAwaitingReport = jvmCapsAwaitingReport;
+    }
+
+    public List<String> getJvmCapsLifted() {
+        return jvmCapsLifted;
+    }
+
+    public void setJvmCapsLifted(List<String> jvmCapsLifted) {
+        this.jvmCapsLifted = jvmCapsLifted;
     }
 
     public List<String> getProvisionalFacts() {

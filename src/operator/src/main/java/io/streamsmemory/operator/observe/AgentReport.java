@@ -72,7 +72,9 @@ public record AgentReport(
                                 number(root, "jvm", "metaspacePeakCommittedBytes"),
                                 number(root, "jvm", "metaspaceUsedBytes")),
                         max(number(root, "jvm", "codeCachePeakBytes"), number(root, "jvm", "codeCacheUsedBytes")),
-                        number(root, "jvm", "liveThreads")),
+                        number(root, "jvm", "liveThreads"),
+                        // Once Kafka Streams runs: what a JVM holds in its first moments says nothing of its need.
+                        streamsRunning ? number(root, "jvm", "directUsedBytes") : null),
                 JvmCapsUse.capHit(
                         max(number(root, "jvm", "metaspaceCommittedBytes"), number(root, "jvm", "metaspaceUsedBytes")),
                         number(root, "jvm", "metaspaceMaxBytes"),

@@ -6,11 +6,17 @@ import java.util.Locale;
 
 /**
  * What a JVM used of its capped non-heap memory: the metaspace (committed: what -XX:MaxMetaspaceSize caps) and code
- * cache peaks since it started and the live threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from; each null when not reported. Across pods
- * and over the window each is the largest seen.
+ * cache peaks since it started and the live threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from,
+ * and the direct memory it held (the JDK's "direct" buffer pool, once its Kafka Streams runs), which the direct memory
+ * cap is planned from; each null when not reported. Across pods and over the window each is the largest seen.
  */
-public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads) {
-    static final JvmCapsUse NONE = new JvmCapsUse(null, null, null);
+public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads, Long directPeakBytes) {
+    public static final JvmCapsUse NONE = new JvmCapsUse(null, null, null, null);
+
+    /** Without the direct memory figure. */
+    public JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads) {
+        this(metaspacePeakBytes, codeCachePeakBytes, liveThreads, null);
+    }
     /**
      * Used this close to a cap in force (of the JVM's own max), the JVM has hit it: metaspace then fails with
      * {@code OutOfMemoryError: Metaspace}, a full code cache disables the JIT ("CodeCache is full").
@@ -21,7 +27,8 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
         return new JvmCapsUse(
                 AgentReport.max(metaspacePeakBytes, other.metaspacePeakBytes),
                 AgentReport.max(codeCachePeakBytes, other.codeCachePeakBytes),
-                AgentReport.max(liveThreads, other.liveThreads));
+                AgentReport.max(liveThreads, other.liveThreads),
+                AgentReport.max(directPeakBytes, other.directPeakBytes));
     }
 
     /**

@@ -43,6 +43,9 @@ public final class MemoryObserver implements AutoCloseable {
     private final Map<String, PeakWindow> peaks = new ConcurrentHashMap<>();
     private final Map<String, TopologyWindow> topologies = new ConcurrentHashMap<>();
     private final KubeletOomKills oomKills;
+    /** The last round's crash loops, by workload: the pods' statuses as they are now. */
+    private volatile Map<String, CrashLoop> crashLoops = Map.of();
+
     private ScheduledExecutorService rounds;
     private ExecutorService readers;
 
@@ -89,6 +92,11 @@ public final class MemoryObserver implements AutoCloseable {
         return window == null ? Optional.empty() : Optional.ofNullable(window.peak(clock.instant()));
     }
 
+    /** An injected container of the workload that kubelet keeps restarting after its JVM failed, if the last round saw one. */
+    public Optional<CrashLoop> crashLoop(String namespace, String kind, String name) {
+        return Optional.ofNullable(crashLoops.get(key(namespace, kind, name)));
+    }
+
     private void roundSafely() {
         try {
             round();
@@ -107,10 +115,12 @@ public final class MemoryObserver implements AutoCloseable {
         Map<String, Future<AgentReport>> reads = new HashMap<>();
         Map<String, String> workloadOfPod = new HashMap<>();
         Instant now = clock.instant();
+        Map<String, CrashLoop> looping = new HashMap<>();
         for (Pod pod : pods) {
             Optional<String> workload = workloadKey(pod);
             // Every pod, running or not: a pod that crash-loops on OOM kills never answers its report.
             workload.ifPresent(w -> oomKills.record(w, pod, now));
+            workload.ifPresent(w -> KubeletCrashLoops.of(pod).ifPresent(loop -> looping.putIfAbsent(w, loop)));
             Optional<Integer> port = reportPort(pod);
             String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
             boolean running = pod.getStatus() != null
@@ -149,6 +159,7 @@ public final class MemoryObserver implements AutoCloseable {
                         workload,
                         (k, seen) -> (seen == null ? WorkloadObservation.none() : seen)
                                 .withKubeletOomKills(oomKills.count(workload, now))));
+        crashLoops = Map.copyOf(looping);
         lastRound.keySet().retainAll(round.keySet());
         lastRound.putAll(round);
         peaks.keySet().retainAll(round.keySet());

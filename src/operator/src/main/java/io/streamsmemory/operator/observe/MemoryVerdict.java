@@ -6,6 +6,7 @@ import static io.streamsmemory.engine.ByteSize.format;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.JvmCap;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.Topology;
 import io.streamsmemory.operator.api.ObservedMemoryStatus;
@@ -92,6 +93,9 @@ public record MemoryVerdict(
     }
 
     private static String metaspacePressure(Allocation allocation, WorkloadObservation seen) {
+        if (!allocation.facts().capped(JvmCap.METASPACE)) {
+            return null; // no cap to reach: its room is headroom
+        }
         long cap = allocation.part(METASPACE_PART).bytes();
         if (seen.metaspaceUsedBytes() == null || seen.metaspaceUsedBytes() <= METASPACE_PRESSURE_RATIO * cap) {
             return null;

@@ -13,7 +13,7 @@ import java.util.List;
  * @param standbyTasks      standby tasks of the whole workload, summed the same way
  * @param tasksPerPod       active plus standby tasks of the busiest pod
  * @param rocksDbInstances  RocksDB instances of the busiest pod (store x task x segment, global stores included)
- * @param loadedClasses     classes loaded by the busiest pod's JVM
+ * @param loadedClasses     classes loaded by the busiest pod's JVM once its Kafka Streams runs
  * @param jvmCaps           the most any pod's JVM used of the memory its caps bound (spec.jvm.sizing: Observed)
  */
 public record ObservedTopology(
@@ -62,7 +62,11 @@ public record ObservedTopology(
                     sum(round.standbyTasks, report.standbyTasks()),
                     AgentReport.max(round.tasksPerPod, tasks),
                     AgentReport.max(round.rocksDbInstances, report.rocksDbInstances()),
-                    AgentReport.max(round.loadedClasses, report.loadedClasses()),
+                    // Counted once Kafka Streams runs: a JVM still starting has not loaded its classes yet, and a cap
+                    // planned from a count taken then would stop the JVM that loads the rest.
+                    report.streamThreads() == null
+                            ? round.loadedClasses
+                            : AgentReport.max(round.loadedClasses, report.loadedClasses()),
                     round.jvmCaps.max(report.jvmCaps()));
         }
         return round;

@@ -1,6 +1,7 @@
 package io.streamsmemory.operator.plan;
 
 import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.engine.JvmCap;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.ObservedJvm;
 import io.streamsmemory.engine.StoreCounts;
@@ -12,6 +13,7 @@ import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +33,9 @@ public final class LearnedFacts {
         Observed,
         Default,
         /** The model's JVM caps, back after a pod used 90% of a learned one (spec.jvm.sizing: Observed). */
-        Restored
+        Restored,
+        /** A JVM cap left unset for good (until the policy changes): a JVM hit it, or used 90% of a learned one. */
+        Lifted
     }
 
     /** One fact as the status shows it. */
@@ -64,8 +68,22 @@ public final class LearnedFacts {
 
     public static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
     private static final String JVM_CAPS = "jvmCaps";
+    /** The most direct memory a pod held, in KiB (at least 1): the direct memory cap is planned from it. */
+    public static final String DIRECT_PEAK_KIB = "directPeakKiB";
+    /** The learned fact a cap is planned from once the pods report it. */
+    public static final String LOADED_CLASSES = "loadedClasses";
+
+    /**
+     * A lifted cap's key in the learned-facts annotation; its value is the policy's generation when it was lifted, so
+     * a change of the policy (a user raising spec.jvm.loadedClasses, say) plans the cap again ({@link #liftsOf}).
+     */
+    public static String liftedKey(JvmCap cap) {
+        return cap == JvmCap.METASPACE ? "metaspaceCapLifted" : "directMemoryCapLifted";
+    }
 
     private final List<Fact> facts = new ArrayList<>();
+    private final EnumSet<JvmCap> awaitingReport = EnumSet.noneOf(JvmCap.class);
+    private final EnumSet<JvmCap> lifted = EnumSet.noneOf(JvmCap.class);
     /** The learned values the plan used, by fact: published with it, the floor of the next plan. */
     private final Map<String, Integer> learned = new LinkedHashMap<>();
 
@@ -147,20 +165,117 @@ public final class LearnedFacts {
                     perTask.isPresent() ? Source.Observed : Source.Default));
         }
 
-        Optional<Integer> classesSeen = positive(observed.loadedClasses()).map(loaded -> (int) Math.min(
-                MemoryModel.MAX_LOADED_CLASSES,
-                Math.max(
-                        MemoryModel.DEFAULT_LOADED_CLASSES,
-                        (long) Math.ceil(loaded * CLASSES_MARGIN / 1000.0) * 1000)));
-        builder.loadedClasses(learned.pick(
-                "loadedClasses",
-                Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses()),
-                classesSeen,
-                MemoryModel.DEFAULT_LOADED_CLASSES));
+        Optional<Integer> classesSeen = positive(observed.loadedClasses())
+                .map(loaded -> classesToPlan(loaded, observed.jvmCaps().metaspacePeakBytes()));
+        Optional<Integer> classesDeclared = Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses());
+        builder.loadedClasses(
+                learned.pick(LOADED_CLASSES, classesDeclared, classesSeen, MemoryModel.DEFAULT_LOADED_CLASSES));
+        learned.capUnlessUnknown(JvmCap.METASPACE, classesDeclared.isPresent() || learned.has(LOADED_CLASSES));
+        learned.directMemory(jvm, observed.jvmCaps(), builder);
+        builder.uncappedJvmCaps(learned.uncapped());
         if (jvm != null && jvm.getSizing() == JvmSizing.Observed) {
             learned.jvmCaps(observed.jvmCaps(), builder);
         }
         return learned;
+    }
+
+    /**
+     * The direct memory cap: from spec.jvm.extraDirectMemory when declared (the planner set it), else from the most
+     * direct memory a pod held once one reports it, else left unset until then.
+     */
+    private void directMemory(JvmSpec jvm, JvmCapsUse seen, WorkloadFacts.Builder builder) {
+        boolean declared = jvm != null && jvm.getExtraDirectMemory() != null;
+        Optional<Integer> peak = declared
+                ? Optional.empty()
+                : atLeastBefore(
+                        DIRECT_PEAK_KIB,
+                        Optional.ofNullable(seen.directPeakBytes())
+                                .filter(bytes -> bytes >= 0)
+                                .map(bytes -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, (bytes + 1023) / 1024))));
+        peak.ifPresent(kib -> {
+            learned.put(DIRECT_PEAK_KIB, kib);
+            builder.observedDirectMemoryBytes(kib * 1024L);
+        });
+        capUnlessUnknown(JvmCap.DIRECT_MEMORY, declared || peak.isPresent());
+    }
+
+    /**
+     * Plans {@code cap} when the fact it depends on is {@code known} and no JVM hit it since the policy last changed;
+     * otherwise the plan leaves it unset, and the status says which caps wait for a report and which were lifted.
+     */
+    private void capUnlessUnknown(JvmCap cap, boolean known) {
+        Integer liftedAt = before.get(liftedKey(cap));
+        if (liftedAt != null) {
+            learned.put(liftedKey(cap), liftedAt);
+            lifted.add(cap);
+            facts.add(new Fact(
+                    capFact(cap),
+                    "unset: a JVM of the workload hit the cap (see its JvmCapLifted Event); planned again once the "
+                            + "policy changes",
+                    Source.Lifted));
+        } else if (!known) {
+            awaitingReport.add(cap);
+            facts.add(new Fact(capFact(cap), "unset until a pod reports its " + cap.fact(), Source.Default));
+        }
+    }
+
+    /**
+     * The class count to plan the metaspace cap for, from what a pod loaded and the most metaspace one held, each
+     * with {@link #CLASSES_MARGIN}: the model's bytes per class are an average, and an application of larger classes
+     * (generated code, big constant pools) would cross 90% of a cap planned from its count alone.
+     */
+    static int classesToPlan(long loaded, Long metaspacePeakBytes) {
+        long byCount = (long) Math.ceil(loaded * CLASSES_MARGIN);
+        long byBytes = metaspacePeakBytes == null
+                ? 0
+                : (long) Math.ceil((metaspacePeakBytes * CLASSES_MARGIN - MemoryModel.METASPACE_FIXED_BYTES)
+                        / MemoryModel.METASPACE_BYTES_PER_CLASS);
+        long classes = (Math.max(byCount, byBytes) + 999) / 1000 * 1000;
+        return (int) Math.min(MemoryModel.MAX_LOADED_CLASSES, Math.max(MemoryModel.DEFAULT_LOADED_CLASSES, classes));
+    }
+
+    /** The status fact that tells where a cap stands: metaspaceCap, directMemoryCap. */
+    static String capFact(JvmCap cap) {
+        return cap == JvmCap.METASPACE ? "metaspaceCap" : "directMemoryCap";
+    }
+
+    private boolean has(String name) {
+        return learned.containsKey(name);
+    }
+
+    private EnumSet<JvmCap> uncapped() {
+        EnumSet<JvmCap> uncapped = EnumSet.copyOf(awaitingReport);
+        uncapped.addAll(lifted);
+        return uncapped;
+    }
+
+    /** The caps this plan leaves unset until a pod reports the fact each depends on. */
+    public List<JvmCap> awaitingReport() {
+        return List.copyOf(awaitingReport);
+    }
+
+    /** The caps this plan leaves unset because a JVM hit them ({@link #lift}). */
+    public List<JvmCap> lifted() {
+        return List.copyOf(lifted);
+    }
+
+    /**
+     * What the published plan learned, with {@code caps} lifted at the policy's {@code generation}: the next plan
+     * leaves them unset until the policy changes.
+     */
+    public static Map<String, Integer> lift(Map<String, Integer> before, java.util.Set<JvmCap> caps, int generation) {
+        Map<String, Integer> lifted = new LinkedHashMap<>(before);
+        caps.forEach(cap -> lifted.put(liftedKey(cap), generation));
+        return lifted;
+    }
+
+    /** What the published plan learned, without the lifts of an earlier generation of the policy. */
+    public static Map<String, Integer> liftsOf(Map<String, Integer> before, int generation) {
+        Map<String, Integer> current = new LinkedHashMap<>(before);
+        for (JvmCap cap : JvmCap.values()) {
+            current.computeIfPresent(liftedKey(cap), (key, at) -> at == generation ? at : null);
+        }
+        return current;
     }
 
     /**

@@ -93,7 +93,24 @@ final class PolicyStatusBuilder {
                                             + ": " + policyName + ")"
                                     : "allocated " + outcomes.size() + " workload(s)")
                             + omitted);
-            conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
+            List<String> lifted = outcomes.stream()
+                    .filter(o -> o.row().getJvmCapsLifted() != null)
+                    .map(o -> o.row().getKind() + " " + o.row().getName() + ": "
+                            + String.join(", ", o.row().getJvmCapsLifted()))
+                    .toList();
+            if (lifted.isEmpty()) {
+                conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
+            } else {
+                // Allocated, but with less of a bound than planned: a JVM hit a cap and it was lifted.
+                conditions.set(
+                        Conditions.DEGRADED,
+                        true,
+                        "JvmCapLifted",
+                        "JVM caps lifted after a JVM hit them or came near one learned from its reports (see the "
+                                + "JvmCapLifted Events), unset until the policy changes: "
+                                + BoundedMessages.join(lifted)
+                                + omitted);
+            }
         } else {
             String reason = failureReason(outcomes);
             conditions.set(Conditions.READY, false, reason, failure + omitted);

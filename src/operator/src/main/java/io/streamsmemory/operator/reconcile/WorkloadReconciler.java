@@ -12,12 +12,14 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.JvmCap;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
@@ -113,8 +115,12 @@ final class WorkloadReconciler {
             NamespacePods pods) {
         ConfigMap current = publisher.current(workload, cached);
         Optional<ObservedTopology> seen = observer.topology(workload.namespace(), workload.kind(), workload.name());
-        Map<String, Integer> published = LearnedFacts.parse(
-                AllocationConfigMap.annotation(current, LEARNED).orElse(null));
+        int generation = (int)
+                Math.max(1, Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L));
+        Map<String, Integer> published = LearnedFacts.liftsOf(
+                LearnedFacts.parse(
+                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)),
+                generation);
         Optional<Crossing> capCrossed = observesJvm(policy)
                 ? seen.flatMap(topology ->
                         LearnedCapsGuard.check(published, AllocationConfigMap.document(current), topology.jvmCaps()))
@@ -125,6 +131,20 @@ final class WorkloadReconciler {
             before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
             events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
         }
+        Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
+                AllocationConfigMap.document(current),
+                before,
+                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
+                seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
+        if (lift.isPresent()) {
+            before = LearnedFacts.lift(before, lift.get().caps(), generation);
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "JvmCapLifted",
+                    lift.get().message());
+        }
+        boolean urgent = capCrossed.isPresent() || lift.isPresent();
         FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, seen, before);
         WorkloadPlanner.Plan plan = fitted.plan();
         AllocationResult result = fitted.result();
@@ -132,6 +152,8 @@ final class WorkloadReconciler {
         row.setFacts(plan.topology().facts().stream()
                 .map(f -> new FactStatus(f.name(), f.value(), f.source().name()))
                 .toList());
+        row.setJvmCapsAwaitingReport(flags(plan.topology().awaitingReport()));
+        row.setJvmCapsLifted(flags(plan.topology().lifted()));
         List<String> provisional = plan.topology().provisional();
         row.setProvisionalFacts(provisional.isEmpty() ? null : provisional);
         row.setReplicaRange(range.text());
@@ -161,8 +183,7 @@ final class WorkloadReconciler {
         Allocation allocation = result.allocation();
         showAllocation(row, allocation);
 
-        Optional<HeldPlan> held =
-                capCrossed.isPresent() ? Optional.empty() : holdModelUpgrade(policy, workload, current, allocation);
+        Optional<HeldPlan> held = urgent ? Optional.empty() : holdModelUpgrade(policy, workload, current, allocation);
         Duration rollLater;
         if (held.isPresent()) {
             // The pods keep the applied plan: the row names it, and says what waits and why.
@@ -175,7 +196,7 @@ final class WorkloadReconciler {
             String resplit = publish(policy, workload, current, allocation, plan.topology());
             rollLater = current == null && firstPodsMayBeStarting(workload, pods)
                     ? PolicyReconciler.RETRY_SOON
-                    : rollIfNeeded(policy, workload, allocation, range, resplit, capCrossed.isPresent(), pods);
+                    : rollIfNeeded(policy, workload, allocation, range, resplit, urgent, pods);
             row.setRestartPending(!workload.appliedRestartHash()
                             .filter(allocation.restartHash()::equals)
                             .isPresent()
@@ -420,6 +441,11 @@ final class WorkloadReconciler {
                         + "pods were rolled for restart hash " + rolledFor)
                 .orElse("the pods have not been rolled with the "
                         + "operator's JVM flags and RocksDB settings yet (the workload opted in)");
+    }
+
+    /** The caps' flags as the row lists them, null when there are none. */
+    private static List<String> flags(List<JvmCap> caps) {
+        return caps.isEmpty() ? null : caps.stream().map(JvmCap::flag).toList();
     }
 
     private static Duration earliest(Duration a, Duration b) {

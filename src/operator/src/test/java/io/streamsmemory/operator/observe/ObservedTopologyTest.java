@@ -18,11 +18,13 @@ class ObservedTopologyTest {
 
     @Test
     void aJvmThatHasNotStartedKafkaStreamsSaysNothingAboutTheTopology() {
-        // Its report has no streams figures: they stay unknown, and a pod that has them still counts.
+        // Its report has no streams figures: they stay unknown, and a pod that has them still counts. Its classes do
+        // not count either: a JVM still starting has not loaded them all, and a metaspace cap planned from that count
+        // would stop the JVM that loads the rest (issue 42).
         ObservedTopology round = ObservedTopology.of(
                 List.of(report(null, null, null, null, null, 6_000L), report(1L, 2L, 3L, 0L, 6L, 5_000L)));
 
-        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 6_000L));
+        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L));
         assertThat(ObservedTopology.of(List.of(report(null, null, null, null, null, null)))
                         .reportsStreams())
                 .isFalse();

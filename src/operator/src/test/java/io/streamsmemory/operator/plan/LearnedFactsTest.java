@@ -2,12 +2,14 @@ package io.streamsmemory.operator.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.engine.JvmCap;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +18,12 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class LearnedFactsTest {
-    /** Two pods of one JVM each: 2 threads and 6 active + 6 standby tasks in all, 18 RocksDB instances on the busiest. */
-    static final ObservedTopology TWO_PODS = new ObservedTopology(1L, 2L, 6L, 6L, 6L, 18L, 9_000L);
+    /**
+     * Two pods of one JVM each: 2 threads and 6 active + 6 standby tasks in all, 18 RocksDB instances on the busiest,
+     * 9,000 classes and 8 MiB of direct buffers.
+     */
+    static final ObservedTopology TWO_PODS =
+            new ObservedTopology(1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20));
 
     @Test
     void beforeAnyReportEveryOmittedFactIsAProvisionalDefault() {
@@ -33,8 +39,13 @@ class LearnedFactsTest {
                         Map.entry("tasksPerPod", "8 Default"),
                         Map.entry("standbyReplicas", "0 Default"),
                         Map.entry("stores", "2 RocksDB instances per task Default"),
-                        Map.entry("loadedClasses", "15000 Default"));
-        assertThat(learned.provisional()).hasSize(6);
+                        Map.entry("loadedClasses", "15000 Default"),
+                        Map.entry("metaspaceCap", "unset until a pod reports its loaded classes Default"),
+                        Map.entry("directMemoryCap", "unset until a pod reports its direct memory Default"));
+        assertThat(learned.provisional()).hasSize(8);
+        // Neither cap is set before a pod reports the fact it depends on (issue 42).
+        assertThat(learned.awaitingReport()).containsExactly(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
+        assertThat(planned.uncappedJvmCaps()).containsExactlyInAnyOrder(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
         assertThat(planned.tasksPerPod()).isEqualTo(LearnedFacts.DEFAULT_TASKS_PER_POD);
         assertThat(planned.partitions()).isNull();
         assertThat(planned.stores()).isEqualTo(new StoreCounts(2, 0, 0));
@@ -109,7 +120,9 @@ class LearnedFactsTest {
         assertThat(planned.loadedClasses()).isEqualTo(25_000);
         // No RocksDB instance seen (the stores are not open yet, or are in memory): the default stands.
         assertThat(sources(facts)).containsEntry("stores", "2 RocksDB instances per task Default");
-        assertThat(learned.provisional()).containsExactly("stores");
+        // No direct memory figure in this report: that cap still waits.
+        assertThat(learned.provisional()).containsExactly("stores", "directMemoryCap");
+        assertThat(planned.uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
         assertThat(planned.loadedClasses()).isLessThanOrEqualTo(MemoryModel.MAX_LOADED_CLASSES);
     }
 
@@ -120,7 +133,7 @@ class LearnedFactsTest {
                 LearnedFacts.apply(null, null, Optional.empty(), Optional.of(TWO_PODS), Map.of(), first);
         assertThat(published.annotation())
                 .isEqualTo("instancesPerPod=1,threads=2,partitions=6,standbyReplicas=1,"
-                        + "rocksDbInstancesPerTask=3,loadedClasses=15000");
+                        + "rocksDbInstancesPerTask=3,loadedClasses=15000,directPeakKiB=8192");
 
         // An empty window (the operator restarted): the published plan, not the defaults.
         WorkloadFacts.Builder restarted = builder();
@@ -142,6 +155,42 @@ class LearnedFactsTest {
         assertThat(during.build()).isEqualTo(first.build());
         // What is not a name=count pair is left out, not fatal.
         assertThat(LearnedFacts.parse("threads=x,partitions=4,garbage")).containsExactly(Map.entry("partitions", 4));
+    }
+
+    @Test
+    void reportedFactsCapTheJvmAboveWhatItUsedAndALiftHoldsUntilThePolicyChanges() {
+        // 30,000 classes, and 150 MB of metaspace: more per class than the model's 5,800 B.
+        ObservedTopology heavy = new ObservedTopology(
+                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20));
+        WorkloadFacts.Builder builder = builder();
+        LearnedFacts learned = LearnedFacts.apply(null, null, Optional.empty(), Optional.of(heavy), Map.of(), builder);
+        WorkloadFacts planned = builder.build();
+        assertThat(planned.uncappedJvmCaps()).isEmpty();
+        assertThat(learned.awaitingReport()).isEmpty();
+        // By count 37,500 -> 38,000; by bytes (150 MB x 1.25 - 14 MB) / 5,800 B = 29,914: the count is larger.
+        assertThat(planned.loadedClasses()).isEqualTo(38_000);
+        assertThat(planned.observedDirectMemoryBytes()).isEqualTo(80L << 20);
+        // The metaspace peak decides when its classes are larger than the model's average.
+        assertThat(LearnedFacts.classesToPlan(10_000, 200_000_000L)).isEqualTo(41_000);
+
+        // A JVM hit the metaspace cap at generation 3: unset until the policy changes, whatever was declared.
+        JvmSpec declared = new JvmSpec();
+        declared.setLoadedClasses(2_000);
+        Map<String, Integer> lifted = LearnedFacts.lift(Map.of(), java.util.Set.of(JvmCap.METASPACE), 3);
+        WorkloadFacts.Builder again = builder();
+        LearnedFacts afterLift = LearnedFacts.apply(
+                null, declared, Optional.empty(), Optional.of(heavy), LearnedFacts.liftsOf(lifted, 3), again);
+        assertThat(again.build().uncappedJvmCaps()).containsExactly(JvmCap.METASPACE);
+        assertThat(afterLift.lifted()).containsExactly(JvmCap.METASPACE);
+        assertThat(afterLift.annotation()).contains("metaspaceCapLifted=3");
+        assertThat(afterLift.facts())
+                .anyMatch(f -> f.name().equals("metaspaceCap") && f.source() == LearnedFacts.Source.Lifted);
+        // The policy changed (generation 4): the declared count caps the metaspace again.
+        WorkloadFacts.Builder edited = builder();
+        LearnedFacts.apply(
+                null, declared, Optional.empty(), Optional.of(heavy), LearnedFacts.liftsOf(lifted, 4), edited);
+        assertThat(edited.build().uncappedJvmCaps()).isEmpty();
+        assertThat(edited.build().loadedClasses()).isEqualTo(2_000);
     }
 
     private static WorkloadFacts.Builder builder() {

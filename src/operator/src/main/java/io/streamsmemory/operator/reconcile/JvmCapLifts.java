@@ -1,0 +1,128 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.engine.ByteSize.format;
+
+import io.streamsmemory.engine.ByteSize;
+import io.streamsmemory.engine.JvmCap;
+import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.operator.observe.CrashLoop;
+import io.streamsmemory.operator.observe.JvmCapsUse;
+import io.streamsmemory.operator.plan.LearnedFacts;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * When a JVM cap in force must go (issue 42): a JVM that hit it (an injected container in a restart loop, its
+ * termination message naming the cap, or naming none: then every cap the operator set that can stop a JVM), or a pod
+ * using {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of a cap learned from the pods' own reports. The next plan
+ * leaves the cap unset (its room stays as headroom) until the policy changes, and rolls at once: the operator never
+ * keeps a workload in a crash loop it caused. Caps of {@code spec.jvm.sizing: Observed} below the model's are
+ * {@link LearnedCapsGuard}'s to restore first.
+ */
+final class JvmCapLifts {
+    private JvmCapLifts() {}
+
+    /** The caps to lift and why, as the Event and the Degraded condition say it. */
+    record Lift(Set<JvmCap> caps, String message) {}
+
+    /**
+     * @param published the published allocation (its flags are the caps in force), null before the first
+     * @param before    what the published plan learned, lifts of earlier policy generations left out
+     * @param crash     an injected container of the workload in a restart loop, if the last round saw one
+     * @param seen      the most the workload's pods used over the window
+     */
+    static Optional<Lift> check(
+            AllocationDocument published, Map<String, Integer> before, Optional<CrashLoop> crash, JvmCapsUse seen) {
+        Map<JvmCap, Long> inForce = capsInForce(published, before);
+        if (inForce.isEmpty()) {
+            return Optional.empty();
+        }
+        if (crash.isPresent()) {
+            Set<JvmCap> named = crash.get().namedCaps();
+            EnumSet<JvmCap> caps = EnumSet.copyOf(inForce.keySet());
+            if (!named.isEmpty()) {
+                caps.retainAll(named);
+            }
+            if (!caps.isEmpty()) {
+                return Optional.of(new Lift(caps, crash.get().describe() + ": lifting " + flags(caps)));
+            }
+        }
+        EnumSet<JvmCap> pressed = EnumSet.noneOf(JvmCap.class);
+        List<String> why = new ArrayList<>();
+        // A metaspace cap of Observed sizing is LearnedCapsGuard's: it restores the model's cap first.
+        boolean metaspaceLearned =
+                before.containsKey(LearnedFacts.LOADED_CLASSES) && !before.containsKey(LearnedFacts.METASPACE_PEAK_KIB);
+        if (metaspaceLearned) {
+            pressure(JvmCap.METASPACE, seen.metaspacePeakBytes(), inForce, pressed, why);
+        }
+        if (before.containsKey(LearnedFacts.DIRECT_PEAK_KIB)) {
+            pressure(JvmCap.DIRECT_MEMORY, seen.directPeakBytes(), inForce, pressed, why);
+        }
+        return pressed.isEmpty()
+                ? Optional.empty()
+                : Optional.of(new Lift(pressed, String.join("; ", why) + ": lifting " + flags(pressed)));
+    }
+
+    private static void pressure(
+            JvmCap cap, Long peak, Map<JvmCap, Long> inForce, Set<JvmCap> pressed, List<String> why) {
+        Long limit = inForce.get(cap);
+        if (peak == null || limit == null || peak * 100 < limit * MemoryModel.LEARNED_CAP_PRESSURE_PERCENT) {
+            return;
+        }
+        pressed.add(cap);
+        why.add(String.format(
+                Locale.ROOT,
+                "a pod's %s reached %s, %.0f%% of the %s%s learned from the pods' reports (at %d%% it is lifted)",
+                cap.fact().equals("loaded classes") ? "metaspace" : cap.fact(),
+                format(peak),
+                100.0 * peak / limit,
+                cap.flag() + "=",
+                format(limit),
+                MemoryModel.LEARNED_CAP_PRESSURE_PERCENT));
+    }
+
+    /** The caps the published plan sets, in bytes, that were not lifted already. */
+    private static Map<JvmCap, Long> capsInForce(AllocationDocument published, Map<String, Integer> before) {
+        Map<JvmCap, Long> caps = new EnumMap<>(JvmCap.class);
+        if (published == null || published.jvmOptions() == null) {
+            return caps;
+        }
+        for (JvmCap cap : JvmCap.values()) {
+            if (before.containsKey(LearnedFacts.liftedKey(cap))) {
+                continue;
+            }
+            for (String option : published.jvmOptions()) {
+                if (option.startsWith(cap.flag() + "=")) {
+                    try {
+                        caps.put(
+                                cap,
+                                ByteSize.parse(jvmToQuantity(
+                                        option.substring(cap.flag().length() + 1))));
+                    } catch (IllegalArgumentException notASize) {
+                        // not the engine's form: left alone
+                    }
+                }
+            }
+        }
+        return caps;
+    }
+
+    /** "97m" -> "97Mi", "1024k" -> "1024Ki": the engine writes JVM sizes in MiB or KiB. */
+    private static String jvmToQuantity(String size) {
+        return size.endsWith("m")
+                ? size.substring(0, size.length() - 1) + "Mi"
+                : size.endsWith("k") ? size.substring(0, size.length() - 1) + "Ki" : size;
+    }
+
+    private static String flags(Set<JvmCap> caps) {
+        return String.join(" and ", caps.stream().map(JvmCap::flag).toList())
+                + " (unset from the next plan, its room kept as headroom, until the policy changes)";
+    }
+}
