@@ -14,7 +14,9 @@ record AppSettings(
         int keys,
         int orderBytes,
         Long recordCacheBytes,
-        int nativeLeakMibPerMinute) {
+        int nativeLeakMibPerMinute,
+        int extraClasses,
+        int directMib) {
 
     /** @throws IllegalArgumentException naming the variable that is missing or not a valid number */
     static AppSettings fromEnvironment(Map<String, String> env) {
@@ -32,7 +34,9 @@ record AppSettings(
                 number(env, "KEYS", 10_000, 1),
                 number(env, "ORDER_BYTES", 0, 0),
                 text(env, "RECORD_CACHE_BYTES", null) == null ? null : (long) number(env, "RECORD_CACHE_BYTES", 0, 0),
-                number(env, "NATIVE_LEAK_MIB_PER_MINUTE", 0, 0));
+                number(env, "NATIVE_LEAK_MIB_PER_MINUTE", 0, 0),
+                number(env, "EXTRA_CLASSES", 0, 0),
+                number(env, "DIRECT_MIB", 0, 0));
     }
 
     /** An unset or blank variable is the default: a manifest's {@code value: ""} means "not set". */

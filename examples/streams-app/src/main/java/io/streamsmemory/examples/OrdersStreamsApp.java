@@ -72,6 +72,11 @@ import org.slf4j.LoggerFactory;
  *       and RocksDB ({@link NativeLeak}), to show what a pod's memory report and the kernel make of a leak no plan
  *       can bound.
  *       <br>Type: int. Default: {@code 0} (no leak). Valid values: [0,...].
+ *   <li>{@code EXTRA_CLASSES}: classes generated and loaded at start, before Kafka Streams ({@link ExtraClasses}),
+ *       each about 4.5 KiB of metaspace, so the JVM holds the metaspace of a larger application.
+ *       <br>Type: int. Default: {@code 0}. Valid values: [0,...].
+ *   <li>{@code DIRECT_MIB}: direct buffers held from the start ({@link DirectBuffers}), as Netty or gRPC hold them.
+ *       <br>Type: int. Default: {@code 0}. Valid values: [0,...].
  * </ul>
  *
  * <p>The same image runs two other programs, chosen with the container's {@code command}: {@link FixedOrders} (a
@@ -98,6 +103,9 @@ public final class OrdersStreamsApp {
             System.exit(2);
             return;
         }
+        // What a larger application holds from its start: its classes and its own direct buffers.
+        ExtraClasses.load(settings.extraClasses());
+        DirectBuffers.hold(settings.directMib());
         createTopics(settings);
 
         Properties props = props(settings);

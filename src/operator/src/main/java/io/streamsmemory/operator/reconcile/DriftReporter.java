@@ -60,7 +60,8 @@ final class DriftReporter {
             // Nothing drifted, or a rollout is still under way (it replaces these pods).
             return null;
         }
-        Optional<RolloutGate.Wait> wait = manual ? Optional.empty() : stamper.mustWait(workload, false);
+        Optional<RolloutGate.Wait> wait =
+                manual ? Optional.empty() : stamper.mustWait(workload, RolloutGate.Urgency.NONE);
         String what = String.format(
                 "%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",

@@ -29,8 +29,12 @@ import java.util.Set;
 final class JvmCapLifts {
     private JvmCapLifts() {}
 
-    /** The caps to lift and why, as the Event and the Degraded condition say it. */
-    record Lift(Set<JvmCap> caps, String message) {}
+    /**
+     * The caps to lift and why, as the Event says it.
+     *
+     * @param afterCrash whether a JVM hit the cap (a restart loop), rather than came near one learned from its reports
+     */
+    record Lift(Set<JvmCap> caps, String message, boolean afterCrash) {}
 
     /**
      * @param published the published allocation (its flags are the caps in force), null before the first
@@ -51,7 +55,7 @@ final class JvmCapLifts {
                 caps.retainAll(named);
             }
             if (!caps.isEmpty()) {
-                return Optional.of(new Lift(caps, crash.get().describe() + ": lifting " + flags(caps)));
+                return Optional.of(new Lift(caps, crash.get().describe() + ": lifting " + flags(caps), true));
             }
         }
         EnumSet<JvmCap> pressed = EnumSet.noneOf(JvmCap.class);
@@ -67,7 +71,7 @@ final class JvmCapLifts {
         }
         return pressed.isEmpty()
                 ? Optional.empty()
-                : Optional.of(new Lift(pressed, String.join("; ", why) + ": lifting " + flags(pressed)));
+                : Optional.of(new Lift(pressed, String.join("; ", why) + ": lifting " + flags(pressed), false));
     }
 
     private static void pressure(

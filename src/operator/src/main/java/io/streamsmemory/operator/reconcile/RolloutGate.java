@@ -57,17 +57,30 @@ public final class RolloutGate {
                 Duration.between(now, next).plusSeconds(1)));
     }
 
-    /**
-     * Why a rollout must wait and when to look again; empty when it may start now. An urgent one (a learned JVM cap
-     * restored: the alternative is a crash-loop) waits only for a rollout in progress, not for the interval.
-     */
-    Optional<Wait> check(Workload workload, boolean urgent) {
-        if (workload.rolloutInProgress()) {
+    /** How much a rollout may skip of the gate. */
+    enum Urgency {
+        /** Waits for a rollout in progress and for the interval. */
+        NONE,
+        /** A learned JVM cap restored or lifted before a JVM hit it: waits only for a rollout in progress. */
+        NOW,
+        /**
+         * A cap lifted after a JVM hit it: waits for nothing. The rollout in progress is the one whose new pods
+         * crash-loop on the cap (their ReplicaSet never becomes available), so waiting for it would keep the workload
+         * in a crash loop the operator caused; the new template replaces it, as any rollout over a stuck one does.
+         */
+        SUPERSEDE
+    }
+
+    /** Why a rollout must wait and when to look again; empty when it may start now. */
+    Optional<Wait> check(Workload workload, Urgency urgency) {
+        if (urgency != Urgency.SUPERSEDE && workload.rolloutInProgress()) {
             return Optional.of(new Wait("its previous rollout is still in progress", PolicyReconciler.RETRY_SOON));
         }
         Optional<Instant> last = workload.annotation(MetadataKeys.LAST_ROLLOUT).flatMap(RolloutGate::instant);
         Instant now = clock.instant();
-        if (!urgent && last.isPresent() && last.get().plus(minInterval).isAfter(now)) {
+        if (urgency == Urgency.NONE
+                && last.isPresent()
+                && last.get().plus(minInterval).isAfter(now)) {
             Instant next = last.get().plus(minInterval);
             return Optional.of(new Wait(
                     String.format(

@@ -33,7 +33,7 @@ public class RolloutStamper {
      * does not serve yet (the operator just started, its certificate not yet made) recreates every pod without the
      * agent, a restart for nothing that also spends the workload's one drift rollout. Then {@link RolloutGate}.
      */
-    Optional<RolloutGate.Wait> mustWait(Workload workload, boolean urgent) {
+    Optional<RolloutGate.Wait> mustWait(Workload workload, RolloutGate.Urgency urgency) {
         Optional<String> problem = webhook.problem();
         if (problem.isPresent()) {
             return Optional.of(new RolloutGate.Wait(
@@ -41,7 +41,7 @@ public class RolloutStamper {
                             + "), so the new pods would start without the agent",
                     PolicyReconciler.RETRY_SOON));
         }
-        return gate.check(workload, urgent);
+        return gate.check(workload, urgency);
     }
 
     /** Whether a plan that only an operator upgrade changed may roll now ({@link RolloutGate#takeModelUpgradeTurn}). */

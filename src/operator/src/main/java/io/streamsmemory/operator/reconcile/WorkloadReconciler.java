@@ -144,7 +144,9 @@ final class WorkloadReconciler {
                     "JvmCapLifted",
                     lift.get().message());
         }
-        boolean urgent = capCrossed.isPresent() || lift.isPresent();
+        RolloutGate.Urgency urgency = lift.filter(l -> l.afterCrash()).isPresent()
+                ? RolloutGate.Urgency.SUPERSEDE
+                : capCrossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
         FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, seen, before);
         WorkloadPlanner.Plan plan = fitted.plan();
         AllocationResult result = fitted.result();
@@ -183,7 +185,9 @@ final class WorkloadReconciler {
         Allocation allocation = result.allocation();
         showAllocation(row, allocation);
 
-        Optional<HeldPlan> held = urgent ? Optional.empty() : holdModelUpgrade(policy, workload, current, allocation);
+        Optional<HeldPlan> held = urgency != RolloutGate.Urgency.NONE
+                ? Optional.empty()
+                : holdModelUpgrade(policy, workload, current, allocation);
         Duration rollLater;
         if (held.isPresent()) {
             // The pods keep the applied plan: the row names it, and says what waits and why.
@@ -196,7 +200,7 @@ final class WorkloadReconciler {
             String resplit = publish(policy, workload, current, allocation, plan.topology());
             rollLater = current == null && firstPodsMayBeStarting(workload, pods)
                     ? PolicyReconciler.RETRY_SOON
-                    : rollIfNeeded(policy, workload, allocation, range, resplit, urgent, pods);
+                    : rollIfNeeded(policy, workload, allocation, range, resplit, urgency, pods);
             row.setRestartPending(!workload.appliedRestartHash()
                             .filter(allocation.restartHash()::equals)
                             .isPresent()
@@ -344,7 +348,7 @@ final class WorkloadReconciler {
             Allocation allocation,
             PlannedRange range,
             String resplit,
-            boolean urgent,
+            RolloutGate.Urgency urgency,
             NamespacePods pods) {
         if (workload.appliedRestartHash()
                 .filter(allocation.restartHash()::equals)
@@ -375,7 +379,7 @@ final class WorkloadReconciler {
             events.record(workload.resource(), Type.Normal, "RestartPending", told + pending, pending);
             return null;
         }
-        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload, urgent);
+        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload, urgency);
         if (wait.isPresent()) {
             String waiting = String.format(
                     "%s (restart hash %s); not rolled yet: %s",

@@ -3,6 +3,9 @@ package io.streamsmemory.operator.realnode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -21,10 +24,20 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.admission.DoNoHarm;
+import io.streamsmemory.operator.api.JvmSpec;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +65,9 @@ class RealPodDoNoHarmTest {
     static final Duration POD_START = Duration.ofMinutes(4);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
     static final String INERT = "[streams-memory-agent] INFO no KafkaStreams instance was built in this JVM";
+    static final String MEMORY_ONLY = "memory-only";
+    static final String TOO_FEW_CLASSES = "too-few-classes";
+    static final long MiB = 1L << 20;
 
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
@@ -83,6 +99,12 @@ class RealPodDoNoHarmTest {
             client.resource(RealPods.policy(namespace, "orders", "1Gi", 1, 4)).create();
             RealPods.awaitWebhookSelects(client, OperatorChart.RELEASE, namespace, POD_START);
         }
+        // Issue 42: a policy stating only the memory, and one declaring far fewer classes than its pods load.
+        client.resource(memoryOnly(NAMESPACE, MEMORY_ONLY)).create();
+        StreamsMemoryPolicy tooFew = memoryOnly(NAMESPACE, TOO_FEW_CLASSES);
+        tooFew.getSpec().setJvm(new JvmSpec());
+        tooFew.getSpec().getJvm().setLoadedClasses(2_000);
+        client.resource(tooFew).create();
         client.resource(new ConfigMapBuilder()
                         .withNewMetadata()
                         .withName("jvm-options")
@@ -143,6 +165,23 @@ class RealPodDoNoHarmTest {
                     c.setCommand(List.of("java", "-cp", "/app/*:/app/lib/*", "io.streamsmemory.examples.NoStreamsJvm"));
                     c.getEnv().add(new EnvVar("STREAMS_MEMORY_INERT_NOTICE_SECONDS", "10", null));
                 },
+                spec -> {});
+        // A larger application's JVM: 25,000 more classes (~110 MiB of metaspace, past the 97 MiB a plan for 15,000
+        // classes caps) and 64 MiB of direct buffers (past the ~40 MiB of direct memory a 1 GiB plan caps).
+        start(
+                NAMESPACE,
+                MEMORY_ONLY,
+                MEMORY_ONLY,
+                c -> c.getEnv()
+                        .addAll(List.of(
+                                new EnvVar("EXTRA_CLASSES", "25000", null), new EnvVar("DIRECT_MIB", "64", null))),
+                spec -> {});
+        // 2,000 declared classes cap the metaspace at 25 MiB: the JVM fails on OutOfMemoryError: Metaspace at start.
+        start(
+                NAMESPACE,
+                TOO_FEW_CLASSES,
+                TOO_FEW_CLASSES,
+                c -> c.getEnv().add(new EnvVar("EXTRA_CLASSES", "10000", null)),
                 spec -> {});
         // Nothing answers on 9999: kubelet kills the container 20 s after it starts, and again after each restart.
         start(
@@ -251,6 +290,167 @@ class RealPodDoNoHarmTest {
         harm.write(12, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
+    @Test
+    void aMemoryOnlyPolicySetsNoCapItCannotKnowUntilThePodsReportThenCapsAboveWhatTheyUse(TestInfo test)
+            throws Exception {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod first = running(harm, NAMESPACE, MEMORY_ONLY);
+        // Before any report the plan sets neither cap: this JVM holds more than either default guess.
+        assertThat(javaToolOptions(first))
+                .contains("-javaagent:")
+                .doesNotContain("-XX:MaxMetaspaceSize")
+                .doesNotContain("-XX:MaxDirectMemorySize");
+        RealPods.awaitLog(client, first, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START);
+
+        // Once its Kafka Streams runs and reports, the learned plan caps both, above what the JVM holds.
+        await().atMost(POD_START)
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> cap(published(MEMORY_ONLY), "-XX:MaxMetaspaceSize=") != null
+                        && cap(published(MEMORY_ONLY), "-XX:MaxDirectMemorySize=") != null);
+        AllocationDocument learned = published(MEMORY_ONLY);
+        JsonNode jvm = agentReport(first).path("jvm");
+        long metaspace = Math.max(
+                jvm.path("metaspacePeakCommittedBytes").asLong(),
+                jvm.path("metaspaceCommittedBytes").asLong());
+        long direct = jvm.path("directUsedBytes").asLong();
+        assertThat(metaspace).as("the JVM's metaspace, the extra classes in it").isGreaterThan(110 * MiB);
+        assertThat(direct).as("the JVM's direct buffers").isGreaterThanOrEqualTo(64 * MiB);
+        assertThat(cap(learned, "-XX:MaxMetaspaceSize=")).isGreaterThan(metaspace + metaspace / 5);
+        assertThat(cap(learned, "-XX:MaxDirectMemorySize=")).isGreaterThan(direct + direct / 5);
+        WorkloadAllocationStatus row = RealPods.statusRow(client, NAMESPACE, MEMORY_ONLY, MEMORY_ONLY);
+        assertThat(row.getJvmCapsAwaitingReport()).isNull();
+        assertThat(row.getJvmCapsLifted()).isNull();
+
+        // A pod that starts now (a node drained, say) gets the learned caps and runs with them.
+        client.pods().resource(first).withGracePeriod(0).delete();
+        await().atMost(POD_START)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> runningPod(NAMESPACE, MEMORY_ONLY)
+                        .filter(p -> !p.getMetadata()
+                                .getUid()
+                                .equals(first.getMetadata().getUid()))
+                        .isPresent());
+        Pod capped = running(harm, NAMESPACE, MEMORY_ONLY);
+        assertThat(javaToolOptions(capped))
+                .contains(learned.jvmOptions().stream()
+                        .filter(o -> o.startsWith("-XX:MaxMetaspaceSize=") || o.startsWith("-XX:MaxDirectMemorySize="))
+                        .toList());
+        RealPods.awaitLog(client, capped, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START);
+        Thread.sleep(20_000); // past the start: still running
+        assertThat(restarts(NAMESPACE, MEMORY_ONLY))
+                .as("restarts of any of its pods")
+                .isZero();
+        harm.write(13, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    @Test
+    void aJvmThatHitsADeclaredCapHasItLiftedAtOnceAndRuns(TestInfo test) throws InterruptedException {
+        await().atMost(POD_START)
+                .pollInterval(Duration.ofSeconds(2))
+                .until(() -> !Fixtures.events(client, NAMESPACE, TOO_FEW_CLASSES, "JvmCapLifted")
+                        .isEmpty());
+        assertThat(Fixtures.events(client, NAMESPACE, TOO_FEW_CLASSES, "JvmCapLifted")
+                        .get(0)
+                        .getMessage())
+                .contains("OutOfMemoryError: Metaspace", "lifting -XX:MaxMetaspaceSize");
+        // The row and the policy's Degraded condition name the cap; the workload rolls at once.
+        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            WorkloadAllocationStatus row = RealPods.statusRow(client, NAMESPACE, TOO_FEW_CLASSES, TOO_FEW_CLASSES);
+            Deployment deployment = client.apps()
+                    .deployments()
+                    .inNamespace(NAMESPACE)
+                    .withName(TOO_FEW_CLASSES)
+                    .get();
+            return row != null
+                    && row.getJvmCapsLifted() != null
+                    && row.getRestartHash()
+                            .equals(restartHash(
+                                    deployment.getSpec().getTemplate().getMetadata()));
+        });
+        assertThat(RealPods.statusRow(client, NAMESPACE, TOO_FEW_CLASSES, TOO_FEW_CLASSES)
+                        .getJvmCapsLifted())
+                .containsExactly("-XX:MaxMetaspaceSize");
+        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(NAMESPACE)
+                .withName(TOO_FEW_CLASSES)
+                .get();
+        assertThat(policy.getStatus().getConditions())
+                .anySatisfy(
+                        c -> assertThat(c.getType() + " " + c.getStatus() + " " + c.getReason() + " " + c.getMessage())
+                                .startsWith("Degraded True JvmCapLifted")
+                                .contains("-XX:MaxMetaspaceSize"));
+
+        // The pods then run, without the cap.
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, TOO_FEW_CLASSES);
+        assertThat(javaToolOptions(pod)).contains("-javaagent:").doesNotContain("-XX:MaxMetaspaceSize");
+        RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START);
+        Thread.sleep(20_000);
+        Pod now = client.pods().resource(pod).get();
+        assertThat(now.getStatus().getContainerStatuses())
+                .allSatisfy(s -> assertThat(s.getRestartCount()).isZero());
+        harm.write(14, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    static StreamsMemoryPolicy memoryOnly(String namespace, String name) {
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName(name);
+        policy.getMetadata().setNamespace(namespace);
+        policy.setSpec(new StreamsMemoryPolicySpec());
+        policy.getSpec().setMemory("1Gi");
+        return policy;
+    }
+
+    /** The allocation the operator published for the Deployment, null before it did. */
+    static AllocationDocument published(String deployment) {
+        ConfigMap configMap = client.configMaps()
+                .inNamespace(NAMESPACE)
+                .withName(AllocationConfigMap.configMapName("Deployment", deployment))
+                .get();
+        return configMap == null ? null : AllocationConfigMap.document(configMap);
+    }
+
+    /** A size flag of the published JVM options ("-XX:MaxMetaspaceSize=250m"), in bytes; null when absent. */
+    static Long cap(AllocationDocument document, String prefix) {
+        if (document == null) {
+            return null;
+        }
+        return document.jvmOptions().stream()
+                .filter(o -> o.startsWith(prefix))
+                .findFirst()
+                .map(o -> o.substring(prefix.length()))
+                .map(size -> size.endsWith("m")
+                        ? Long.parseLong(size.substring(0, size.length() - 1)) * MiB
+                        : Long.parseLong(size.substring(0, size.length() - 1)) * 1024)
+                .orElse(null);
+    }
+
+    static String javaToolOptions(Pod pod) {
+        return pod.getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                .map(EnvVar::getValue)
+                .findFirst()
+                .orElse("");
+    }
+
+    /** The agent's memory report, read at the pod's IP on the node's bridge. */
+    static JsonNode agentReport(Pod pod) throws IOException, InterruptedException {
+        String port = pod.getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals(MetadataKeys.REPORT_PORT_VARIABLE))
+                .map(EnvVar::getValue)
+                .findFirst()
+                .orElseThrow();
+        Pod now = client.pods().resource(pod).get();
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(
+                                        URI.create("http://" + now.getStatus().getPodIP() + ":" + port + "/report"))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        return new ObjectMapper().readTree(response.body());
+    }
+
     /**
      * Creates the case's Deployment from examples/kafka-streams-app.yaml (1 GiB, one thread, four partitions, the
      * local broker), changed by {@code container} and {@code spec}, opted in.
@@ -258,6 +458,16 @@ class RealPodDoNoHarmTest {
     static void start(
             String namespace,
             String name,
+            Consumer<Container> container,
+            Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec)
+            throws IOException {
+        start(namespace, name, "orders", container, spec);
+    }
+
+    static void start(
+            String namespace,
+            String name,
+            String policy,
             Consumer<Container> container,
             Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec)
             throws IOException {
@@ -275,7 +485,7 @@ class RealPodDoNoHarmTest {
         container.accept(streams);
         spec.accept(app.getSpec().getTemplate().getSpec());
         CASES.put(name, new DeploymentBuilder(app).build());
-        RealPods.createInjected(client, app, "orders", 1, POD_START);
+        RealPods.createInjected(client, app, policy, 1, POD_START);
     }
 
     /** The case's pod once all its containers run, recorded against the template the user wrote. */

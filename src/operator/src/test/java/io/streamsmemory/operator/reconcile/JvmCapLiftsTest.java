@@ -31,6 +31,7 @@ class JvmCapLiftsTest {
                 .orElseThrow();
         assertThat(lift.caps()).containsExactly(JvmCap.METASPACE);
         assertThat(lift.message()).contains("restarted 2 times", "lifting -XX:MaxMetaspaceSize");
+        assertThat(lift.afterCrash()).as("rolls over a rollout in progress").isTrue();
 
         CrashLoop unnamed = new CrashLoop("app-1", "streams", 3, 1, null);
         assertThat(JvmCapLifts.check(CAPPED, Map.of(), Optional.of(unnamed), JvmCapsUse.NONE)
@@ -59,6 +60,7 @@ class JvmCapLiftsTest {
                 .orElseThrow();
         assertThat(lift.caps()).containsExactly(JvmCap.METASPACE);
         assertThat(lift.message()).contains("learned from the pods' reports", "lifting -XX:MaxMetaspaceSize");
+        assertThat(lift.afterCrash()).isFalse();
         // A declared count (nothing learned) is the user's: pressure on it is MemoryPressure's to tell, not a lift.
         assertThat(JvmCapLifts.check(CAPPED, Map.of(), Optional.empty(), metaspace(96 * MiB)))
                 .isEmpty();
