@@ -14,9 +14,12 @@ import io.streamsmemory.engine.MemoryModel;
 public class JvmSpec {
     @Min(MemoryModel.MIN_LOADED_CLASSES)
     @Max(MemoryModel.MAX_LOADED_CLASSES)
-    @JsonPropertyDescription("Classes the application loads (unset: the most a pod reports plus a quarter, never "
-            + "below " + MemoryModel.DEFAULT_LOADED_CLASSES + ", and " + MemoryModel.DEFAULT_LOADED_CLASSES
-            + " until a pod reports); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus 14 MB. Read it from a running pod: the "
+    @JsonPropertyDescription("Classes the application loads (unset: the most a pod reports once its Kafka Streams "
+            + "runs, plus a quarter, never below " + MemoryModel.DEFAULT_LOADED_CLASSES + " nor below what the metaspace "
+            + "it held needs; until a pod reports, the room of " + MemoryModel.DEFAULT_LOADED_CLASSES
+            + " classes with -XX:MaxMetaspaceSize left unset); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus "
+            + "14 MB. A JVM that hits the cap (a restart loop, OutOfMemoryError: Metaspace) has it lifted until the "
+            + "policy changes. Read it from a running pod: the "
             + "classes of the Total Usage line of jcmd <pid> VM.metaspace (hidden classes included), else "
             + "jvm.loadedClasses of the agent's report or jstat -class <pid> (Loaded; both leave hidden classes "
             + "out); add a margin for classes loaded late.")
@@ -24,8 +27,10 @@ public class JvmSpec {
 
     @Pattern(StreamsMemoryPolicySpec.QUANTITY)
     @JsonPropertyDescription("Direct memory the application's own libraries use besides the Kafka clients (Netty, "
-            + "gRPC, a web server's NIO buffers), as a Kubernetes quantity (default 0); added to "
-            + "-XX:MaxDirectMemorySize and taken from the other parts.")
+            + "gRPC, a web server's NIO buffers), as a Kubernetes quantity; added to -XX:MaxDirectMemorySize and "
+            + "taken from the other parts. Unset: the most direct memory a pod held plus a quarter, and until a pod "
+            + "reports, -XX:MaxDirectMemorySize left unset. A JVM that hits the cap has it lifted until the policy "
+            + "changes.")
     private String extraDirectMemory;
 
     @JsonPropertyDescription("Where the JVM's caps come from: Declared (default; the model's: metaspace from "
