@@ -15,7 +15,8 @@ public class JvmSpec {
     @Min(MemoryModel.MIN_LOADED_CLASSES)
     @Max(MemoryModel.MAX_LOADED_CLASSES)
     @JsonPropertyDescription("Classes the application loads (unset: the most a pod reports once its Kafka Streams "
-            + "runs, plus a quarter, never below " + MemoryModel.DEFAULT_LOADED_CLASSES + " nor below what the metaspace "
+            + "runs, plus a quarter, never below " + MemoryModel.DEFAULT_LOADED_CLASSES
+            + " nor below what the metaspace "
             + "it held needs; until a pod reports, the room of " + MemoryModel.DEFAULT_LOADED_CLASSES
             + " classes with -XX:MaxMetaspaceSize left unset); sizes -XX:MaxMetaspaceSize at 5,800 bytes a class plus "
             + "14 MB. A JVM that hits the cap (a restart loop, OutOfMemoryError: Metaspace) has it lifted until the "

@@ -38,6 +38,9 @@ final class KubeletCrashLoops {
         return pod.getStatus().getContainerStatuses().stream()
                 .filter(s -> injected.equals(s.getName()))
                 .filter(s -> s.getRestartCount() != null && s.getRestartCount() >= RESTARTS)
+                // In the loop now (waiting to restart, or just ended): a container that failed twice at some start (a
+                // broker not up yet) and has run since keeps those ends in its status, and is no loop.
+                .filter(s -> s.getState() == null || s.getState().getRunning() == null)
                 .flatMap(s -> lastRun(s).stream()
                         .filter(KubeletCrashLoops::failedOnItsOwn)
                         .map(t -> new CrashLoop(

@@ -40,6 +40,16 @@ class KubeletCrashLoopsTest {
         assertThat(KubeletCrashLoops.of(pod("streams", 5, 137, "OOMKilled", null)))
                 .isEmpty(); // counted as OOM kills
         assertThat(KubeletCrashLoops.of(pod("sidecar", 5, 1, "Error", null))).isEmpty();
+        // Failed twice once, running since: no loop.
+        Pod recovered = pod("streams", 2, 1, "Error", null);
+        recovered.getStatus().getContainerStatuses().get(0).getState().setWaiting(null);
+        recovered
+                .getStatus()
+                .getContainerStatuses()
+                .get(0)
+                .getState()
+                .setRunning(new io.fabric8.kubernetes.api.model.ContainerStateRunning("2026-12-04T05:00:00Z"));
+        assertThat(KubeletCrashLoops.of(recovered)).isEmpty();
     }
 
     private static Pod pod(String container, int restarts, int exitCode, String reason, String message) {
