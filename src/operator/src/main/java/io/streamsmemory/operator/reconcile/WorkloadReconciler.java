@@ -115,38 +115,10 @@ final class WorkloadReconciler {
             NamespacePods pods) {
         ConfigMap current = publisher.current(workload, cached);
         Optional<ObservedTopology> seen = observer.topology(workload.namespace(), workload.kind(), workload.name());
-        int generation = (int)
-                Math.max(1, Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L));
-        Map<String, Integer> published = LearnedFacts.liftsOf(
-                LearnedFacts.parse(
-                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)),
-                generation);
-        Optional<Crossing> capCrossed = observesJvm(policy)
-                ? seen.flatMap(topology ->
-                        LearnedCapsGuard.check(published, AllocationConfigMap.document(current), topology.jvmCaps()))
-                : Optional.empty();
-        Map<String, Integer> before = published;
-        if (capCrossed.isPresent() && !capCrossed.get().alreadyRestored()) {
-            Crossing crossing = capCrossed.get();
-            before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
-            events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
-        }
-        Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
-                AllocationConfigMap.document(current),
-                before,
-                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
-                seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
-        if (lift.isPresent()) {
-            before = LearnedFacts.lift(before, lift.get().caps(), generation);
-            events.record(
-                    workload.resource(),
-                    Type.Warning,
-                    "JvmCapLifted",
-                    lift.get().message());
-        }
-        RolloutGate.Urgency urgency = lift.filter(l -> l.afterCrash()).isPresent()
-                ? RolloutGate.Urgency.SUPERSEDE
-                : capCrossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
+        CapsSafety safety = capsSafety(policy, workload, current, seen);
+        Optional<Crossing> capCrossed = safety.crossed();
+        Map<String, Integer> before = safety.before();
+        RolloutGate.Urgency urgency = safety.urgency();
         FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, seen, before);
         WorkloadPlanner.Plan plan = fitted.plan();
         AllocationResult result = fitted.result();
@@ -220,6 +192,51 @@ final class WorkloadReconciler {
         }
         metrics.recordWorkload(workload, allocation, verdict);
         return new WorkloadOutcome(row, allocation, null, null, warnings, earliest(rollLater, driftLater), verdict);
+    }
+
+    /**
+     * What the published plan learned, with the JVM caps' way back applied: a learned cap of Observed sizing crossed
+     * (the model's restored, {@link LearnedCapsGuard}) or a cap a JVM hit (lifted, {@link JvmCapLifts}), each told in
+     * an Event; and how urgently the plan that follows may roll.
+     */
+    private record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, RolloutGate.Urgency urgency) {}
+
+    private CapsSafety capsSafety(
+            StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Optional<ObservedTopology> seen) {
+        // A cap lifted under an earlier generation of the policy is planned again: the user changed the policy.
+        int generation = (int)
+                Math.max(1, Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L));
+        Map<String, Integer> published = LearnedFacts.liftsOf(
+                LearnedFacts.parse(
+                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)),
+                generation);
+        AllocationDocument document = AllocationConfigMap.document(current);
+        Optional<Crossing> crossed = observesJvm(policy)
+                ? seen.flatMap(topology -> LearnedCapsGuard.check(published, document, topology.jvmCaps()))
+                : Optional.empty();
+        Map<String, Integer> before = published;
+        if (crossed.isPresent() && !crossed.get().alreadyRestored()) {
+            Crossing crossing = crossed.get();
+            before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
+            events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
+        }
+        Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
+                document,
+                before,
+                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
+                seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
+        if (lift.isPresent()) {
+            before = LearnedFacts.lift(before, lift.get().caps(), generation);
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "JvmCapLifted",
+                    lift.get().message());
+        }
+        RolloutGate.Urgency urgency = lift.filter(JvmCapLifts.Lift::afterCrash).isPresent()
+                ? RolloutGate.Urgency.SUPERSEDE
+                : crossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
+        return new CapsSafety(before, crossed, urgency);
     }
 
     /** A workload running outside its planned range, and the planner's warnings, each told once as an Event. */
