@@ -170,12 +170,15 @@ public final class LearnedFacts {
         Optional<Integer> classesDeclared = Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses());
         builder.loadedClasses(
                 learned.pick(LOADED_CLASSES, classesDeclared, classesSeen, MemoryModel.DEFAULT_LOADED_CLASSES));
-        learned.capUnlessUnknown(JvmCap.METASPACE, classesDeclared.isPresent() || learned.has(LOADED_CLASSES));
-        learned.directMemory(jvm, observed.jvmCaps(), builder);
-        builder.uncappedJvmCaps(learned.uncapped());
         if (jvm != null && jvm.getSizing() == JvmSizing.Observed) {
             learned.jvmCaps(observed.jvmCaps(), builder);
         }
+        // The metaspace is known from a class count declared or seen, or (Observed sizing) from its own peak.
+        learned.capUnlessUnknown(
+                JvmCap.METASPACE,
+                classesDeclared.isPresent() || learned.has(LOADED_CLASSES) || learned.has(METASPACE_PEAK_KIB));
+        learned.directMemory(jvm, observed.jvmCaps(), builder);
+        builder.uncappedJvmCaps(learned.uncapped());
         return learned;
     }
 
