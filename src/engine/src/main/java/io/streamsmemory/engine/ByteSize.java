@@ -114,6 +114,19 @@ public final class ByteSize {
         return text.replaceAll("\\.?0+$", "");
     }
 
+    /**
+     * A JVM size flag's value as the engine writes it ({@link AllocationEngine#jvmSize}: "97m", "100504k"), in bytes;
+     * null when it is not of that form.
+     */
+    public static Long parseJvmSize(String value) {
+        if (value == null || value.length() < 2 || value.length() > 12) {
+            return null;
+        }
+        long unit = value.endsWith("m") ? MiB : value.endsWith("k") ? KiB : 0;
+        String digits = value.substring(0, value.length() - 1);
+        return unit == 0 || !digits.chars().allMatch(Character::isDigit) ? null : Long.parseLong(digits) * unit;
+    }
+
     static long ceilDiv(long value, long divisor) {
         return -Math.floorDiv(-value, divisor);
     }

@@ -104,25 +104,15 @@ final class JvmCapLifts {
             }
             for (String option : published.jvmOptions()) {
                 if (option.startsWith(cap.flag() + "=")) {
-                    try {
-                        caps.put(
-                                cap,
-                                ByteSize.parse(jvmToQuantity(
-                                        option.substring(cap.flag().length() + 1))));
-                    } catch (IllegalArgumentException notASize) {
-                        // not the engine's form: left alone
+                    Long bytes =
+                            ByteSize.parseJvmSize(option.substring(cap.flag().length() + 1));
+                    if (bytes != null) {
+                        caps.put(cap, bytes);
                     }
                 }
             }
         }
         return caps;
-    }
-
-    /** "97m" -> "97Mi", "1024k" -> "1024Ki": the engine writes JVM sizes in MiB or KiB. */
-    private static String jvmToQuantity(String size) {
-        return size.endsWith("m")
-                ? size.substring(0, size.length() - 1) + "Mi"
-                : size.endsWith("k") ? size.substring(0, size.length() - 1) + "Ki" : size;
     }
 
     private static String flags(Set<JvmCap> caps) {

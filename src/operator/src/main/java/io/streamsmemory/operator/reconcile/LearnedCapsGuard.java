@@ -3,6 +3,7 @@ package io.streamsmemory.operator.reconcile;
 import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 
+import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.observe.JvmCapsUse;
@@ -82,17 +83,12 @@ final class LearnedCapsGuard {
         return value == null ? null : value * MiB;
     }
 
-    /** A size flag the engine wrote, in whole MiB ("-XX:MaxMetaspaceSize=48m"), in bytes; null when absent. */
+    /** A size flag the engine wrote ("-XX:MaxMetaspaceSize=48m"), in bytes; null when absent. */
     private static Long option(List<String> options, String prefix) {
-        for (String option : options) {
-            if (option.startsWith(prefix) && option.endsWith("m")) {
-                try {
-                    return Long.parseLong(option.substring(prefix.length(), option.length() - 1)) * MiB;
-                } catch (NumberFormatException notMiB) {
-                    return null;
-                }
-            }
-        }
-        return null;
+        return options.stream()
+                .filter(option -> option.startsWith(prefix))
+                .findFirst()
+                .map(option -> ByteSize.parseJvmSize(option.substring(prefix.length())))
+                .orElse(null);
     }
 }

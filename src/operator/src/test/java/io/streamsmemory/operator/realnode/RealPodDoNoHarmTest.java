@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.admission.DoNoHarm;
@@ -418,10 +419,7 @@ class RealPodDoNoHarmTest {
         return document.jvmOptions().stream()
                 .filter(o -> o.startsWith(prefix))
                 .findFirst()
-                .map(o -> o.substring(prefix.length()))
-                .map(size -> size.endsWith("m")
-                        ? Long.parseLong(size.substring(0, size.length() - 1)) * MiB
-                        : Long.parseLong(size.substring(0, size.length() - 1)) * 1024)
+                .map(o -> ByteSize.parseJvmSize(o.substring(prefix.length())))
                 .orElse(null);
     }
 
