@@ -17,7 +17,8 @@ final class TopologyWindow {
     }
 
     synchronized void record(Instant at, ObservedTopology round) {
-        if (round.reportsStreams() || round.loadedClasses() != null) {
+        // A JVM before its Kafka Streams runs reports its JVM's figures only (its classes are counted once it runs).
+        if (round.reportsStreams() || round.loadedClasses() != null || !JvmCapsUse.NONE.equals(round.jvmCaps())) {
             peaks.merge(at.toEpochMilli() / bucketMillis, round, ObservedTopology::max);
         }
     }

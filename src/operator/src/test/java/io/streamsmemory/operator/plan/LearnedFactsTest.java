@@ -193,6 +193,20 @@ class LearnedFactsTest {
         assertThat(edited.build().loadedClasses()).isEqualTo(2_000);
     }
 
+    @Test
+    void observedSizingCapsTheMetaspaceFromItsPeakWhenNoClassCountWasReported() {
+        JvmSpec jvm = new JvmSpec();
+        jvm.setSizing(io.streamsmemory.operator.api.JvmSizing.Observed);
+        // A JVM without Kafka Streams: its peaks, but no class count (counted only once Kafka Streams runs).
+        ObservedTopology peaks = new ObservedTopology(
+                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null));
+        WorkloadFacts.Builder builder = builder();
+        LearnedFacts learned = LearnedFacts.apply(null, jvm, Optional.empty(), Optional.of(peaks), Map.of(), builder);
+        assertThat(builder.build().observedJvm()).isNotNull();
+        assertThat(builder.build().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
+        assertThat(learned.awaitingReport()).containsExactly(JvmCap.DIRECT_MEMORY);
+    }
+
     private static WorkloadFacts.Builder builder() {
         return WorkloadFacts.builder().memoryBytes(1L << 30);
     }
