@@ -21,7 +21,9 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
      * Used this close to a cap in force (of the JVM's own max), the JVM has hit it: metaspace then fails with
      * {@code OutOfMemoryError: Metaspace}, a full code cache disables the JIT ("CodeCache is full").
      */
-    static final double HIT_RATIO = 0.98;
+    public static final long HIT_PERCENT = 98;
+
+    static final double HIT_RATIO = HIT_PERCENT / 100.0;
 
     JvmCapsUse max(JvmCapsUse other) {
         return new JvmCapsUse(

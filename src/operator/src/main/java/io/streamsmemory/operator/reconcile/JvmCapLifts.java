@@ -20,8 +20,8 @@ import java.util.Set;
 
 /**
  * When a JVM cap in force must go (issue 42): a JVM that hit it (an injected container in a restart loop, its
- * termination message naming the cap, or naming none: then every cap the operator set that can stop a JVM), or a pod
- * using {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of a cap learned from the pods' own reports. The next plan
+ * termination message naming the cap, or naming none: then every cap the operator set that can stop a JVM; or a
+ * running JVM whose report shows the cap full), or a pod using {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of a cap learned from the pods' own reports. The next plan
  * leaves the cap unset (its room stays as headroom) until the policy changes, and rolls at once: the operator never
  * keeps a workload in a crash loop it caused. Caps of {@code spec.jvm.sizing: Observed} below the model's are
  * {@link LearnedCapsGuard}'s to restore first.
@@ -58,38 +58,60 @@ final class JvmCapLifts {
                 return Optional.of(new Lift(caps, crash.get().describe() + ": lifting " + flags(caps), true));
             }
         }
+        // A JVM that filled a cap it runs with has hit it, whatever planned the cap: an OutOfMemoryError in a thread
+        // that does not end the JVM (a stream thread replaced, a request failed) leaves it running at the cap. A
+        // metaspace cap of Observed sizing is LearnedCapsGuard's: it restores the model's cap first.
+        boolean observedSizing = before.containsKey(LearnedFacts.METASPACE_PEAK_KIB);
+        EnumSet<JvmCap> hit = EnumSet.noneOf(JvmCap.class);
+        List<String> hitWhy = new ArrayList<>();
+        if (!observedSizing) {
+            crossed(JvmCap.METASPACE, seen.metaspacePeakBytes(), inForce, JvmCapsUse.HIT_PERCENT, "", hit, hitWhy);
+        }
+        crossed(JvmCap.DIRECT_MEMORY, seen.directPeakBytes(), inForce, JvmCapsUse.HIT_PERCENT, "", hit, hitWhy);
+        if (!hit.isEmpty()) {
+            return Optional.of(new Lift(hit, String.join("; ", hitWhy) + ": lifting " + flags(hit), true));
+        }
+        // A cap learned from the pods' reports that a pod came near: lifted before a JVM hits it.
         EnumSet<JvmCap> pressed = EnumSet.noneOf(JvmCap.class);
         List<String> why = new ArrayList<>();
-        // A metaspace cap of Observed sizing is LearnedCapsGuard's: it restores the model's cap first.
-        boolean metaspaceLearned =
-                before.containsKey(LearnedFacts.LOADED_CLASSES) && !before.containsKey(LearnedFacts.METASPACE_PEAK_KIB);
-        if (metaspaceLearned) {
-            pressure(JvmCap.METASPACE, seen.metaspacePeakBytes(), inForce, pressed, why);
+        String learned = " learned from the pods' reports";
+        if (before.containsKey(LearnedFacts.LOADED_CLASSES) && !observedSizing) {
+            crossed(JvmCap.METASPACE, seen.metaspacePeakBytes(), inForce, PRESSURE, learned, pressed, why);
         }
         if (before.containsKey(LearnedFacts.DIRECT_PEAK_KIB)) {
-            pressure(JvmCap.DIRECT_MEMORY, seen.directPeakBytes(), inForce, pressed, why);
+            crossed(JvmCap.DIRECT_MEMORY, seen.directPeakBytes(), inForce, PRESSURE, learned, pressed, why);
         }
         return pressed.isEmpty()
                 ? Optional.empty()
                 : Optional.of(new Lift(pressed, String.join("; ", why) + ": lifting " + flags(pressed), false));
     }
 
-    private static void pressure(
-            JvmCap cap, Long peak, Map<JvmCap, Long> inForce, Set<JvmCap> pressed, List<String> why) {
+    private static final long PRESSURE = MemoryModel.LEARNED_CAP_PRESSURE_PERCENT;
+
+    /** Adds {@code cap} to {@code caps} when the peak reached {@code percent}% of it, and says so in {@code why}. */
+    private static void crossed(
+            JvmCap cap,
+            Long peak,
+            Map<JvmCap, Long> inForce,
+            long percent,
+            String source,
+            Set<JvmCap> caps,
+            List<String> why) {
         Long limit = inForce.get(cap);
-        if (peak == null || limit == null || peak * 100 < limit * MemoryModel.LEARNED_CAP_PRESSURE_PERCENT) {
+        if (peak == null || limit == null || peak * 100 < limit * percent) {
             return;
         }
-        pressed.add(cap);
+        caps.add(cap);
         why.add(String.format(
                 Locale.ROOT,
-                "a pod's %s reached %s, %.0f%% of the %s%s learned from the pods' reports (at %d%% it is lifted)",
-                cap.fact().equals("loaded classes") ? "metaspace" : cap.fact(),
+                "a pod's %s reached %s, %.0f%% of the %s=%s%s (at %d%% it is lifted)",
+                cap == JvmCap.METASPACE ? "metaspace" : cap.fact(),
                 format(peak),
                 100.0 * peak / limit,
-                cap.flag() + "=",
+                cap.flag(),
                 format(limit),
-                MemoryModel.LEARNED_CAP_PRESSURE_PERCENT));
+                source,
+                percent));
     }
 
     /** The caps the published plan sets, in bytes, that were not lifted already. */

@@ -346,16 +346,14 @@ class RealPodDoNoHarmTest {
 
     @Test
     void aJvmThatHitsADeclaredCapHasItLiftedAtOnceAndRuns(TestInfo test) throws InterruptedException {
-        await().atMost(POD_START)
-                .pollInterval(Duration.ofSeconds(2))
-                .until(() -> !Fixtures.events(client, NAMESPACE, TOO_FEW_CLASSES, "JvmCapLifted")
-                        .isEmpty());
+        awaitOrShow(() -> !Fixtures.events(client, NAMESPACE, TOO_FEW_CLASSES, "JvmCapLifted")
+                .isEmpty());
         assertThat(Fixtures.events(client, NAMESPACE, TOO_FEW_CLASSES, "JvmCapLifted")
                         .get(0)
                         .getMessage())
                 .contains("OutOfMemoryError: Metaspace", "lifting -XX:MaxMetaspaceSize");
         // The row and the policy's Degraded condition name the cap; the workload rolls at once.
-        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> {
+        awaitOrShow(() -> {
             WorkloadAllocationStatus row = RealPods.statusRow(client, NAMESPACE, TOO_FEW_CLASSES, TOO_FEW_CLASSES);
             Deployment deployment = client.apps()
                     .deployments()
@@ -391,6 +389,24 @@ class RealPodDoNoHarmTest {
         assertThat(now.getStatus().getContainerStatuses())
                 .allSatisfy(s -> assertThat(s.getRestartCount()).isZero());
         harm.write(14, getClass(), test.getTestMethod().orElseThrow().getName());
+    }
+
+    /**
+     * Awaits the too-few-classes case's condition; when it does not come, prints what its pods, its Deployment, its
+     * policy and the namespace's Events said, to tell a loop never seen from a lift never made or never rolled.
+     */
+    static void awaitOrShow(java.util.concurrent.Callable<Boolean> condition) {
+        try {
+            await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(condition);
+        } catch (RuntimeException notSeen) {
+            System.out.println(
+                    controlPlane.kubectl("get", "pods", "-n", NAMESPACE, "-l", "app=" + TOO_FEW_CLASSES, "-o", "yaml"));
+            System.out.println(
+                    controlPlane.kubectl("get", "deployment", "-n", NAMESPACE, TOO_FEW_CLASSES, "-o", "yaml"));
+            System.out.println(controlPlane.kubectl("get", "smp", "-n", NAMESPACE, TOO_FEW_CLASSES, "-o", "yaml"));
+            System.out.println(controlPlane.kubectl("get", "events", "-n", NAMESPACE));
+            throw notSeen;
+        }
     }
 
     static StreamsMemoryPolicy memoryOnly(String namespace, String name) {

@@ -62,8 +62,13 @@ class JvmCapLiftsTest {
         assertThat(lift.message()).contains("learned from the pods' reports", "lifting -XX:MaxMetaspaceSize");
         assertThat(lift.afterCrash()).isFalse();
         // A declared count (nothing learned) is the user's: pressure on it is MemoryPressure's to tell, not a lift.
-        assertThat(JvmCapLifts.check(CAPPED, Map.of(), Optional.empty(), metaspace(96 * MiB)))
+        assertThat(JvmCapLifts.check(CAPPED, Map.of(), Optional.empty(), metaspace(94 * MiB)))
                 .isEmpty();
+        // Full (98% and more), any cap was hit: a JVM runs at it.
+        JvmCapLifts.Lift hit = JvmCapLifts.check(CAPPED, Map.of(), Optional.empty(), metaspace(96 * MiB))
+                .orElseThrow();
+        assertThat(hit.caps()).containsExactly(JvmCap.METASPACE);
+        assertThat(hit.afterCrash()).isTrue();
     }
 
     private static JvmCapsUse metaspace(long bytes) {
