@@ -55,8 +55,10 @@ import org.junit.jupiter.api.TestInfo;
  * The do-no-harm cases that need a kubelet, on real pods of the real node: the webhook's skips (a name it would add,
  * JAVA_TOOL_OPTIONS from envFrom, a LimitRange its init container would break) leave pods that start and keep every
  * setting, and the cases only a real container shows: an application user other than the init container's, a
- * read-only root filesystem, an image with no shell and no cp, a JVM that never builds Kafka Streams, and a container
- * kubelet restarts. Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
+ * read-only root filesystem, an image with no shell and no cp, a JVM that never builds Kafka Streams, a container
+ * kubelet restarts; and the JVM caps no plan can know before the pods report (issue 42): a memory-only policy on a
+ * JVM larger than its defaults guess starts uncapped and is capped above what it uses once it reports, and a declared
+ * class count far too low, which crash-loops the JVM, has its cap lifted and the pods run. Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
  * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
