@@ -68,8 +68,10 @@ public final class LearnedFacts {
 
     public static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
     private static final String JVM_CAPS = "jvmCaps";
-    /** The most direct memory a pod held, in KiB (at least 1): the direct memory cap is planned from it. */
+    /** The most direct memory a pod held, in KiB (in steps of 4 MiB): the direct memory cap is planned from it. */
     public static final String DIRECT_PEAK_KIB = "directPeakKiB";
+
+    static final long DIRECT_PEAK_STEP_MIB = 4;
     /** The learned fact a cap is planned from once the pods report it. */
     public static final String LOADED_CLASSES = "loadedClasses";
 
@@ -194,12 +196,23 @@ public final class LearnedFacts {
                         DIRECT_PEAK_KIB,
                         Optional.ofNullable(seen.directPeakBytes())
                                 .filter(bytes -> bytes >= 0)
-                                .map(bytes -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, (bytes + 1023) / 1024))));
+                                .map(LearnedFacts::directPeakKiB));
         peak.ifPresent(kib -> {
             learned.put(DIRECT_PEAK_KIB, kib);
             builder.observedDirectMemoryBytes(kib * 1024L);
         });
         capUnlessUnknown(JvmCap.DIRECT_MEMORY, declared || peak.isPresent());
+    }
+
+    /**
+     * A direct memory peak in KiB, rounded up to {@link #DIRECT_PEAK_STEP_MIB} MiB: the pool moves by small reads while
+     * a JVM runs, and each new peak would be a new plan and a restart pending; a step holds them (as the class count's
+     * thousands do).
+     */
+    static int directPeakKiB(long bytes) {
+        long step = DIRECT_PEAK_STEP_MIB << 20;
+        long stepped = Math.max(1, (bytes + step - 1) / step) * step;
+        return (int) Math.min(Integer.MAX_VALUE, stepped / 1024);
     }
 
     /**

@@ -170,6 +170,9 @@ class LearnedFactsTest {
         // By count 37,500 -> 38,000; by bytes (150 MB x 1.25 - 14 MB) / 5,800 B = 29,914: the count is larger.
         assertThat(planned.loadedClasses()).isEqualTo(38_000);
         assertThat(planned.observedDirectMemoryBytes()).isEqualTo(80L << 20);
+        // In steps of 4 MiB, so a peak that creeps by a few reads is no new plan.
+        assertThat(LearnedFacts.directPeakKiB((65L << 20) + 1)).isEqualTo(68 * 1024);
+        assertThat(LearnedFacts.directPeakKiB(0)).isEqualTo(4 * 1024);
         // The metaspace peak decides when its classes are larger than the model's average.
         assertThat(LearnedFacts.classesToPlan(10_000, 200_000_000L)).isEqualTo(41_000);
 
