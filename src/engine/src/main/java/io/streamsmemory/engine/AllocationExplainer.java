@@ -141,17 +141,11 @@ final class AllocationExplainer {
      * A part whose cap the facts leave unset: the same room, no flag, and why. The JVM's own default applies (no
      * metaspace limit; direct memory up to the heap's size), so a JVM that needs more than the model's guess runs.
      */
-    private static Part uncapped(Part capped) {
+    private static Part uncapped(Part capped, JvmCap cap) {
         return Part.leaf(
                 capped.name(),
                 capped.bytes(),
-                "not capped (no "
-                        + String.join(
-                                " or ",
-                                capped.config().keySet().stream()
-                                        .filter(key -> key.startsWith("-XX:"))
-                                        .toList())
-                        + "): the room of " + capped.reason()
+                "not capped (no " + cap.flag() + "): the room of " + capped.reason()
                         + ", held as headroom while the facts leave the cap unset",
                 Map.of());
     }
@@ -159,7 +153,7 @@ final class AllocationExplainer {
     /** 3. Metaspace. */
     private static Part metaspacePart(Sizing s) {
         Part part = cappedMetaspacePart(s);
-        return s.facts().capped(JvmCap.METASPACE) ? part : uncapped(part);
+        return s.facts().capped(JvmCap.METASPACE) ? part : uncapped(part, JvmCap.METASPACE);
     }
 
     private static Part cappedMetaspacePart(Sizing s) {
@@ -223,7 +217,7 @@ final class AllocationExplainer {
     /** 3 and 4. Direct memory: the application's own (step 3) and the clients' read copies (step 4). */
     private static Part directMemoryPart(Sizing s) {
         Part part = cappedDirectMemoryPart(s);
-        return s.facts().capped(JvmCap.DIRECT_MEMORY) ? part : uncapped(part);
+        return s.facts().capped(JvmCap.DIRECT_MEMORY) ? part : uncapped(part, JvmCap.DIRECT_MEMORY);
     }
 
     private static Part cappedDirectMemoryPart(Sizing s) {

@@ -16,28 +16,21 @@ package io.streamsmemory.engine;
  */
 public enum JvmCap {
     /** {@code -XX:MaxMetaspaceSize}, from the classes the application loads. */
-    METASPACE("-XX:MaxMetaspaceSize", "jvm-metaspace", "loaded classes"),
+    METASPACE("-XX:MaxMetaspaceSize", "loaded classes"),
     /** {@code -XX:MaxDirectMemorySize}, from the clients' read copies and the application's own direct memory. */
-    DIRECT_MEMORY("-XX:MaxDirectMemorySize", "jvm-direct-memory", "direct memory");
+    DIRECT_MEMORY("-XX:MaxDirectMemorySize", "direct memory");
 
     private final String flag;
-    private final String part;
     private final String fact;
 
-    JvmCap(String flag, String part, String fact) {
+    JvmCap(String flag, String fact) {
         this.flag = flag;
-        this.part = part;
         this.fact = fact;
     }
 
     /** The JVM flag, without its value: {@code -XX:MaxMetaspaceSize}. */
     public String flag() {
         return flag;
-    }
-
-    /** The name of the part whose room the flag caps. */
-    public String part() {
-        return part;
     }
 
     /** What a pod must report before the cap is planned: "loaded classes". */
