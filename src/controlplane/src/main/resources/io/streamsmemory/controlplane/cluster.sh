@@ -183,8 +183,16 @@ start_proc() { # component args...
   local b; b="$(bin_path "$c")"
   # setsid: own session, so a Ctrl-C in the calling terminal does not hit the servers
   setsid "$b" "$@" > "$LOGS/$c.log" 2>&1 < /dev/null &
-  echo $! > "$PIDS/$c.pid"
+  local pid=$! waited
+  echo "$pid" > "$PIDS/$c.pid"
   STARTED+=("$c")
+  # Until the child execs, its command line is still this script's, and live_pid (which checks the command line so
+  # that a stale pid file never names a reused pid) takes it for dead: on a loaded machine a check a few milliseconds
+  # later failed a CI run with "containerd exited during start-up" and an empty log. Wait for the exec (or the exit).
+  for ((waited = 0; waited < 200; waited++)); do
+    [[ -n "$(live_pid "$c")" || ! -e "/proc/$pid" ]] && break
+    sleep 0.025
+  done
 }
 
 check_alive() {
