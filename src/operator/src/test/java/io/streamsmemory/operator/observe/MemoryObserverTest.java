@@ -20,6 +20,7 @@ import io.streamsmemory.operator.RunningOperator;
 import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.JvmSpec;
+import io.streamsmemory.operator.api.ObservedMemoryStatus;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
@@ -391,9 +392,13 @@ class MemoryObserverTest {
         // A JVM that hit its metaspace cap anyway is named on the workload's row.
         try (ForkedHog capped = new ForkedHog(PackagedOperator.freePort(), List.of("-XX:MaxMetaspaceSize=32m"))) {
             runningPod(ns, "orders-app-abc-2", capped.port());
-            await().atMost(WAIT)
-                    .ignoreExceptions()
-                    .until(() -> observed(ns).getObserved().getPodsReporting() >= 1);
+            // Its report read before it fills its metaspace: once full, its JVM cannot load the classes that answer
+            // a report. A row saying "1 reporting" may still be the first pod's from before it stopped; one that
+            // also counts that pod as not answering is from a round after it stopped, so the one reporting is this.
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                ObservedMemoryStatus seen = observed(ns).getObserved();
+                return seen.getPodsReporting() >= 1 && seen.getPodsNotAnswering() >= 1;
+            });
             assertThat(capped.loadClasses(40)).as("OutOfMemoryError: Metaspace").isTrue();
             await().atMost(WAIT)
                     .ignoreExceptions()
