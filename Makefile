@@ -12,9 +12,17 @@ FLUSHES ?= 1
 BUDGETS ?= 512Mi,1Gi,4Gi
 ALL_VARIANTS ?= false
 ROCKSDB_VARIANTS ?= false
+SHAPES ?= default,wide
+# The benchmark JVM of bench-memory and bench-throughput, with the options both take.
+BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
+	-Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) $(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) \
+	$(if $(NMT),-Dbench.nmt=$(NMT)) $(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
+	$(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) $(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) \
+	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
+	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -63,11 +71,12 @@ agent: ## Build the injected agent: src/agent/target/streams-memory-agent.jar
 
 bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS plateau: defaults vs Kafka docs' bounded config vs the agent, each in a memory cgroup limited to the budget as root, so past it the kernel kills it as in a pod (CGROUP=false: none, RSS only) (BUDGETS='512Mi,1Gi,4Gi', LOADED_CLASSES=8000 the plan's class count, the agent runs with MALLOC_ARENA_MAX=2 as the webhook injects it, ALL_VARIANTS=true adds it on glibc's default arenas and on jemalloc, ROCKSDB_VARIANTS=true adds it with 4x its write buffers or data blocks (past the budget: what the throughput gap costs), NMT=true prints the agent run's thread stacks, REPEATS=3 runs every variant three times in turn and gives medians, MAX_SECONDS a run's limit (default 300 per GiB of budget); VARIANTS=default,learned runs only those of default,docs-bounded,agent,learned (default all), VARIANTS=default,learned,learned-kafka-cache adds the learned plan with the application setting Kafka's default 10 MiB record cache; learned: a learning run of the agent on the declared plan first reads its /report for LEARN_SECONDS (default 120), the engine plans as for spec.jvm.sizing: Observed, and learned runs the agent on that plan with its own summary line; ~10 min per repeat at 512Mi and 1Gi, up to an hour at 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
-	java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) -Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) \
-		$(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) $(if $(NMT),-Dbench.nmt=$(NMT)) \
-		$(if $(REPEATS),-Dbench.repeats=$(REPEATS)) $(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) \
-		$(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) $(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) \
-		$(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" io.streamsmemory.agent.bench.MemoryBenchmark
+	$(BENCH_MEMORY_JAVA) -Dbench.mode=memory io.streamsmemory.agent.bench.MemoryBenchmark
+
+bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
+	$(MVN) -q -pl src/agent -am test-compile
+	$(BENCH_MEMORY_JAVA) -Dbench.mode=throughput -Dbench.shapes=$(SHAPES) $(if $(MIN_SECONDS),-Dbench.minSeconds=$(MIN_SECONDS)) \
+		$(if $(RECORDS),-Dbench.records=$(RECORDS)) io.streamsmemory.agent.bench.MemoryBenchmark
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=8192 bytes per arena block (default 64 KiB; the engine plans 4 KiB to 1 MiB), ~4 min)
 	$(MVN) -q -pl src/agent -am test-compile

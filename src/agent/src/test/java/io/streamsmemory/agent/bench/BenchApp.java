@@ -15,7 +15,8 @@ import org.apache.kafka.streams.kstream.TimeWindows;
  * The state-heavy application of the memory benchmark: per task up to two key-value stores (the latest value per key
  * and a count) and up to one windowed count (three live segments), so 16 partitions with all of them give
  * 16 x (2 + 3) = 80 RocksDB instances. Arguments: bootstrap, application id, state directory, stream threads, topic,
- * key-value stores (0..2), windowed stores (0..1), and "docs" for the docs' bounded RocksDB config.
+ * key-value stores (0..2), windowed stores (0..1), and "docs" for the docs' bounded RocksDB config. Its RocksDB
+ * setter turns RocksDB's LOG on at INFO in every variant, for its event log ({@link EventLogRocksDBConfig}).
  * Prints {@code PROCESSED <records> <epoch ms>} every second.
  */
 public final class BenchApp {
@@ -43,9 +44,9 @@ public final class BenchApp {
         if (recordCache != null) {
             props.put("statestore.cache.max.bytes", recordCache);
         }
-        if (docsBounded) {
-            props.put("rocksdb.config.setter", DocsBoundedRocksDBConfig.class.getName());
-        }
+        props.put(
+                "rocksdb.config.setter",
+                (docsBounded ? DocsBoundedRocksDBConfig.class : EventLogRocksDBConfig.class).getName());
 
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, String> input = builder.stream(topic, Consumed.with(Serdes.String(), Serdes.String()))

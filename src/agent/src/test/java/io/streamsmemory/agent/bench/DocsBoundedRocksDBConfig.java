@@ -1,7 +1,6 @@
 package io.streamsmemory.agent.bench;
 
 import java.util.Map;
-import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Cache;
 import org.rocksdb.LRUCache;
@@ -14,7 +13,7 @@ import org.rocksdb.WriteBufferManager;
  * it: the sizes are constants (here system properties, so the benchmark gives it the same RocksDB budget as the
  * engine), everything else (record cache, client buffers) stays at Kafka's defaults.
  */
-public class DocsBoundedRocksDBConfig implements RocksDBConfigSetter {
+public class DocsBoundedRocksDBConfig extends EventLogRocksDBConfig {
     private static final long TOTAL_OFF_HEAP_MEMORY = Long.getLong("docs.totalOffHeapMemory", 200L << 20);
     private static final long TOTAL_MEMTABLE_MEMORY = Long.getLong("docs.totalMemtableMemory", 64L << 20);
     private static final double INDEX_FILTER_BLOCK_RATIO = 0.1;
@@ -31,6 +30,7 @@ public class DocsBoundedRocksDBConfig implements RocksDBConfigSetter {
 
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+        super.setConfig(storeName, options, configs);
         BlockBasedTableConfig tableConfig = (BlockBasedTableConfig) options.tableFormatConfig();
         // These three options in combination will limit the memory used by RocksDB to the size passed to the
         // block cache (TOTAL_OFF_HEAP_MEMORY)

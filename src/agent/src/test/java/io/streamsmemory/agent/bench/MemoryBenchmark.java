@@ -83,7 +83,6 @@ import org.jfree.data.xy.XYSeriesCollection;
  */
 public final class MemoryBenchmark {
     private static final int MAX_THREADS = 4;
-    private static final int PARTITIONS = 16;
     /**
      * The class count the plan is made with: what a user following the policy's recommendation declares for this
      * application (it loads about 6,200 classes; the operator suggests 25% more, in thousands). The policy's default,
@@ -91,7 +90,6 @@ public final class MemoryBenchmark {
      */
     private static final int LOADED_CLASSES = 8_000;
 
-    private static final String TOPIC = "bench-input";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
     /** The agent report's figures printed after an agent run: where its RSS went. */
@@ -122,7 +120,18 @@ public final class MemoryBenchmark {
     /** Kafka Streams' default {@code statestore.cache.max.bytes}. */
     private static final long KAFKA_DEFAULT_RECORD_CACHE = 10L * 1024 * 1024;
 
+    /**
+     * {@code make bench-throughput}'s anchor (issue 43): Kafka's defaults in a memory cgroup far above any budget, the
+     * rate a user sees when memory is free. Not unlimited, so that a run cannot take the machine down with it.
+     */
+    private static final String UNBOUNDED = "unbounded";
+
+    static final long UNBOUNDED_LIMIT_BYTES = 8 * ByteSize.GiB;
+    /** The variants {@code make bench-throughput} runs unless bench.variants names others. */
+    private static final List<String> THROUGHPUT_VARIANTS = List.of(UNBOUNDED, "docs-bounded", "agent", LEARNED);
+
     private static final List<String> VARIANT_NAMES = List.of(
+            UNBOUNDED,
             "default",
             "docs-bounded",
             "agent",
@@ -139,8 +148,39 @@ public final class MemoryBenchmark {
     /** ... at no less than this share of the defaults' throughput over the same first seconds. */
     static final double GOAL_MIN_THROUGHPUT_RATIO = 0.9;
 
+    /** A way to run the application; {@code limitBytes} is its memory cgroup's limit, 0 for the budget. */
     private record Variant(
-            String name, List<String> jvmOptions, Map<String, String> env, boolean agent, boolean docs) {}
+            String name,
+            List<String> jvmOptions,
+            Map<String, String> env,
+            boolean agent,
+            boolean docs,
+            long limitBytes) {
+        Variant(String name, List<String> jvmOptions, Map<String, String> env, boolean agent, boolean docs) {
+            this(name, jvmOptions, env, agent, docs, 0);
+        }
+
+        long limit(long budget) {
+            return limitBytes > 0 ? limitBytes : budget;
+        }
+    }
+
+    /**
+     * An application shape: its input topic and partitions. {@code default}: 16 partitions, 80 RocksDB instances at
+     * two key-value stores and a window store per task; {@code wide}: 32 partitions, 160 instances, as RealLimitTest.
+     */
+    record Shape(String name, int partitions, String topic) {
+        static final Shape DEFAULT = new Shape("default", 16, "bench-input");
+        static final Shape WIDE = new Shape("wide", 32, "bench-input-wide");
+
+        static Shape named(String name) {
+            return switch (name.trim()) {
+                case "default" -> DEFAULT;
+                case "wide" -> WIDE;
+                default -> throw new IllegalArgumentException("bench.shapes: no shape " + name + " (default, wide)");
+            };
+        }
+    }
 
     private record Sample(double seconds, long rssBytes) {}
 
@@ -163,7 +203,8 @@ public final class MemoryBenchmark {
             String ending,
             boolean kernelLimited,
             long killedAfter,
-            double gcPauseSeconds) {
+            double gcPauseSeconds,
+            RocksDbLogs rocksDb) {
         /** The ending as a run's row says it: "killed after N s" for a kill. */
         String ended() {
             return killedAfter < 0 ? ending : "killed after " + killedAfter + " s";
@@ -172,6 +213,11 @@ public final class MemoryBenchmark {
         /** What the kernel's limit did, for the summary line: "killed@Ns", "survived" or "no-cgroup". */
         String kernel() {
             return !kernelLimited ? "no-cgroup" : killedAfter < 0 ? "survived" : "killed@" + killedAfter + "s";
+        }
+
+        /** Records/s over the run's last {@value SteadyRate#STEADY_SECONDS} s ({@link SteadyRate}); NaN if shorter. */
+        double steadyRate() {
+            return SteadyRate.overLast(progress, SteadyRate.STEADY_SECONDS);
         }
 
         double measuredSeconds() {
@@ -237,12 +283,20 @@ public final class MemoryBenchmark {
     }
 
     /** The application as sized for one budget, and the engine's allocation for it. */
-    private record Sizing(long budget, int threads, StoreCounts stores, AllocationDocument allocation, String json) {
+    private record Sizing(
+            long budget,
+            Shape shape,
+            long records,
+            int threads,
+            StoreCounts stores,
+            AllocationDocument allocation,
+            String json) {
         String label() {
             return String.format(
                     Locale.ROOT,
-                    "threads=%d stores=kv:%d+window:%d loaded_classes=%d",
+                    "threads=%d partitions=%d stores=kv:%d+window:%d loaded_classes=%d",
                     threads,
+                    shape.partitions(),
                     stores.keyValue(),
                     stores.window(),
                     allocation.inputs().loadedClasses());
@@ -253,38 +307,69 @@ public final class MemoryBenchmark {
         }
     }
 
-    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds) {
+    /**
+     * How long a run lasts. {@code steady} (bench-throughput): from minSeconds on, until its rate has settled
+     * ({@link SteadyRate}); otherwise until its RSS has (plateauSeconds). Either way at most maxSeconds.
+     */
+    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds, boolean steady) {
         /**
          * Without bench.maxSeconds, {@value #MAX_SECONDS_PER_GIB} s per GiB of budget (at least that): a larger
          * budget's caches take longer to fill, and 300 s stopped every 4 GiB variant while its RSS still rose.
+         * A throughput run lasts 5 to 15 minutes: at least {@value #STEADY_MIN_SECONDS} s, so that memtables have
+         * filled and flushes and compactions run, and longer while the rate still moves.
          */
-        static Timing of(long budget) {
+        static Timing of(long budget, boolean steady) {
             int perBudget = (int) (MAX_SECONDS_PER_GIB * Math.max(1, budget / ByteSize.GiB));
             return new Timing(
-                    Integer.getInteger("bench.minSeconds", 120),
+                    Integer.getInteger("bench.minSeconds", steady ? STEADY_MIN_SECONDS : 120),
                     Integer.getInteger("bench.plateauSeconds", 60),
-                    Integer.getInteger("bench.maxSeconds", perBudget));
+                    Integer.getInteger("bench.maxSeconds", steady ? STEADY_MAX_SECONDS : perBudget),
+                    steady);
         }
     }
 
+    private static final int STEADY_MIN_SECONDS = 300;
+    private static final int STEADY_MAX_SECONDS = 900;
+
     private static final int MAX_SECONDS_PER_GIB = 300;
+
+    /** What every budget's runs share: where they write, what they run, and which variants. */
+    private record Setup(
+            Path out,
+            Path agentJar,
+            String bootstrap,
+            String appClasspath,
+            MemoryCgroup.Parent cgroups,
+            boolean allVariants,
+            boolean rocksDbVariants,
+            List<String> selected,
+            boolean learn,
+            boolean steady,
+            int repeats) {}
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        List<Long> budgets = Stream.of(
-                        System.getProperty("bench.budgets", "512Mi,1Gi,4Gi").split(","))
+        // bench.mode=throughput (make bench-throughput, issue 43): each run to its steady rate, against the unbounded
+        // anchor, one throughput: line per budget and shape.
+        boolean steady = "throughput".equals(System.getProperty("bench.mode", "memory"));
+        List<Long> budgets = Stream.of(System.getProperty("bench.budgets", steady ? "512Mi" : "512Mi,1Gi,4Gi")
+                        .split(","))
                 .map(String::trim)
                 .map(ByteSize::parse)
                 .toList();
-        long records = Long.getLong("bench.records", 12_000_000L);
-        boolean allVariants = Boolean.getBoolean("bench.allVariants");
-        boolean rocksDbVariants = Boolean.getBoolean("bench.rocksDbVariants");
-        // Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the budget's
-        // summary line then gives the medians over the repeats.
-        int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
-        // bench.variants: the variants to run (default all); the learning run happens whenever "learned" is one.
+        List<Shape> shapes = Stream.of(
+                        System.getProperty("bench.shapes", "default").split(","))
+                .map(Shape::named)
+                .distinct()
+                .toList();
+        // A throughput run lasts up to 15 minutes at up to ~25,000 records/s: its input must outlast it.
+        long records = Long.getLong("bench.records", steady ? 30_000_000L : 12_000_000L);
+        // bench.variants: the variants to run (default all; for throughput, THROUGHPUT_VARIANTS); the learning run
+        // happens whenever "learned" is one.
         List<String> selected = selectedVariants(System.getProperty("bench.variants", ""));
-        boolean learn = selected.isEmpty() || selected.contains(LEARNED);
+        if (selected.isEmpty() && steady) {
+            selected = THROUGHPUT_VARIANTS;
+        }
         // A name no variant has fails now, not after a budget's learning run.
         List<String> unknown =
                 selected.stream().filter(n -> !VARIANT_NAMES.contains(n)).toList();
@@ -292,7 +377,8 @@ public final class MemoryBenchmark {
             throw new IllegalArgumentException(
                     "bench.variants: no variant " + unknown + " (variants: " + String.join(",", VARIANT_NAMES) + ")");
         }
-        Path out = Path.of(System.getProperty("bench.out", "src/agent/target/bench-memory"))
+        Path out = Path.of(System.getProperty(
+                        "bench.out", steady ? "src/agent/target/bench-throughput" : "src/agent/target/bench-memory"))
                 .toAbsolutePath();
         Path agentJar = Path.of(System.getProperty("bench.agentJar", "src/agent/target/streams-memory-agent.jar"))
                 .toAbsolutePath();
@@ -302,9 +388,6 @@ public final class MemoryBenchmark {
         deleteTree(out);
         Files.createDirectories(out);
         String fullClasspath = System.getProperty("java.class.path");
-        String appClasspath = KafkaBroker.classpathWithout(
-                fullClasspath, "/agent/target/classes", "/engine/target/classes", "streams-memory-engine");
-
         MemoryCgroup.Parent cgroups = Boolean.parseBoolean(System.getProperty("bench.cgroup", "true"))
                 ? MemoryCgroup.parent()
                 : MemoryCgroup.Parent.none("bench.cgroup=false");
@@ -317,94 +400,32 @@ public final class MemoryBenchmark {
         List<String> summaries = new ArrayList<>();
         long started = System.nanoTime();
         try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
-            broker.createTopics(PARTITIONS, TOPIC);
-            produce(broker.bootstrap(), records, records / 2);
+            for (Shape shape : shapes) {
+                broker.createTopics(shape.partitions(), shape.topic());
+                produce(broker.bootstrap(), shape.topic(), records, records / 2);
+            }
             System.out.printf(
                     Locale.ROOT,
-                    "broker up and %d records (%d keys) produced after %.0f s%n",
+                    "broker up and %d records (%d keys) produced for each shape after %.0f s%n",
                     records,
                     records / 2,
                     (System.nanoTime() - started) / 1e9);
+            Setup setup = new Setup(
+                    out,
+                    agentJar,
+                    broker.bootstrap(),
+                    KafkaBroker.classpathWithout(
+                            fullClasspath, "/agent/target/classes", "/engine/target/classes", "streams-memory-engine"),
+                    cgroups,
+                    Boolean.getBoolean("bench.allVariants"),
+                    Boolean.getBoolean("bench.rocksDbVariants"),
+                    selected,
+                    selected.isEmpty() || selected.contains(LEARNED),
+                    steady,
+                    Integer.getInteger("bench.repeats", 0));
             for (long budget : budgets) {
-                Path dir = out.resolve("budget-" + ByteSize.format(budget).replace(" ", ""));
-                Files.createDirectories(dir);
-                Sizing sizing = size(budget);
-                Timing timing = Timing.of(budget);
-                List<Variant> all = variants(sizing, dir, agentJar, allVariants, rocksDbVariants);
-                System.out.printf(
-                        Locale.ROOT,
-                        "%nbudget %d bytes (%s), application %s%s: engine heap %s; block cache "
-                                + "%d, write buffers %d; %d partitions; runs of %d..%d s, plateau when RSS rises "
-                                + "under %.0f%% in %d s%n",
-                        budget,
-                        ByteSize.format(budget),
-                        sizing.label(),
-                        sizing.sizedDown() ? " (sized down to fit)" : "",
-                        xmx(sizing.allocation()),
-                        sizing.allocation().rocksdb().blockCacheCapacityBytes(),
-                        sizing.allocation().rocksdb().writeBufferManagerBytes(),
-                        PARTITIONS,
-                        timing.minSeconds(),
-                        timing.maxSeconds(),
-                        PLATEAU_GROWTH * 100,
-                        timing.plateauSeconds());
-                Learning learning =
-                        learn ? learn(sizing, dir, agentJar, broker.bootstrap(), appClasspath, timing, cgroups) : null;
-                if (learning != null) {
-                    summaries.add(learning.plansLine());
-                    if (learning.variant() != null) {
-                        // In the rotation right after the agent it learned from (before any diagnostic variant).
-                        all.add(indexOf(all, "agent") + 1, learning.variant());
-                        if (selected.contains(LEARNED_KAFKA_CACHE)) {
-                            all.add(indexOf(all, LEARNED) + 1, withKafkaRecordCache(learning.variant()));
-                        }
-                    }
-                }
-                List<Variant> variants = select(all, selected);
-                if (variants.isEmpty()) {
-                    System.out.println("no selected variant to run at this budget");
-                    continue;
-                }
-                List<Summary> repeated = new ArrayList<>();
-                for (int repeat = 1; repeat <= repeats; repeat++) {
-                    Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
-                    List<Result> results = new ArrayList<>();
-                    for (Variant variant : inTurn(variants, repeat)) {
-                        Result run = run(
-                                variant,
-                                sizing,
-                                broker.bootstrap(),
-                                appClasspath,
-                                repeatDir,
-                                repeat,
-                                timing,
-                                cgroups,
-                                null);
-                        results.add(run);
-                        System.out.printf(
-                                Locale.ROOT,
-                                "  %-26s peak RSS %7.1f MiB  throughput %9.0f records/s  "
-                                        + "RocksDB instances %d  ended: %s  stalled %.0f s  GC pauses %.1f s%n",
-                                variant.name(),
-                                run.peakRss() / 1048576.0,
-                                run.throughput(),
-                                run.rocksDbInstances(),
-                                run.ended(),
-                                StallWatch.stalledSeconds(run.progress()),
-                                run.gcPauseSeconds());
-                    }
-                    // The table, CSV and plot list the variants in one order whatever order they ran in.
-                    results.sort(java.util.Comparator.comparingInt(r -> variants.indexOf(r.variant())));
-                    repeated.add(report(sizing, results, repeatDir));
-                }
-                summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
-                if (learning != null) {
-                    String line = learning.variant() != null
-                            ? learnedLine(sizing.budget(), repeated)
-                            : "summary: variant=learned budget=" + sizing.budget() + " not-run (learning failed: "
-                                    + learning.failure() + ")";
-                    System.out.println(line);
-                    summaries.add(line);
+                for (Shape shape : shapes) {
+                    summaries.addAll(bench(setup, size(budget, shape, records)));
                 }
             }
         } finally {
@@ -415,8 +436,147 @@ public final class MemoryBenchmark {
         summaries.forEach(System.out::println);
     }
 
+    /**
+     * Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the summary line then
+     * gives the medians over the repeats. Without bench.repeats: one, and for throughput three at 512 MiB and under
+     * (issue 43: the ratios there lie closest to the goal and vary most from run to run).
+     */
+    private static int repeats(Setup setup, long budget) {
+        if (setup.repeats() > 0) {
+            return setup.repeats();
+        }
+        return setup.steady() && budget <= 512 * ByteSize.MiB ? 3 : 1;
+    }
+
+    /** One budget and shape: the learning run, every repeat of every variant; returns its summary lines. */
+    private static List<String> bench(Setup setup, Sizing sizing) throws Exception {
+        long budget = sizing.budget();
+        Path dir = setup.out()
+                .resolve("budget-" + ByteSize.format(budget).replace(" ", "")
+                        + (sizing.shape() == Shape.DEFAULT
+                                ? ""
+                                : "-" + sizing.shape().name()));
+        Files.createDirectories(dir);
+        Timing timing = Timing.of(budget, setup.steady());
+        List<Variant> all = variants(sizing, dir, setup.agentJar(), setup.allVariants(), setup.rocksDbVariants());
+        System.out.printf(
+                Locale.ROOT,
+                "%nbudget %d bytes (%s), shape %s, application %s%s: engine heap %s; block cache %d, write buffers %d; "
+                        + "runs of %d..%d s, %s%n",
+                budget,
+                ByteSize.format(budget),
+                sizing.shape().name(),
+                sizing.label(),
+                sizing.sizedDown() ? " (sized down to fit)" : "",
+                xmx(sizing.allocation()),
+                sizing.allocation().rocksdb().blockCacheCapacityBytes(),
+                sizing.allocation().rocksdb().writeBufferManagerBytes(),
+                timing.minSeconds(),
+                timing.maxSeconds(),
+                timing.steady()
+                        ? String.format(
+                                Locale.ROOT,
+                                "steady when the rate moves under %.0f%% from one %d s to the next; rated over the "
+                                        + "last %d s",
+                                SteadyRate.SETTLE_TOLERANCE * 100,
+                                SteadyRate.SETTLE_WINDOW_SECONDS,
+                                SteadyRate.STEADY_SECONDS)
+                        : String.format(
+                                Locale.ROOT,
+                                "plateau when RSS rises under %.0f%% in %d s",
+                                PLATEAU_GROWTH * 100,
+                                timing.plateauSeconds()));
+        List<String> summaries = new ArrayList<>();
+        Learning learning = setup.learn()
+                ? learn(sizing, dir, setup.agentJar(), setup.bootstrap(), setup.appClasspath(), timing, setup.cgroups())
+                : null;
+        if (learning != null) {
+            summaries.add(learning.plansLine());
+            if (learning.variant() != null) {
+                // In the rotation right after the agent it learned from (before any diagnostic variant).
+                all.add(indexOf(all, "agent") + 1, learning.variant());
+                if (setup.selected().contains(LEARNED_KAFKA_CACHE)) {
+                    all.add(indexOf(all, LEARNED) + 1, withKafkaRecordCache(learning.variant()));
+                }
+            }
+        }
+        List<Variant> variants = select(all, setup.selected());
+        if (variants.isEmpty()) {
+            System.out.println("no selected variant to run at this budget");
+            return summaries;
+        }
+        int repeats = repeats(setup, budget);
+        List<Summary> repeated = new ArrayList<>();
+        List<List<Result>> runs = new ArrayList<>();
+        for (int repeat = 1; repeat <= repeats; repeat++) {
+            Path repeatDir = repeats == 1 ? dir : dir.resolve("repeat-" + repeat);
+            List<Result> results = new ArrayList<>();
+            for (Variant variant : inTurn(variants, repeat)) {
+                Result run = run(
+                        variant,
+                        sizing,
+                        setup.bootstrap(),
+                        setup.appClasspath(),
+                        repeatDir,
+                        repeat,
+                        timing,
+                        setup.cgroups(),
+                        null);
+                results.add(run);
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-26s peak RSS %7.1f MiB  records/s %9.0f whole run, %9.0f over the last %d s  "
+                                + "RocksDB instances %d  ended: %s  stalled %.0f s  GC pauses %.1f s%n",
+                        variant.name(),
+                        run.peakRss() / 1048576.0,
+                        run.throughput(),
+                        run.steadyRate(),
+                        SteadyRate.STEADY_SECONDS,
+                        run.rocksDbInstances(),
+                        run.ended(),
+                        StallWatch.stalledSeconds(run.progress()),
+                        run.gcPauseSeconds());
+                System.out.println("    " + run.rocksDb().line());
+            }
+            // The table, CSV and plot list the variants in one order whatever order they ran in.
+            results.sort(java.util.Comparator.comparingInt(r -> variants.indexOf(r.variant())));
+            repeated.add(report(sizing, results, repeatDir));
+            runs.add(results);
+        }
+        summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
+        if (learning != null) {
+            String line = learning.variant() != null
+                    ? learnedLine(budget, repeated)
+                    : "summary: variant=learned budget=" + budget + " not-run (learning failed: " + learning.failure()
+                            + ")";
+            System.out.println(line);
+            summaries.add(line);
+        }
+        if (setup.steady()) {
+            String line = ThroughputLine.of(budget, sizing.shape().name(), steadyRuns(runs));
+            System.out.println(line);
+            summaries.add(line);
+        }
+        return summaries;
+    }
+
+    /** Each repeat's runs as the throughput line reads them: by variant name, the steady rate, peak RSS and kernel. */
+    private static List<Map<String, ThroughputLine.Run>> steadyRuns(List<List<Result>> runs) {
+        List<Map<String, ThroughputLine.Run>> repeats = new ArrayList<>();
+        for (List<Result> results : runs) {
+            Map<String, ThroughputLine.Run> byName = new HashMap<>();
+            for (Result r : results) {
+                byName.put(
+                        r.variant().name(),
+                        new ThroughputLine.Run(r.steadyRate(), r.throughput(), r.peakRss(), r.kernel(), r.ending()));
+            }
+            repeats.add(byName);
+        }
+        return repeats;
+    }
+
     /** The benchmark's application as large as the budget holds: 4 threads and all stores, else fewer. */
-    private static Sizing size(long budget) {
+    private static Sizing size(long budget, Shape shape, long records) {
         List<StoreCounts> storeChoices =
                 List.of(new StoreCounts(2, 1, 0), new StoreCounts(1, 1, 0), new StoreCounts(1, 0, 0));
         for (StoreCounts stores : storeChoices) {
@@ -425,13 +585,13 @@ public final class MemoryBenchmark {
                         .allocate(WorkloadFacts.builder()
                                 .memoryBytes(budget)
                                 .streamThreads(threads)
-                                .partitions(PARTITIONS)
+                                .partitions(shape.partitions())
                                 .stores(stores)
                                 .loadedClasses(Integer.getInteger("bench.loadedClasses", LOADED_CLASSES))
                                 .build());
                 if (result.ok()) {
                     String json = AllocationJson.write(result.allocation());
-                    return new Sizing(budget, threads, stores, AllocationJson.read(json), json);
+                    return new Sizing(budget, shape, records, threads, stores, AllocationJson.read(json), json);
                 }
             }
         }
@@ -462,6 +622,9 @@ public final class MemoryBenchmark {
         Files.writeString(allocationFile, sizing.json());
         String xmx = xmx(sizing.allocation());
         List<Variant> variants = new ArrayList<>();
+        // The anchor sets nothing at all: no -Xmx either, so its JVM takes its default heap, a quarter of the cgroup's
+        // 8 GiB, as a pod with memory to spare would.
+        variants.add(new Variant(UNBOUNDED, List.of(), Map.of(), false, false, UNBOUNDED_LIMIT_BYTES));
         variants.add(new Variant("default", List.of(xmx), Map.of(), false, false));
         variants.add(new Variant(
                 "docs-bounded",
@@ -560,7 +723,8 @@ public final class MemoryBenchmark {
      */
     private static List<Variant> select(List<Variant> variants, List<String> selected) {
         if (selected.isEmpty()) {
-            return variants;
+            // All, but the throughput benchmark's anchor: it runs for minutes with no limit near the budget.
+            return variants.stream().filter(v -> !v.name().equals(UNBOUNDED)).toList();
         }
         return variants.stream().filter(v -> selected.contains(v.name())).toList();
     }
@@ -596,7 +760,8 @@ public final class MemoryBenchmark {
             MemoryCgroup.Parent cgroups)
             throws Exception {
         int learnMax = Math.min(timing.maxSeconds(), Integer.getInteger("bench.learnSeconds", 120));
-        Timing learnTiming = new Timing(Math.min(timing.minSeconds(), learnMax), timing.plateauSeconds(), learnMax);
+        Timing learnTiming =
+                new Timing(Math.min(timing.minSeconds(), learnMax), timing.plateauSeconds(), learnMax, false);
         Path learnDir = dir.resolve("learning");
         Files.createDirectories(learnDir);
         Path declaredFile = learnDir.resolve("alloc-declared.json");
@@ -993,7 +1158,7 @@ public final class MemoryBenchmark {
         return run == null ? Double.NaN : run.stealShareWithin(window) * 100;
     }
 
-    private static void produce(String bootstrap, long records, long keys) {
+    private static void produce(String bootstrap, String topic, long records, long keys) {
         Map<String, Object> config = Map.of(
                 "bootstrap.servers",
                 bootstrap,
@@ -1022,7 +1187,7 @@ public final class MemoryBenchmark {
                 }
                 String key = "key-" + random.nextLong(keys);
                 producer.send(
-                        new ProducerRecord<>(TOPIC, null, base + i * eventSpan / records, key, new String(value)));
+                        new ProducerRecord<>(topic, null, base + i * eventSpan / records, key, new String(value)));
             }
             producer.flush();
         }
@@ -1055,14 +1220,14 @@ public final class MemoryBenchmark {
                 "bench-" + sizing.budget() + "-" + slug + (repeat > 1 ? "-r" + repeat : ""),
                 dir.resolve("state").toString(),
                 Integer.toString(sizing.threads()),
-                TOPIC,
+                sizing.shape().topic(),
                 Integer.toString(sizing.stores().keyValue()),
                 Integer.toString(sizing.stores().window())));
         if (variant.docs()) {
             command.add("docs");
         }
         MemoryCgroup cgroup = cgroups.create(
-                "streams-memory-bench-" + slug + "-" + ProcessHandle.current().pid(), sizing.budget());
+                "streams-memory-bench-" + slug + "-" + ProcessHandle.current().pid(), variant.limit(sizing.budget()));
         command = cgroup.command(command);
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectError(dir.resolve("app.log").toFile());
@@ -1117,8 +1282,9 @@ public final class MemoryBenchmark {
                     ending = ending(
                             variant,
                             samples,
+                            List.copyOf(progress),
                             peak,
-                            sizing.budget(),
+                            sizing,
                             (now - measuredFrom) / 1e9,
                             timing,
                             cgroup.limited());
@@ -1151,6 +1317,7 @@ public final class MemoryBenchmark {
             cgroup.close();
         }
         int rocksDbInstances = countRocksDbs(dir.resolve("state"));
+        RocksDbLogs rocksDb = RocksDbLogs.read(dir.resolve("state"));
         deleteTree(dir.resolve("state"));
         return new Result(
                 variant,
@@ -1162,7 +1329,8 @@ public final class MemoryBenchmark {
                 ending == null ? "process-exit" : ending,
                 cgroup.limited(),
                 killedAfter,
-                StallWatch.gcPauseSeconds(dir.resolve("gc.log")));
+                StallWatch.gcPauseSeconds(dir.resolve("gc.log")),
+                rocksDb);
     }
 
     /**
@@ -1173,19 +1341,26 @@ public final class MemoryBenchmark {
     private static String ending(
             Variant variant,
             List<Sample> samples,
+            List<Progress> progress,
             long peak,
-            long budget,
+            Sizing sizing,
             double measured,
             Timing timing,
             boolean kernelLimited) {
-        if (!variant.agent() && !kernelLimited && peak > budget) {
+        if (!variant.agent() && !kernelLimited && peak > variant.limit(sizing.budget())) {
             return "over-budget";
+        }
+        if (!progress.isEmpty() && progress.get(progress.size() - 1).count() >= sizing.records()) {
+            return "input-end";
         }
         if (measured >= timing.maxSeconds()) {
             return "max-time";
         }
         if (measured < timing.minSeconds()) {
             return null;
+        }
+        if (timing.steady()) {
+            return SteadyRate.settled(progress) ? "steady" : null;
         }
         double windowStart = samples.get(samples.size() - 1).seconds() - timing.plateauSeconds();
         long before = samples.stream()
@@ -1343,12 +1518,7 @@ public final class MemoryBenchmark {
             dataset.addSeries(series);
         }
         JFreeChart chart = ChartFactory.createXYLineChart(
-                String.format(
-                        Locale.ROOT,
-                        "Kafka Streams RSS, %s, %d partitions, budget %s",
-                        sizing.label(),
-                        PARTITIONS,
-                        ByteSize.format(budget)),
+                String.format(Locale.ROOT, "Kafka Streams RSS, %s, budget %s", sizing.label(), ByteSize.format(budget)),
                 "seconds since JVM start",
                 "RSS (MiB)",
                 dataset,

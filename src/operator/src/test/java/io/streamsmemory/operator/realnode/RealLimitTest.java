@@ -112,10 +112,13 @@ class RealLimitTest {
         long boundedPeak = 0;
         Optional<ContainerStateTerminated> defaultsKill = Optional.empty();
         ConsumerProgress.Progress processed = new ConsumerProgress.Progress(0, -1);
+        CommittedRate boundedRate = new CommittedRate();
+        CommittedRate defaultsRate = new CommittedRate();
         try (ConsumerProgress progress = new ConsumerProgress(bootstrapServers)) {
             while (Duration.between(start, Instant.now()).compareTo(RUN) < 0) {
                 Thread.sleep(5_000);
                 if (defaultsKill.isEmpty()) {
+                    defaultsRate.sample(progress.of("defaults", "orders"), start);
                     defaultsKill = oomKill("defaults");
                     // One kill proves it; its restarts would only take CPU from the pod still working.
                     defaultsKill.ifPresent(kill -> client.apps()
@@ -136,6 +139,7 @@ class RealLimitTest {
                                     .orElse(0));
                 }
                 processed = progress.of("bounded", "orders");
+                boundedRate.sample(processed, start);
                 if (defaultsKill.isPresent() && processed.lag() == 0 && processed.records() == ORDERS) {
                     break;
                 }
@@ -144,12 +148,15 @@ class RealLimitTest {
         int boundedRestarts = restarts("bounded");
         String line = String.format(
                 Locale.ROOT,
-                "real-limit: limit=%d without_policy=%s with_policy_restarts=%d with_policy_peak_ratio=%.3f records=%d",
+                "real-limit: limit=%d without_policy=%s with_policy_restarts=%d with_policy_peak_ratio=%.3f records=%d "
+                        + "with_policy_rps=%.0f without_policy_rps=%.0f",
                 limit,
                 defaultsKill.map(k -> "OOMKilled after " + secondsRun(k) + " s").orElse("survived"),
                 boundedRestarts,
                 (double) boundedPeak / limit,
-                processed.lag() == 0 ? processed.records() : processed.records() - processed.lag());
+                processed.lag() == 0 ? processed.records() : processed.records() - processed.lag(),
+                boundedRate.perSecond(),
+                defaultsRate.perSecond());
         System.out.println(line);
         Files.writeString(OUT.resolve("real-limit.txt"), line + "\n");
         Files.writeString(
@@ -295,5 +302,28 @@ class RealLimitTest {
     static long secondsRun(ContainerStateTerminated killed) {
         return Duration.between(Instant.parse(killed.getStartedAt()), Instant.parse(killed.getFinishedAt()))
                 .toSeconds();
+    }
+
+    /**
+     * A pod's rate as the broker sees it: the records its consumer group has committed over the seconds from the
+     * Deployments' creation to the sample at which that count last rose. Both pods start together and commit every
+     * 30 s (Kafka's default), so the two rates compare like for like; the pod on Kafka's defaults is sampled only
+     * until its kill is seen.
+     */
+    static final class CommittedRate {
+        private long records;
+        private double seconds;
+
+        void sample(ConsumerProgress.Progress progress, Instant start) {
+            long committed = progress.records() - progress.lag();
+            if (committed > records) {
+                records = committed;
+                seconds = Duration.between(start, Instant.now()).toMillis() / 1000.0;
+            }
+        }
+
+        double perSecond() {
+            return seconds > 0 ? records / seconds : 0;
+        }
     }
 }

@@ -1,0 +1,88 @@
+package io.streamsmemory.agent.bench;
+
+import io.streamsmemory.agent.bench.MemoryBenchmark.Progress;
+import java.util.List;
+
+/**
+ * A run's rate once it has left its start (issue 43): memtables filled, flushes and compactions running. A run's first
+ * minute measures its start-up, not what a user running the application for days sees, and a variant killed by the
+ * kernel early looked fast there only because its stores were still small. So {@code make bench-throughput} runs each
+ * variant for at least five minutes, longer while the rate over the last minute still moves more than
+ * {@value #SETTLE_TOLERANCE} against the minute before (up to fifteen), and takes the rate over its last
+ * {@value #STEADY_SECONDS} s.
+ */
+final class SteadyRate {
+    /** The rate a run is judged by: records/s over its last this many seconds. */
+    static final int STEADY_SECONDS = 120;
+    /** Two consecutive windows of this many seconds whose rates ... */
+    static final int SETTLE_WINDOW_SECONDS = 60;
+    /** ... differ by at most this share of the earlier one: the rate has settled. */
+    static final double SETTLE_TOLERANCE = 0.05;
+
+    private SteadyRate() {}
+
+    /**
+     * Records/s over the last {@code seconds} of the run's progress, ending where its count last rose: a run that
+     * consumed all its input is judged by the rate it had while it still had input, not by the idle seconds after.
+     * NaN when the progress spans less than {@code seconds}.
+     */
+    static double overLast(List<Progress> progress, double seconds) {
+        List<Progress> moving = untilLastRise(progress);
+        if (moving.size() < 2) {
+            return Double.NaN;
+        }
+        Progress last = moving.get(moving.size() - 1);
+        Progress from = atOrBefore(moving, last.millis() - Math.round(seconds * 1000));
+        if (from == null) {
+            return Double.NaN;
+        }
+        double span = (last.millis() - from.millis()) / 1000.0;
+        return span > 0 ? (last.count() - from.count()) / span : Double.NaN;
+    }
+
+    /**
+     * Whether the rate over the last {@value #SETTLE_WINDOW_SECONDS} s lies within {@value #SETTLE_TOLERANCE} of the
+     * rate over the {@value #SETTLE_WINDOW_SECONDS} s before them.
+     */
+    static boolean settled(List<Progress> progress) {
+        if (progress.size() < 2) {
+            return false;
+        }
+        long windowMillis = SETTLE_WINDOW_SECONDS * 1000L;
+        Progress last = progress.get(progress.size() - 1);
+        Progress middle = atOrBefore(progress, last.millis() - windowMillis);
+        Progress first = atOrBefore(progress, last.millis() - 2 * windowMillis);
+        if (middle == null || first == null || middle == first) {
+            return false;
+        }
+        double recent = rate(middle, last);
+        double before = rate(first, middle);
+        return before > 0 && Math.abs(recent - before) <= SETTLE_TOLERANCE * before;
+    }
+
+    private static double rate(Progress from, Progress to) {
+        double span = (to.millis() - from.millis()) / 1000.0;
+        return span > 0 ? (to.count() - from.count()) / span : 0;
+    }
+
+    /** The progress up to and including the sample at which its count last rose. */
+    private static List<Progress> untilLastRise(List<Progress> progress) {
+        int end = progress.size() - 1;
+        while (end > 0 && progress.get(end - 1).count() >= progress.get(end).count()) {
+            end--;
+        }
+        return progress.subList(0, end + 1);
+    }
+
+    /** The last sample at or before {@code millis}; null when every sample is later. */
+    private static Progress atOrBefore(List<Progress> progress, long millis) {
+        Progress found = null;
+        for (Progress p : progress) {
+            if (p.millis() > millis) {
+                break;
+            }
+            found = p;
+        }
+        return found;
+    }
+}
