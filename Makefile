@@ -19,10 +19,11 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	$(if $(NMT),-Dbench.nmt=$(NMT)) $(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
 	$(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) $(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) \
 	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
+	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) \
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -73,10 +74,14 @@ bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS p
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=memory io.streamsmemory.agent.bench.MemoryBenchmark
 
-bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
+bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, CANDIDATES=true adds the candidate splits agent+small-record-cache and agent+cache-to-rocksdb (MemoryBenchmark.candidates), MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=throughput -Dbench.shapes=$(SHAPES) $(if $(MIN_SECONDS),-Dbench.minSeconds=$(MIN_SECONDS)) \
 		$(if $(RECORDS),-Dbench.records=$(RECORDS)) io.streamsmemory.agent.bench.MemoryBenchmark
+
+bench-record-cache: ## The heap Kafka Streams' record cache really takes per byte it counts, for small and large values, with and without the source record's raw bytes Kafka Streams 4.x keeps in each entry (ARGS='200000' entries; ~1 min)
+	$(MVN) -q -pl src/agent -am test-compile
+	java -Xmx2g -cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes" org.apache.kafka.streams.state.internals.RecordCacheHeapCost $(ARGS)
 
 bench-rocksdb-overhead: ## Native memory per RocksDB instance that neither the JVM nor the shared cache explain (ARGS='8 32 128', FLUSHES=1 SST files each, ARENA=8192 bytes per arena block (default 64 KiB; the engine plans 4 KiB to 1 MiB), ~4 min)
 	$(MVN) -q -pl src/agent -am test-compile

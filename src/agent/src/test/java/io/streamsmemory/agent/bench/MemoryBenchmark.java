@@ -7,6 +7,7 @@ import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.Overrides;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -130,8 +131,13 @@ public final class MemoryBenchmark {
     /** The variants {@code make bench-throughput} runs unless bench.variants names others. */
     private static final List<String> THROUGHPUT_VARIANTS = List.of(UNBOUNDED, "docs-bounded", "agent", LEARNED);
 
+    /** {@link #candidates}: issue 43's candidate splits, run with bench.candidates=true. */
+    private static final List<String> CANDIDATE_NAMES = List.of("agent+small-record-cache", "agent+cache-to-rocksdb");
+
     private static final List<String> VARIANT_NAMES = List.of(
             UNBOUNDED,
+            CANDIDATE_NAMES.get(0),
+            CANDIDATE_NAMES.get(1),
             "default",
             "docs-bounded",
             "agent",
@@ -368,7 +374,10 @@ public final class MemoryBenchmark {
         // happens whenever "learned" is one.
         List<String> selected = selectedVariants(System.getProperty("bench.variants", ""));
         if (selected.isEmpty() && steady) {
-            selected = THROUGHPUT_VARIANTS;
+            selected = new ArrayList<>(THROUGHPUT_VARIANTS);
+            if (Boolean.getBoolean("bench.candidates")) {
+                selected.addAll(CANDIDATE_NAMES);
+            }
         }
         // A name no variant has fails now, not after a budget's learning run.
         List<String> unknown =
@@ -553,9 +562,15 @@ public final class MemoryBenchmark {
             summaries.add(line);
         }
         if (setup.steady()) {
-            String line = ThroughputLine.of(budget, sizing.shape().name(), steadyRuns(runs));
-            System.out.println(line);
-            summaries.add(line);
+            List<String> lines = new ArrayList<>();
+            lines.add(ThroughputLine.of(budget, sizing.shape().name(), steadyRuns(runs)));
+            for (String candidate : CANDIDATE_NAMES) {
+                if (variants.stream().anyMatch(v -> v.name().equals(candidate))) {
+                    lines.add(ThroughputLine.candidate(budget, sizing.shape().name(), candidate, steadyRuns(runs)));
+                }
+            }
+            lines.forEach(System.out::println);
+            summaries.addAll(lines);
         }
         return summaries;
     }
@@ -581,14 +596,7 @@ public final class MemoryBenchmark {
                 List.of(new StoreCounts(2, 1, 0), new StoreCounts(1, 1, 0), new StoreCounts(1, 0, 0));
         for (StoreCounts stores : storeChoices) {
             for (int threads = MAX_THREADS; threads >= 1; threads /= 2) {
-                AllocationResult result = new AllocationEngine()
-                        .allocate(WorkloadFacts.builder()
-                                .memoryBytes(budget)
-                                .streamThreads(threads)
-                                .partitions(shape.partitions())
-                                .stores(stores)
-                                .loadedClasses(Integer.getInteger("bench.loadedClasses", LOADED_CLASSES))
-                                .build());
+                AllocationResult result = plan(budget, shape, threads, stores, Overrides.NONE);
                 if (result.ok()) {
                     String json = AllocationJson.write(result.allocation());
                     return new Sizing(budget, shape, records, threads, stores, AllocationJson.read(json), json);
@@ -596,6 +604,20 @@ public final class MemoryBenchmark {
             }
         }
         throw new IllegalStateException("no sizing of the benchmark's application fits " + ByteSize.format(budget));
+    }
+
+    /** The engine's plan for the benchmark's application, as a policy declaring its topology gets it. */
+    private static AllocationResult plan(
+            long budget, Shape shape, int threads, StoreCounts stores, Overrides overrides) {
+        return new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(budget)
+                        .streamThreads(threads)
+                        .partitions(shape.partitions())
+                        .stores(stores)
+                        .loadedClasses(Integer.getInteger("bench.loadedClasses", LOADED_CLASSES))
+                        .overrides(overrides)
+                        .build());
     }
 
     private static String xmx(AllocationDocument allocation) {
@@ -668,6 +690,9 @@ public final class MemoryBenchmark {
                     agentOptions,
                     injectedEnv));
         }
+        if (Boolean.getBoolean("bench.candidates")) {
+            variants.addAll(candidates(sizing, dir, agentJar));
+        }
         if (!allVariants) {
             return variants;
         }
@@ -697,6 +722,57 @@ public final class MemoryBenchmark {
                         MemoryModel.MALLOC_ARENA_MAX),
                 true,
                 false);
+    }
+
+    /**
+     * Issue 43's candidate splits, each a plan the engine makes from the same facts with {@code spec.overrides} a user
+     * could declare (so the parts still sum to the budget), plus RocksDB settings the engine does not vary yet:
+     * <ul>
+     *   <li>{@code agent+small-record-cache}: the record cache at 5% of the heap's data part instead of 20%. The
+     *       record cache holds small records at several times the bytes Kafka Streams counts for them, and the
+     *       declared plan's heap spent most of its run in GC.
+     *   <li>{@code agent+cache-to-rocksdb}: the same small record cache with 55% instead of 40% of the rest for
+     *       RocksDB (the heap shrinks), half of its cache for memtables instead of a third (Responsive's split), and
+     *       three memtables a store instead of two (Kafka Streams' own count, which the agent keeps as the lower), so
+     *       that a store whose two memtables wait for a flush keeps taking writes.
+     *       The two caches hold the same updates (the design note calls them a double cache): this moves the heap's
+     *       copy to RocksDB's.
+     * </ul>
+     */
+    private static List<Variant> candidates(Sizing sizing, Path dir, Path agentJar) throws IOException {
+        List<Variant> candidates = new ArrayList<>();
+        Overrides smallCache = Overrides.NONE.withRecordCacheFraction(0.05);
+        candidates.add(candidate(CANDIDATE_NAMES.get(0), sizing, dir, agentJar, smallCache, rocksDb -> {}));
+        candidates.add(candidate(
+                CANDIDATE_NAMES.get(1), sizing, dir, agentJar, smallCache.withRocksDbFraction(0.55), rocksDb -> {
+                    rocksDb.put(
+                            "writeBufferManagerBytes",
+                            rocksDb.get("blockCacheCapacityBytes").asLong() / 2);
+                    rocksDb.put("maxWriteBufferNumber", 3);
+                }));
+        return candidates;
+    }
+
+    private static Variant candidate(
+            String name,
+            Sizing sizing,
+            Path dir,
+            Path agentJar,
+            Overrides overrides,
+            java.util.function.Consumer<ObjectNode> rocksDbEdit)
+            throws IOException {
+        AllocationResult result = plan(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), overrides);
+        if (!result.ok()) {
+            throw new IllegalStateException("candidate " + name + " does not fit: " + result.message());
+        }
+        ObjectNode plan = (ObjectNode) JSON.readTree(AllocationJson.write(result.allocation()));
+        rocksDbEdit.accept((ObjectNode) plan.get("rocksdb"));
+        String json = JSON.writeValueAsString(plan);
+        Path file = dir.resolve("alloc-" + name.replace('+', '-') + ".json");
+        Files.writeString(file, json);
+        AllocationDocument allocation = AllocationJson.read(json);
+        System.out.println("    candidate " + name + ": " + planFigures(allocation));
+        return agentVariant(name, allocation, file, agentJar);
     }
 
     /** {@code variant} with the application setting Kafka's default record cache itself ({@link BenchApp}). */

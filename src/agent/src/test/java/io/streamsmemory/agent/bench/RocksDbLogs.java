@@ -30,12 +30,13 @@ record RocksDbLogs(
         long compactionMicros,
         int maxLevel0Files,
         long slowdowns,
-        long stops) {
+        long stops,
+        Map<String, Long> stallCauses) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String EVENT = "EVENT_LOG_v1 ";
 
-    static final RocksDbLogs NONE = new RocksDbLogs(0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0);
+    static final RocksDbLogs NONE = new RocksDbLogs(0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, Map.of());
 
     /** Every RocksDB LOG (and rolled LOG.old.*) under {@code stateDir}, summed. */
     static RocksDbLogs read(Path stateDir) {
@@ -71,7 +72,8 @@ record RocksDbLogs(
         return String.format(
                 Locale.ROOT,
                 "rocksdb: instances=%d flushes=%d avg_flush_kib=%d flushed_mib=%.1f reasons=%s compactions=%d "
-                        + "compaction_out_mib=%.1f compaction_s=%.1f max_l0_files=%d write_slowdowns=%d write_stops=%d",
+                        + "compaction_out_mib=%.1f compaction_s=%.1f max_l0_files=%d write_slowdowns=%d write_stops=%d "
+                        + "stall_causes=%s",
                 instances,
                 flushes,
                 averageFlushBytes() / 1024,
@@ -82,7 +84,27 @@ record RocksDbLogs(
                 compactionMicros / 1e6,
                 maxLevel0Files,
                 slowdowns,
-                stops);
+                stops,
+                stallCauses.isEmpty() ? "none" : stallCauses.toString().replace(" ", ""));
+    }
+
+    /**
+     * Why RocksDB slowed or stopped writes, from its warning ("Stopping writes because we have 2 immutable memtables
+     * (waiting for flush), max_write_buffer_number is set to 2"): "stop:memtables", "slow:level0",
+     * "stop:pending-compaction", ...
+     */
+    static String stallCause(String line) {
+        String kind = line.contains("Stopping writes") ? "stop" : "slow";
+        if (line.contains("immutable memtables")) {
+            return kind + ":memtables";
+        }
+        if (line.contains("level-0 files")) {
+            return kind + ":level0";
+        }
+        if (line.contains("pending compaction bytes")) {
+            return kind + ":pending-compaction";
+        }
+        return kind + ":other";
     }
 
     private static final class Counter {
@@ -96,6 +118,7 @@ record RocksDbLogs(
         int maxLevel0;
         long slowdowns;
         long stops;
+        final Map<String, Long> stallCauses = new TreeMap<>();
 
         void read(Path log) throws IOException {
             try (BufferedReader in = Files.newBufferedReader(log, StandardCharsets.ISO_8859_1)) {
@@ -103,8 +126,10 @@ record RocksDbLogs(
                 while ((line = in.readLine()) != null) {
                     if (line.contains("Stalling writes")) {
                         slowdowns++;
+                        stallCauses.merge(stallCause(line), 1L, Long::sum);
                     } else if (line.contains("Stopping writes")) {
                         stops++;
+                        stallCauses.merge(stallCause(line), 1L, Long::sum);
                     }
                     int at = line.indexOf(EVENT);
                     if (at >= 0) {
@@ -156,7 +181,8 @@ record RocksDbLogs(
                     compactionMicros,
                     maxLevel0,
                     slowdowns,
-                    stops);
+                    stops,
+                    Map.copyOf(stallCauses));
         }
     }
 }

@@ -46,6 +46,19 @@ class RocksDbLogsTest {
     }
 
     @Test
+    void namesWhyRocksDbStoppedOrSlowedWrites() {
+        assertThat(RocksDbLogs.stallCause(
+                        "[WARN] [db/column_family.cc:991] [default] Stopping writes because we have 2 "
+                                + "immutable memtables (waiting for flush), max_write_buffer_number is set to 2"))
+                .isEqualTo("stop:memtables");
+        assertThat(RocksDbLogs.stallCause("[WARN] [default] Stalling writes because we have 20 level-0 files rate 123"))
+                .isEqualTo("slow:level0");
+        assertThat(RocksDbLogs.stallCause(
+                        "[WARN] [default] Stopping writes because of estimated pending compaction bytes 123"))
+                .isEqualTo("stop:pending-compaction");
+    }
+
+    @Test
     void noStateFolderIsNoFigures(@TempDir Path state) {
         assertThat(RocksDbLogs.read(state.resolve("missing"))).isEqualTo(RocksDbLogs.NONE);
     }

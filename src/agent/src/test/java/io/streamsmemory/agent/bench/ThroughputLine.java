@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
@@ -58,6 +59,29 @@ final class ThroughputLine {
                 perVariant(repeats, Run::ending));
     }
 
+    /**
+     * A candidate split's line, against the same anchor and beside the declared plan:
+     * {@code throughput-candidate: budget=... shape=... variant=... ratio=... declared_ratio=... rss_ratio=...}.
+     */
+    static String candidate(long budget, String shape, String variant, List<Map<String, Run>> repeats) {
+        double[] ratios = ratios(repeats, variant, Run::steadyRps);
+        return String.format(
+                Locale.ROOT,
+                "throughput-candidate: budget=%d shape=%s variant=%s ratio=%.3f declared_ratio=%.3f rss_ratio=%.3f "
+                        + "repeats=%d ratios=%s whole_run_ratio=%.3f kernel=%s ended=%s",
+                budget,
+                shape,
+                variant,
+                median(ratios),
+                median(ratios(repeats, DECLARED, Run::steadyRps)),
+                median(figures(repeats, variant, r -> r.peakRss() / (double) budget)),
+                repeats.size(),
+                joined(ratios),
+                median(ratios(repeats, variant, Run::wholeRunRps)),
+                String.join("/", values(repeats, variant, Run::kernel)),
+                String.join("/", values(repeats, variant, Run::ending)));
+    }
+
     /** A variant's figure over the anchor's in the same repeat, for each repeat; NaN where either did not run. */
     private static double[] ratios(List<Map<String, Run>> repeats, String variant, ToDoubleFunction<Run> figure) {
         return repeats.stream()
@@ -95,20 +119,25 @@ final class ThroughputLine {
                 .collect(Collectors.joining("/"));
     }
 
-    /** Per variant, each repeat's value joined by "/": "unbounded:survived/survived,agent:...". */
-    private static String perVariant(List<Map<String, Run>> repeats, java.util.function.Function<Run, String> value) {
+    /** Per variant, each repeat's value joined by "/": "unbounded:survived/survived,declared:...". */
+    private static String perVariant(List<Map<String, Run>> repeats, Function<Run, String> value) {
         List<String> parts = new ArrayList<>();
         for (String variant : List.of(ANCHOR, DOCS, DECLARED, LEARNED)) {
-            List<String> values = repeats.stream()
-                    .map(runs -> runs.get(variant))
-                    .filter(Objects::nonNull)
-                    .map(value)
-                    .toList();
+            List<String> values = values(repeats, variant, value);
             if (!values.isEmpty()) {
-                parts.add(variant.equals(DECLARED) ? "declared" : variant.equals(DOCS) ? "docs" : variant);
-                parts.set(parts.size() - 1, parts.get(parts.size() - 1) + ":" + String.join("/", values));
+                String name = variant.equals(DECLARED) ? "declared" : variant.equals(DOCS) ? "docs" : variant;
+                parts.add(name + ":" + String.join("/", values));
             }
         }
         return String.join(",", parts);
+    }
+
+    /** A variant's value in each repeat that ran it. */
+    private static List<String> values(List<Map<String, Run>> repeats, String variant, Function<Run, String> value) {
+        return repeats.stream()
+                .map(runs -> runs.get(variant))
+                .filter(Objects::nonNull)
+                .map(value)
+                .toList();
     }
 }

@@ -33,6 +33,21 @@ class ThroughputLineTest {
     }
 
     @Test
+    void aCandidateIsRatedAgainstTheSameAnchorBesideTheDeclaredPlan() {
+        List<Map<String, Run>> repeats = List.of(Map.of(
+                "unbounded",
+                run(20_000, 2.0),
+                "agent",
+                run(10_000, 0.80),
+                "agent+small-record-cache",
+                run(15_000, 0.84)));
+
+        assertThat(ThroughputLine.candidate(BUDGET, "default", "agent+small-record-cache", repeats))
+                .startsWith("throughput-candidate: budget=536870912 shape=default variant=agent+small-record-cache "
+                        + "ratio=0.750 declared_ratio=0.500 rss_ratio=0.840 repeats=1 ratios=0.750 ");
+    }
+
+    @Test
     void aRunWithoutASteadyRateIsLeftOutOfTheMedianNotCountedAsZero() {
         List<Map<String, Run>> repeats = List.of(
                 Map.of("unbounded", run(10_000, 2.0), "agent", run(Double.NaN, 0.8)),
