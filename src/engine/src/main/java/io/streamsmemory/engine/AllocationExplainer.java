@@ -332,6 +332,7 @@ final class AllocationExplainer {
         List<Part> heapParts = new ArrayList<>(List.of(
                 clientBuffersPart(s, streamsConfig),
                 recordCachePart(s, streamsConfig),
+                recordCacheOverheadPart(s),
                 inputBuffersPart(s, streamsConfig),
                 applicationPart(s)));
         if (s.uncommitted().on()) {
@@ -450,19 +451,38 @@ final class AllocationExplainer {
                 ? "no state stores: the record cache would hold nothing"
                 : instances == 1
                         ? String.format(
-                                "%.0f%% of the heap after client buffers; Kafka Streams splits it "
-                                        + "over the %d stream threads (%s each)",
+                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                        + "take (1/%d); it splits it over the %d stream threads (%s each)",
                                 shares.cacheFraction() * 100,
+                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
                                 facts.streamThreads(),
                                 format(shares.recordCache() / facts.streamThreads()))
                         : String.format(
-                                "%.0f%% of the heap after client buffers, divided among %d KafkaStreams instances "
-                                        + "(%s each, which Kafka Streams splits over its %d stream threads)",
+                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                        + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
+                                        + "Kafka Streams splits over its %d stream threads)",
                                 shares.cacheFraction() * 100,
+                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
                                 instances,
                                 format(shares.recordCachePerInstance()),
                                 facts.streamThreads());
         return Part.leaf("record-cache", shares.recordCache(), reason, config);
+    }
+
+    /** 7. What the record cache's entries take in the heap beyond what Kafka Streams counts. */
+    private static Part recordCacheOverheadPart(Sizing s) {
+        if (!Sizing.hasStores(s.facts())) {
+            return Part.leaf("record-cache-overhead", 0, "no state stores: no record cache entries", Map.of());
+        }
+        return Part.leaf(
+                "record-cache-overhead",
+                s.heapShares().recordCacheOverhead(),
+                String.format(
+                        "what the record cache's entries take in the heap beyond Kafka Streams' count (%dx it in "
+                                + "all): the map and list nodes, wrappers and headers around each entry and, in "
+                                + "Kafka Streams 4.x, the source record each keeps (measured: make bench-record-cache)",
+                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE),
+                Map.of());
     }
 
     /** 7. Input buffers. */

@@ -66,11 +66,16 @@ record Sizing(
         }
     }
 
-    /** Step 7: the heap's data part, in bytes. */
+    /**
+     * Step 7: the heap's data part, in bytes. The record cache's share of the heap is {@code recordCache} (what
+     * Kafka Streams counts, {@code recordCachePerInstance} for each instance's key) plus {@code recordCacheOverhead}
+     * (what its entries take beyond that count).
+     */
     record HeapShares(
             double cacheFraction,
             long recordCachePerInstance,
             long recordCache,
+            long recordCacheOverhead,
             long bufferedRecords,
             long inputBuffers,
             long application) {}
@@ -430,10 +435,13 @@ record Sizing(
         // Kafka Streams sizes the record cache per KafkaStreams instance: each instance's key gets an equal share,
         // and the part is the sum of the shares (what a share's rounding leaves stays with the application).
         long instances = facts.instancesPerPod();
-        long recordCachePerInstance =
-                hasStores(facts) ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances : 0;
+        long cacheHeapPerInstance = hasStores(facts) ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances : 0;
+        // Kafka Streams counts a fraction of what its cache's entries take in the heap: the setting is that fraction
+        // of the cache's share, the rest of the share holds what it does not count.
+        long recordCachePerInstance = cacheHeapPerInstance / RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
         long recordCache = recordCachePerInstance * instances;
-        long afterCache = dataHeapBytes - recordCache;
+        long recordCacheOverhead = cacheHeapPerInstance * instances - recordCache;
+        long afterCache = dataHeapBytes - recordCache - recordCacheOverhead;
         long bytesPerBufferedRecordRound = topology.activeTasksPerPod() * facts.recordBytes();
         long bufferedRecords =
                 Math.min(BUFFERED_RECORDS_DEFAULT, afterCache / INPUT_BUFFER_DIVISOR / bytesPerBufferedRecordRound);
@@ -472,7 +480,13 @@ record Sizing(
                     format(clients.heapBytes()));
         }
         return new HeapShares(
-                cacheFraction, recordCachePerInstance, recordCache, bufferedRecords, inputBuffers, application);
+                cacheFraction,
+                recordCachePerInstance,
+                recordCache,
+                recordCacheOverhead,
+                bufferedRecords,
+                inputBuffers,
+                application);
     }
 
     /** Whether the record cache has anything to hold. */

@@ -78,10 +78,15 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().backgroundFlushThreads()).isEqualTo(4);
         assertThat(a.part("rocksdb").config()).containsEntry("env.background_threads.high", "4");
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
-        // record cache = 20% of the 777 MiB data heap; input = 1000 records x 8 partitions x 1 KiB
+        // the record cache's entries take 20% of the 777 MiB data heap, of which Kafka Streams counts a quarter;
+        // input = 1000 records x 8 partitions x 1 KiB
+        long cacheHeap = (long) (777 * MiB * 0.2);
         assertThat(a.streamsConfig())
-                .containsEntry("statestore.cache.max.bytes", Long.toString((long) (777 * MiB * 0.2)))
+                .containsEntry("statestore.cache.max.bytes", Long.toString(cacheHeap / 4))
                 .containsEntry("buffered.records.per.partition", "1000");
+        assertThat(a.part("record-cache").bytes()
+                        + a.part("record-cache-overhead").bytes())
+                .isEqualTo(cacheHeap);
         assertThat(a.part("input-buffers").bytes()).isEqualTo(8_192_000L);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
     }
@@ -495,7 +500,8 @@ class AllocationEngineExamplesTest {
                             .memoryBytes(facts.memoryBytes() + mib * MiB)
                             .build())
                     .allocation();
-            for (String part : List.of("application", "input-buffers", "record-cache", "heap")) {
+            for (String part :
+                    List.of("application", "input-buffers", "record-cache", "record-cache-overhead", "heap")) {
                 assertThat(next.part(part).bytes())
                         .as("%s at +%d MiB", part, mib)
                         .isGreaterThanOrEqualTo(previous.part(part).bytes());
@@ -528,7 +534,8 @@ class AllocationEngineExamplesTest {
                     .memoryBytes(facts.memoryBytes() + mib * MiB)
                     .build());
             assertThat(next.ok()).as("fits at +%d MiB", mib).isTrue();
-            for (String part : List.of("application", "input-buffers", "record-cache", "heap")) {
+            for (String part :
+                    List.of("application", "input-buffers", "record-cache", "record-cache-overhead", "heap")) {
                 assertThat(next.allocation().part(part).bytes())
                         .as("%s at +%d MiB", part, mib)
                         .isGreaterThanOrEqualTo(previous.part(part).bytes());

@@ -167,8 +167,10 @@ class AllocationPropertiesTest {
         long heap = a.part("heap").bytes();
         assertThat(heap).isGreaterThanOrEqualTo(MemoryModel.HEAP_MIN_MIB * MiB).isLessThan(facts.memoryBytes());
         long application = a.part("application").bytes();
-        long dataPart =
-                a.part("record-cache").bytes() + a.part("input-buffers").bytes() + application; // what clients leave
+        long dataPart = a.part("record-cache").bytes()
+                + a.part("record-cache-overhead").bytes()
+                + a.part("input-buffers").bytes()
+                + application; // what clients leave
         assertThat(application * 2).isGreaterThanOrEqualTo(dataPart);
         assertThat(Long.parseLong(a.streamsConfig().get("producer.buffer.memory")))
                 .isBetween(MemoryModel.CLIENT_BUFFER_MIN, MemoryModel.PRODUCER_BUFFER_DEFAULT);

@@ -38,6 +38,8 @@ class SizingExplainerAgreementTest {
         assertThat(a.part("heap").bytes()).isEqualTo(s.split().heapBytes());
         assertThat(a.part("client-buffers").bytes()).isEqualTo(s.clients().heapBytes());
         assertThat(a.part("record-cache").bytes()).isEqualTo(s.heapShares().recordCache());
+        assertThat(a.part("record-cache-overhead").bytes())
+                .isEqualTo(s.heapShares().recordCacheOverhead());
         assertThat(a.part("input-buffers").bytes()).isEqualTo(s.heapShares().inputBuffers());
         assertThat(a.part("application").bytes()).isEqualTo(s.heapShares().application());
         assertThat(a.part("rocksdb").bytes()).isEqualTo(s.split().rocksDbMiB() * MiB);
