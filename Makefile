@@ -19,7 +19,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	$(if $(NMT),-Dbench.nmt=$(NMT)) $(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
 	$(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) $(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) \
 	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
-	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) \
+	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) $(if $(JFR),-Dbench.jfr=$(JFR)) \
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
@@ -74,7 +74,7 @@ bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS p
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=memory io.streamsmemory.agent.bench.MemoryBenchmark
 
-bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, CANDIDATES=true adds the candidate splits agent+small-record-cache and agent+cache-to-rocksdb (MemoryBenchmark.candidates), MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
+bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, CANDIDATES=true adds the candidate splits agent+small-record-cache and agent+cache-to-rocksdb (MemoryBenchmark.candidates), MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape, JFR=true records every run and prints its allocation rate and the stream threads' top frames over the last 120 s; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=throughput -Dbench.shapes=$(SHAPES) $(if $(MIN_SECONDS),-Dbench.minSeconds=$(MIN_SECONDS)) \
 		$(if $(RECORDS),-Dbench.records=$(RECORDS)) io.streamsmemory.agent.bench.MemoryBenchmark

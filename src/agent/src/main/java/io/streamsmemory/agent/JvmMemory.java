@@ -2,6 +2,7 @@ package io.streamsmemory.agent;
 
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ClassLoadingMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryPoolMXBean;
@@ -38,6 +39,7 @@ final class JvmMemory {
         static final BufferPoolMXBean DIRECT = direct();
         static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
         static final ClassLoadingMXBean CLASSES = ManagementFactory.getClassLoadingMXBean();
+        static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
         /** -XX:MaxDirectMemorySize; 0 (unset) means as large as the heap. */
         static final long DIRECT_MAX =
                 JvmLimits.vmOption("MaxDirectMemorySize", Runtime.getRuntime().maxMemory());
@@ -115,7 +117,37 @@ final class JvmMemory {
         }
         out.put("loadedClasses", (long) Beans.CLASSES.getLoadedClassCount());
         out.put("liveThreads", (long) Beans.THREADS.getThreadCount());
+        putGc(out);
         return out;
+    }
+
+    /**
+     * Collections and their pause time since the JVM started, summed over the collectors that stop the application:
+     * two reports a window apart give the share of the window the application stood still in GC (what a heap too small
+     * for what the plan puts in it shows first). The beans of concurrent work ("G1 Concurrent GC", "ZGC Cycles",
+     * "Shenandoah Cycles") are left out: their time runs beside the application.
+     */
+    private static void putGc(Map<String, Long> out) {
+        long collections = 0;
+        long pauseMillis = 0;
+        boolean seen = false;
+        for (GarbageCollectorMXBean collector : Beans.COLLECTORS) {
+            String name = collector.getName();
+            if (name.contains("Concurrent") || name.contains("Cycles")) {
+                continue;
+            }
+            long count = collector.getCollectionCount();
+            long time = collector.getCollectionTime();
+            if (count >= 0 && time >= 0) {
+                collections += count;
+                pauseMillis += time;
+                seen = true;
+            }
+        }
+        if (seen) {
+            out.put("gcCollections", collections);
+            out.put("gcPauseMillis", pauseMillis);
+        }
     }
 
     /** The stack reserved per thread (-Xss, else {@link #DEFAULT_STACK_BYTES}). */

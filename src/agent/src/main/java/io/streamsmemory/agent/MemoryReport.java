@@ -65,7 +65,7 @@ final class MemoryReport {
             streamsSection.put("plannedRecordCacheBytes", allocation.plannedRecordCacheBytes());
         }
         sections.put("streams", streamsSection);
-        Map<String, Long> rocksdb = rocksDb(streams.memtableBytes());
+        Map<String, Long> rocksdb = rocksDb(streams.rocksDb());
         sections.put("rocksdb", rocksdb);
         return new MemoryReport(
                 allocation == null ? null : allocation.hash(),
@@ -99,16 +99,14 @@ final class MemoryReport {
         return out;
     }
 
-    private static Map<String, Long> rocksDb(long memtableBytes) {
+    private static Map<String, Long> rocksDb(Map<String, Long> storeGauges) {
         Map<String, Long> out = new LinkedHashMap<>();
         if (RocksDbStats.capacity >= 0) {
             out.put("blockCacheCapacityBytes", RocksDbStats.capacity);
             putKnown(out, "blockCacheUsageBytes", RocksDbStats.usage);
             putKnown(out, "blockCachePinnedUsageBytes", RocksDbStats.pinnedUsage);
         }
-        if (memtableBytes >= 0) {
-            out.put("memtableBytes", memtableBytes);
-        }
+        out.putAll(storeGauges);
         return out;
     }
 

@@ -26,8 +26,8 @@ final class StreamsFigures {
     static final String KAFKA_STREAMS = "org.apache.kafka.streams.KafkaStreams";
 
     private final Map<String, Long> streams = new LinkedHashMap<>();
-    private long memtableBytes;
-    private boolean memtablesSeen;
+    /** Kafka Streams' RocksDB gauges summed over every store ({@link StoreMetrics#ROCKSDB_GAUGES}). */
+    private final Map<String, Long> rocksDb = new LinkedHashMap<>();
 
     private StreamsFigures() {}
 
@@ -87,9 +87,9 @@ final class StreamsFigures {
         return streams;
     }
 
-    /** RocksDB's memtable bytes over every store, or -1 when no store reports them. */
-    long memtableBytes() {
-        return memtablesSeen ? memtableBytes : -1;
+    /** Kafka Streams' RocksDB gauges summed over every store; a gauge no store reports is left out. */
+    Map<String, Long> rocksDb() {
+        return rocksDb;
     }
 
     /** {threads, active tasks, standby tasks} of one instance, or null when unreadable. */
@@ -124,18 +124,14 @@ final class StreamsFigures {
         }
     }
 
-    /** Stores and memtable bytes from the instance's metrics registry; false when it cannot be read. */
+    /** Stores and RocksDB's gauges from the instance's metrics registry; false when it cannot be read. */
     private boolean readMetrics(Object instance, Set<Map<String, String>> stores) {
         Object registry = field(instance, "metrics");
         if (registry == null) {
             return false;
         }
         try {
-            long memtables = StoreMetrics.read(registry, stores);
-            if (memtables >= 0) {
-                memtableBytes += memtables;
-                memtablesSeen = true;
-            }
+            StoreMetrics.read(registry, stores, rocksDb);
             return true;
         } catch (RuntimeException | LinkageError e) {
             return false;

@@ -251,6 +251,11 @@ class MemoryReportTest {
         assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
         assertThat(jvm.get("codeCacheUsedBytes").asLong()).isPositive();
         assertThat(jvm.has("directUsedBytes")).isTrue();
+        System.gc();
+        JsonNode afterGc =
+                new ObjectMapper().readTree(MemoryReport.build().toJson()).get("jvm");
+        assertThat(afterGc.get("gcCollections").asLong()).isPositive();
+        assertThat(afterGc.get("gcPauseMillis").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(json.has("streams")).isFalse();
         assertThat(json.has("allocationHash")).isFalse();
         assertThat(json.get("recordCacheSource").asText()).isEqualTo("none");

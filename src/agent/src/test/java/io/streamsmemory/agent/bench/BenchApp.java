@@ -10,6 +10,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.rocksdb.Statistics;
 
 /**
  * The state-heavy application of the memory benchmark: per task up to two key-value stores (the latest value per key
@@ -17,7 +18,7 @@ import org.apache.kafka.streams.kstream.TimeWindows;
  * 16 x (2 + 3) = 80 RocksDB instances. Arguments: bootstrap, application id, state directory, stream threads, topic,
  * key-value stores (0..2), windowed stores (0..1), and "docs" for the docs' bounded RocksDB config. Its RocksDB
  * setter turns RocksDB's LOG on at INFO in every variant, for its event log ({@link EventLogRocksDBConfig}).
- * Prints {@code PROCESSED <records> <epoch ms>} every second.
+ * Prints {@code PROCESSED <records> <epoch ms>} every second, and RocksDB's counters ({@link RocksDbTickers}).
  */
 public final class BenchApp {
     private static final LongAdder PROCESSED = new LongAdder();
@@ -68,7 +69,12 @@ public final class BenchApp {
         streams.start();
         while (true) {
             Thread.sleep(1000);
-            System.out.println("PROCESSED " + PROCESSED.sum() + " " + System.currentTimeMillis());
+            long now = System.currentTimeMillis();
+            System.out.println("PROCESSED " + PROCESSED.sum() + " " + now);
+            Statistics statistics = EventLogRocksDBConfig.statistics();
+            if (statistics != null) {
+                System.out.println(RocksDbTickers.line(statistics, now));
+            }
             System.out.flush();
         }
     }

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -131,22 +132,31 @@ public final class MemoryBenchmark {
     /** The variants {@code make bench-throughput} runs unless bench.variants names others. */
     private static final List<String> THROUGHPUT_VARIANTS = List.of(UNBOUNDED, "docs-bounded", "agent", LEARNED);
 
-    /** {@link #candidates}: issue 43's candidate splits, run with bench.candidates=true. */
-    private static final List<String> CANDIDATE_NAMES = List.of("agent+small-record-cache", "agent+cache-to-rocksdb");
+    /** {@link #candidates}: issue 43's candidates and diagnostics, run with bench.candidates=true. */
+    private static final List<String> CANDIDATE_NAMES = List.of(
+            "agent+g1",
+            "agent+parallel-gc",
+            "agent+compaction-trigger-8",
+            "agent+direct-io",
+            "agent+rocksdb-55",
+            "agent+8g-cgroup",
+            "unbounded+plan-heap");
 
-    private static final List<String> VARIANT_NAMES = List.of(
-            UNBOUNDED,
-            CANDIDATE_NAMES.get(0),
-            CANDIDATE_NAMES.get(1),
-            "default",
-            "docs-bounded",
-            "agent",
-            LEARNED,
-            LEARNED_KAFKA_CACHE,
-            "agent+4x-write-buffers",
-            "agent+4x-data-blocks",
-            "agent+glibc-default-arenas",
-            "agent+jemalloc");
+    private static final List<String> VARIANT_NAMES = Stream.of(
+                    List.of(UNBOUNDED),
+                    CANDIDATE_NAMES,
+                    List.of(
+                            "default",
+                            "docs-bounded",
+                            "agent",
+                            LEARNED,
+                            LEARNED_KAFKA_CACHE,
+                            "agent+4x-write-buffers",
+                            "agent+4x-data-blocks",
+                            "agent+glibc-default-arenas",
+                            "agent+jemalloc"))
+            .flatMap(List::stream)
+            .toList();
     /** The goal issue 32 sets the learned plan: its peak RSS within this share of the budget ... */
     static final double GOAL_MIN_RSS_RATIO = 0.85;
 
@@ -210,7 +220,10 @@ public final class MemoryBenchmark {
             boolean kernelLimited,
             long killedAfter,
             double gcPauseSeconds,
-            RocksDbLogs rocksDb) {
+            RocksDbLogs rocksDb,
+            List<RocksDbTickers> tickers,
+            List<IoSample> io,
+            JfrFigures jfr) {
         /** The ending as a run's row says it: "killed after N s" for a kill. */
         String ended() {
             return killedAfter < 0 ? ending : "killed after " + killedAfter + " s";
@@ -546,6 +559,14 @@ public final class MemoryBenchmark {
                         StallWatch.stalledSeconds(run.progress()),
                         run.gcPauseSeconds());
                 System.out.println("    " + run.rocksDb().line());
+                SteadyRate.Window steady = SteadyRate.window(run.progress(), SteadyRate.STEADY_SECONDS);
+                System.out.println("    over the last " + SteadyRate.STEADY_SECONDS + " s: "
+                        + RocksDbTickers.overWindow(run.tickers(), steady) + "; "
+                        + IoSample.overWindow(run.io(), steady) + "; " + cpuOver(run, steady));
+                if (run.jfr() != null) {
+                    System.out.println("    over the last " + SteadyRate.STEADY_SECONDS + " s: "
+                            + run.jfr().line());
+                }
             }
             // The table, CSV and plot list the variants in one order whatever order they ran in.
             results.sort(java.util.Comparator.comparingInt(r -> variants.indexOf(r.variant())));
@@ -725,61 +746,77 @@ public final class MemoryBenchmark {
     }
 
     /**
-     * Issue 43's candidate splits, each a plan the engine makes from the same facts with {@code spec.overrides} a user
-     * could declare (so the parts still sum to the budget), plus RocksDB settings the engine does not vary yet:
+     * Issue 43's candidates and diagnostics beside the declared plan ({@code agent}), each named for what it changes:
      * <ul>
-     *   <li>{@code agent+small-record-cache}: the record cache at 5% of the heap's data part instead of 20%. The
-     *       record cache holds small records at several times the bytes Kafka Streams counts for them, and the
-     *       declared plan's heap spent most of its run in GC.
-     *   <li>{@code agent+cache-to-rocksdb}: the same small record cache with 55% instead of 40% of the rest for
-     *       RocksDB (the heap shrinks), half of its cache for memtables instead of a third (Responsive's split), and
-     *       three memtables a store instead of two (Kafka Streams' own count, which the agent keeps as the lower), so
-     *       that a store whose two memtables wait for a flush keeps taking writes.
-     *       The two caches hold the same updates (the design note calls them a double cache): this moves the heap's
-     *       copy to RocksDB's.
+     *   <li>{@code agent+g1}, {@code agent+parallel-gc}: the same plan under another collector. A JVM that sees under
+     *       1,792 MiB is not a "server class machine" and runs the Serial collector, which collects the whole heap on
+     *       one thread while the application waits.
+     *   <li>{@code agent+compaction-trigger-8}: the same plan, the application's setter starting a compaction at 8
+     *       sorted runs instead of 4. The plan's memtables flush small, and Kafka Streams' universal compaction then
+     *       merges many small runs, again and again, into ever larger ones.
+     *   <li>{@code agent+direct-io}: the same plan, the application's setter writing flushes and compactions past the
+     *       page cache ({@code use_direct_io_for_flush_and_compaction}), so the little page cache a pod's limit leaves
+     *       keeps the blocks reads need rather than files just written.
+     *   <li>{@code agent+rocksdb-55}: the plan with {@code spec.overrides.rocksDbFraction} 0.55 instead of 0.40: a
+     *       smaller heap, a larger block cache for data blocks (and its third for memtables).
+     *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
+     *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
+     *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
+     *       leaves is worth ({@link IoSample}).
+     *   <li>{@code unbounded+plan-heap} (diagnostic, in the anchor's 8 GiB cgroup): Kafka's defaults, no agent, on the
+     *       plan's JVM flags and the Serial collector the budget gets, so the gap to the anchor is what the plan's heap
+     *       costs.
      * </ul>
+     * The record cache's heap price and the split between record cache and memtables were candidates of commit 870b23c
+     * ("Candidate splits at 512 MiB" in docs/benchmarks.md).
      */
     private static List<Variant> candidates(Sizing sizing, Path dir, Path agentJar) throws IOException {
+        Variant agent = agentVariant("agent", sizing.allocation(), dir.resolve("alloc.json"), agentJar);
         List<Variant> candidates = new ArrayList<>();
-        Overrides smallCache = Overrides.NONE.withRecordCacheFraction(0.05);
-        candidates.add(candidate(CANDIDATE_NAMES.get(0), sizing, dir, agentJar, smallCache, rocksDb -> {}));
-        candidates.add(candidate(
-                CANDIDATE_NAMES.get(1), sizing, dir, agentJar, smallCache.withRocksDbFraction(0.55), rocksDb -> {
-                    rocksDb.put(
-                            "writeBufferManagerBytes",
-                            rocksDb.get("blockCacheCapacityBytes").asLong() / 2);
-                    rocksDb.put("maxWriteBufferNumber", 3);
-                }));
+        candidates.add(withOptions(agent, CANDIDATE_NAMES.get(0), List.of("-XX:+UseG1GC")));
+        candidates.add(withOptions(agent, CANDIDATE_NAMES.get(1), List.of("-XX:+UseParallelGC")));
+        candidates.add(withOptions(
+                agent,
+                CANDIDATE_NAMES.get(2),
+                List.of("-D" + EventLogRocksDBConfig.COMPACTION_TRIGGER_PROPERTY + "=8")));
+        candidates.add(withOptions(
+                agent, CANDIDATE_NAMES.get(3), List.of("-D" + EventLogRocksDBConfig.DIRECT_IO_PROPERTY + "=true")));
+        AllocationResult moreRocksDb = plan(
+                sizing.budget(),
+                sizing.shape(),
+                sizing.threads(),
+                sizing.stores(),
+                Overrides.NONE.withRocksDbFraction(0.55));
+        if (!moreRocksDb.ok()) {
+            throw new IllegalStateException("agent+rocksdb-55 does not fit: " + moreRocksDb.message());
+        }
+        String json = AllocationJson.write(moreRocksDb.allocation());
+        Path file = dir.resolve("alloc-rocksdb-55.json");
+        Files.writeString(file, json);
+        AllocationDocument allocation = AllocationJson.read(json);
+        System.out.println("    candidate " + CANDIDATE_NAMES.get(4) + ": " + planFigures(allocation));
+        candidates.add(agentVariant(CANDIDATE_NAMES.get(4), allocation, file, agentJar));
+        candidates.add(new Variant(
+                CANDIDATE_NAMES.get(5), agent.jvmOptions(), agent.env(), true, false, UNBOUNDED_LIMIT_BYTES));
+        List<String> planHeap = new ArrayList<>(sizing.allocation().jvmOptions());
+        planHeap.add("-XX:+UseSerialGC");
+        candidates.add(new Variant(CANDIDATE_NAMES.get(6), planHeap, Map.of(), false, false, UNBOUNDED_LIMIT_BYTES));
         return candidates;
     }
 
-    private static Variant candidate(
-            String name,
-            Sizing sizing,
-            Path dir,
-            Path agentJar,
-            Overrides overrides,
-            java.util.function.Consumer<ObjectNode> rocksDbEdit)
-            throws IOException {
-        AllocationResult result = plan(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), overrides);
-        if (!result.ok()) {
-            throw new IllegalStateException("candidate " + name + " does not fit: " + result.message());
-        }
-        ObjectNode plan = (ObjectNode) JSON.readTree(AllocationJson.write(result.allocation()));
-        rocksDbEdit.accept((ObjectNode) plan.get("rocksdb"));
-        String json = JSON.writeValueAsString(plan);
-        Path file = dir.resolve("alloc-" + name.replace('+', '-') + ".json");
-        Files.writeString(file, json);
-        AllocationDocument allocation = AllocationJson.read(json);
-        System.out.println("    candidate " + name + ": " + planFigures(allocation));
-        return agentVariant(name, allocation, file, agentJar);
+    /** {@code variant} under another name with more JVM options, in the same cgroup. */
+    private static Variant withOptions(Variant variant, String name, List<String> extra) {
+        List<String> options = new ArrayList<>(variant.jvmOptions());
+        options.addAll(extra);
+        return new Variant(name, options, variant.env(), variant.agent(), variant.docs(), variant.limitBytes());
     }
 
     /** {@code variant} with the application setting Kafka's default record cache itself ({@link BenchApp}). */
     private static Variant withKafkaRecordCache(Variant variant) {
-        List<String> options = new ArrayList<>(variant.jvmOptions());
-        options.add("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=" + KAFKA_DEFAULT_RECORD_CACHE);
-        return new Variant(LEARNED_KAFKA_CACHE, options, variant.env(), variant.agent(), variant.docs());
+        return withOptions(
+                variant,
+                LEARNED_KAFKA_CACHE,
+                List.of("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=" + KAFKA_DEFAULT_RECORD_CACHE));
     }
 
     /** bench.variants as names, "docs" standing for docs-bounded; empty for all. */
@@ -1200,6 +1237,19 @@ public final class MemoryBenchmark {
                 learnedCpuRatio);
     }
 
+    /** The CPU the run's JVM used over the steady window, in cores. */
+    private static String cpuOver(Result run, SteadyRate.Window window) {
+        if (window == null || run.cpu().isEmpty()) {
+            return "no CPU figures";
+        }
+        CpuSample from = CpuSample.at(run.cpu(), window.fromMillis());
+        CpuSample to = CpuSample.at(run.cpu(), window.toMillis());
+        double seconds = (to.epochMillis() - from.epochMillis()) / 1000.0;
+        return seconds <= 0
+                ? "no CPU figures"
+                : String.format(Locale.ROOT, "CPU %.2f cores", to.processSecondsSince(from) / seconds);
+    }
+
     private static Map<String, String> merge(Map<String, String> a, Map<String, String> b) {
         Map<String, String> out = new HashMap<>(a);
         out.putAll(b);
@@ -1287,6 +1337,9 @@ public final class MemoryBenchmark {
         command.add(jdkTool("java"));
         command.addAll(variant.jvmOptions());
         command.add(StallWatch.gcLogOption(dir));
+        if (Boolean.getBoolean("bench.jfr")) {
+            command.add(JfrFigures.option(dir));
+        }
         command.addAll(List.of(
                 "-cp",
                 classpath,
@@ -1319,12 +1372,14 @@ public final class MemoryBenchmark {
         long start = System.nanoTime();
         Process process = builder.start();
         List<Progress> progress = Collections.synchronizedList(new ArrayList<>());
+        List<RocksDbTickers> tickers = Collections.synchronizedList(new ArrayList<>());
         StallWatch stalls = new StallWatch(process.pid(), dir);
-        Thread reader = new Thread(() -> readProgress(process, progress), "progress-" + slug);
+        Thread reader = new Thread(() -> readProgress(process, progress, tickers), "progress-" + slug);
         reader.setDaemon(true);
         reader.start();
         List<Sample> samples = new ArrayList<>();
         List<CpuSample> cpu = new ArrayList<>();
+        List<IoSample> io = new ArrayList<>();
         long peak = 0;
         String ending = "no-progress";
         long killedAfter = -1;
@@ -1346,6 +1401,10 @@ public final class MemoryBenchmark {
                 CpuSample used = CpuSample.read(process.pid());
                 if (used != null) {
                     cpu.add(used);
+                }
+                IoSample storage = IoSample.read(process.pid());
+                if (storage != null) {
+                    io.add(storage);
                 }
                 if (measuredFrom == 0 && !progress.isEmpty()) {
                     measuredFrom = now;
@@ -1395,6 +1454,11 @@ public final class MemoryBenchmark {
         int rocksDbInstances = countRocksDbs(dir.resolve("state"));
         RocksDbLogs rocksDb = RocksDbLogs.read(dir.resolve("state"));
         deleteTree(dir.resolve("state"));
+        SteadyRate.Window steady = SteadyRate.window(List.copyOf(progress), SteadyRate.STEADY_SECONDS);
+        JfrFigures jfr = steady == null
+                ? null
+                : JfrFigures.read(
+                        dir, Instant.ofEpochMilli(steady.fromMillis()), Instant.ofEpochMilli(steady.toMillis()));
         return new Result(
                 variant,
                 peak,
@@ -1406,7 +1470,10 @@ public final class MemoryBenchmark {
                 cgroup.limited(),
                 killedAfter,
                 StallWatch.gcPauseSeconds(dir.resolve("gc.log")),
-                rocksDb);
+                rocksDb,
+                List.copyOf(tickers),
+                io,
+                jfr);
     }
 
     /**
@@ -1513,11 +1580,15 @@ public final class MemoryBenchmark {
         return Path.of(System.getProperty("java.home"), "bin", name).toString();
     }
 
-    private static void readProgress(Process process, List<Progress> progress) {
+    private static void readProgress(Process process, List<Progress> progress, List<RocksDbTickers> tickers) {
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
+                RocksDbTickers counted = RocksDbTickers.parse(line);
+                if (counted != null) {
+                    tickers.add(counted);
+                }
                 if (!line.startsWith("PROCESSED ")) {
                     continue;
                 }

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -25,6 +27,7 @@ record RocksDbLogs(
         long flushes,
         long flushedBytes,
         Map<String, Long> flushReasons,
+        Map<String, long[]> flushesByFamily,
         long compactions,
         long compactionOutputBytes,
         long compactionMicros,
@@ -36,7 +39,13 @@ record RocksDbLogs(
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String EVENT = "EVENT_LOG_v1 ";
 
-    static final RocksDbLogs NONE = new RocksDbLogs(0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, Map.of());
+    static final RocksDbLogs NONE = new RocksDbLogs(0, 0, 0, Map.of(), Map.of(), 0, 0, 0, 0, 0, 0, Map.of());
+    /**
+     * The line a flush job writes before its {@code flush_started} event, naming the column family: "[keyValue] [JOB
+     * 5] Flushing memtable with next log file: 7". Kafka Streams 4 flushes a store's column families together
+     * ({@code atomic_flush}), so one job flushes the data family and the tiny {@code offsets} one.
+     */
+    private static final Pattern FLUSHING = Pattern.compile("\\[([^\\]/]+)\\] \\[JOB \\d+\\] Flushing memtable");
 
     /** Every RocksDB LOG (and rolled LOG.old.*) under {@code stateDir}, summed. */
     static RocksDbLogs read(Path stateDir) {
@@ -71,13 +80,14 @@ record RocksDbLogs(
     String line() {
         return String.format(
                 Locale.ROOT,
-                "rocksdb: instances=%d flushes=%d avg_flush_kib=%d flushed_mib=%.1f reasons=%s compactions=%d "
+                "rocksdb: instances=%d flushes=%d avg_flush_kib=%d flushed_mib=%.1f by_family=%s reasons=%s compactions=%d "
                         + "compaction_out_mib=%.1f compaction_s=%.1f max_l0_files=%d write_slowdowns=%d write_stops=%d "
                         + "stall_causes=%s",
                 instances,
                 flushes,
                 averageFlushBytes() / 1024,
                 flushedBytes / 1048576.0,
+                byFamily(),
                 flushReasons.isEmpty() ? "none" : flushReasons.toString().replace(" ", ""),
                 compactions,
                 compactionOutputBytes / 1048576.0,
@@ -86,6 +96,23 @@ record RocksDbLogs(
                 slowdowns,
                 stops,
                 stallCauses.isEmpty() ? "none" : stallCauses.toString().replace(" ", ""));
+    }
+
+    /** Each column family's flushes and their average size: "{keyValueWithTimestamp:3200/280KiB,offsets:3200/0KiB}". */
+    private String byFamily() {
+        if (flushesByFamily.isEmpty()) {
+            return "none";
+        }
+        StringBuilder out = new StringBuilder("{");
+        new TreeMap<>(flushesByFamily)
+                .forEach((family, countAndBytes) -> out.append(out.length() > 1 ? "," : "")
+                        .append(family)
+                        .append(':')
+                        .append(countAndBytes[0])
+                        .append('/')
+                        .append(countAndBytes[0] == 0 ? 0 : countAndBytes[1] / countAndBytes[0] / 1024)
+                        .append("KiB"));
+        return out.append('}').toString();
     }
 
     /**
@@ -112,6 +139,10 @@ record RocksDbLogs(
         long flushes;
         long flushedBytes;
         final Map<String, Long> reasons = new TreeMap<>();
+        final Map<String, long[]> byFamily = new TreeMap<>();
+        /** The column family of the flush whose {@code flush_started} event comes next. */
+        String flushingFamily = "unknown";
+
         long compactions;
         long compactionOutputBytes;
         long compactionMicros;
@@ -131,6 +162,10 @@ record RocksDbLogs(
                         stops++;
                         stallCauses.merge(stallCause(line), 1L, Long::sum);
                     }
+                    Matcher flushing = FLUSHING.matcher(line);
+                    if (flushing.find()) {
+                        flushingFamily = flushing.group(1);
+                    }
                     int at = line.indexOf(EVENT);
                     if (at >= 0) {
                         event(line.substring(at + EVENT.length()));
@@ -149,7 +184,11 @@ record RocksDbLogs(
             switch (event.path("event").asText()) {
                 case "flush_started" -> {
                     flushes++;
-                    flushedBytes += event.path("total_data_size").asLong();
+                    long bytes = event.path("total_data_size").asLong();
+                    flushedBytes += bytes;
+                    long[] family = byFamily.computeIfAbsent(flushingFamily, f -> new long[2]);
+                    family[0]++;
+                    family[1] += bytes;
                     reasons.merge(event.path("flush_reason").asText("unknown"), 1L, Long::sum);
                 }
                 case "flush_finished" -> level0(event);
@@ -176,6 +215,7 @@ record RocksDbLogs(
                     flushes,
                     flushedBytes,
                     Map.copyOf(reasons),
+                    Map.copyOf(byFamily),
                     compactions,
                     compactionOutputBytes,
                     compactionMicros,

@@ -39,6 +39,8 @@ class RocksDbLogsTest {
         // Each flush held 1,000 entries of about 110 bytes of key and value.
         assertThat(logs.averageFlushBytes()).isBetween(100_000L, 200_000L);
         assertThat(logs.flushReasons()).containsOnlyKeys("Manual Flush");
+        assertThat(logs.flushesByFamily()).containsOnlyKeys("default");
+        assertThat(logs.flushesByFamily().get("default")[0]).isEqualTo(3);
         assertThat(logs.compactions()).isPositive();
         assertThat(logs.compactionOutputBytes()).isPositive();
         assertThat(logs.maxLevel0Files()).isEqualTo(3);

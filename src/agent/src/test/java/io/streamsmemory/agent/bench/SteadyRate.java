@@ -27,17 +27,34 @@ final class SteadyRate {
      * NaN when the progress spans less than {@code seconds}.
      */
     static double overLast(List<Progress> progress, double seconds) {
+        Window window = window(progress, seconds);
+        return window == null ? Double.NaN : rate(window.from(), window.to());
+    }
+
+    /** Two progress samples: the steady window's first and last. */
+    record Window(Progress from, Progress to) {
+        long fromMillis() {
+            return from.millis();
+        }
+
+        long toMillis() {
+            return to.millis();
+        }
+    }
+
+    /**
+     * The last {@code seconds} of the run's progress, ending where its count last rose ({@link #overLast}); every
+     * other figure of a run's steady state (RocksDB's counters, the flight recording) is taken over the same window.
+     * Null when the progress spans less than {@code seconds}.
+     */
+    static Window window(List<Progress> progress, double seconds) {
         List<Progress> moving = untilLastRise(progress);
         if (moving.size() < 2) {
-            return Double.NaN;
+            return null;
         }
         Progress last = moving.get(moving.size() - 1);
         Progress from = atOrBefore(moving, last.millis() - Math.round(seconds * 1000));
-        if (from == null) {
-            return Double.NaN;
-        }
-        double span = (last.millis() - from.millis()) / 1000.0;
-        return span > 0 ? (last.count() - from.count()) / span : Double.NaN;
+        return from == null || from.millis() == last.millis() ? null : new Window(from, last);
     }
 
     /**

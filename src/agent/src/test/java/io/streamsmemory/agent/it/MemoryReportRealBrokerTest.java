@@ -167,6 +167,9 @@ class MemoryReportRealBrokerTest {
         assertThat(jvm.get("metaspaceMaxBytes").asLong())
                 .isCloseTo(part("jvm-metaspace"), Offset.offset(1L << 20)); // aligned to the metaspace commit granule
         assertThat(jvm.get("liveThreads").asLong()).isGreaterThan(THREADS);
+        // The application ran and collected; pauses are milliseconds since the start, so at least 0.
+        assertThat(jvm.get("gcCollections").asLong()).isPositive();
+        assertThat(jvm.get("gcPauseMillis").asLong()).isGreaterThanOrEqualTo(0);
     }
 
     private long part(String name) {
@@ -199,6 +202,10 @@ class MemoryReportRealBrokerTest {
                 .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
         assertThat(rocksdb.get("blockCachePinnedUsageBytes").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(rocksdb.get("memtableBytes").asLong()).isGreaterThanOrEqualTo(0);
+        // Kafka Streams' RocksDB gauges at the default recording level, summed over the stores.
+        assertThat(rocksdb.get("immutableMemtables").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(rocksdb.get("runningFlushes").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(rocksdb.get("pendingCompactionBytes").asLong()).isGreaterThanOrEqualTo(0);
     }
 
     /**

@@ -1,0 +1,69 @@
+package io.streamsmemory.agent.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import jdk.jfr.Recording;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The benchmark's reading of a real flight recording: the stream threads' frames and the allocation rate. */
+class JfrFiguresTest {
+    private static volatile Object sink;
+
+    @Test
+    void findsTheMethodAStreamThreadSpendsItsTimeInAndWhatItAllocates(@TempDir Path dir) throws Exception {
+        Instant from;
+        Instant to;
+        try (Recording recording = new Recording()) {
+            recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+            recording.enable("jdk.ObjectAllocationSample");
+            recording.start();
+            from = Instant.now();
+            Thread streamThread = new Thread(JfrFiguresTest::allocateForASecond, "bench-StreamThread-1");
+            Thread other = new Thread(JfrFiguresTest::allocateForASecond, "kafka-producer-network-thread");
+            streamThread.start();
+            other.start();
+            streamThread.join();
+            other.join();
+            to = Instant.now();
+            recording.stop();
+            recording.dump(dir.resolve(JfrFigures.RECORDING));
+        }
+
+        JfrFigures figures = JfrFigures.read(dir, from, to);
+
+        assertThat(figures.javaSamples()).isGreaterThan(10);
+        // Only the stream thread's samples count, and it spent them allocating arrays in this method.
+        assertThat(figures.javaFrames()).containsKey("JfrFiguresTest.allocateForASecond");
+        assertThat(figures.javaFrames().get("JfrFiguresTest.allocateForASecond"))
+                .isGreaterThan(figures.javaSamples() / 2);
+        // Both threads allocated about as fast as they could: far more than 10 MiB a second.
+        assertThat(figures.allocatedBytesPerSecond()).isGreaterThan(10 * 1048576.0);
+        assertThat(figures.line()).startsWith("jfr: allocation ").contains("allocateForASecond");
+    }
+
+    @Test
+    void aRunWithoutARecordingHasNoFigures(@TempDir Path dir) throws Exception {
+        assertThat(JfrFigures.read(dir, Instant.EPOCH, Instant.now())).isNull();
+    }
+
+    @Test
+    void theTopFramesAreTheMostSampledWithTheirShare() {
+        assertThat(JfrFigures.top(Map.of("A.a", 50L, "B.b", 30L, "C.c", 20L), 200))
+                .isEqualTo("A.a 25%, B.b 15%, C.c 10%");
+        assertThat(JfrFigures.top(Map.of(), 0)).isEqualTo("none");
+    }
+
+    private static void allocateForASecond() {
+        long end = System.nanoTime() + 1_000_000_000L;
+        while (System.nanoTime() < end) {
+            for (int i = 0; i < 1_000; i++) {
+                sink = new byte[1024 + i];
+            }
+        }
+    }
+}
