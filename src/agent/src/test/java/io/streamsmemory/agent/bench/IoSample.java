@@ -38,8 +38,8 @@ record IoSample(long epochMillis, long readBytes, long writeBytes) {
 
     /** Storage reads and writes per second over the steady window, as a run's row prints them. */
     static String overWindow(List<IoSample> samples, SteadyRate.Window window) {
-        IoSample from = window == null ? null : at(samples, window.fromMillis());
-        IoSample to = window == null ? null : at(samples, window.toMillis());
+        IoSample from = window == null ? null : Samples.atOrBefore(samples, IoSample::epochMillis, window.fromMillis());
+        IoSample to = window == null ? null : Samples.atOrBefore(samples, IoSample::epochMillis, window.toMillis());
         if (from == null || to == null || to.epochMillis <= from.epochMillis) {
             return "no storage figures over the steady window";
         }
@@ -49,16 +49,5 @@ record IoSample(long epochMillis, long readBytes, long writeBytes) {
                 "storage reads %.1f MiB/s, writes %.1f MiB/s",
                 (to.readBytes - from.readBytes) / seconds / 1048576.0,
                 (to.writeBytes - from.writeBytes) / seconds / 1048576.0);
-    }
-
-    /** The last sample at or before {@code millis}; null when every sample is later. */
-    private static IoSample at(List<IoSample> samples, long millis) {
-        IoSample found = null;
-        for (IoSample sample : samples) {
-            if (sample.epochMillis <= millis) {
-                found = sample;
-            }
-        }
-        return found;
     }
 }

@@ -56,12 +56,14 @@ record RocksDbTickers(
     }
 
     /**
-     * The counters' movement between the samples nearest the window's ends, as a run's row prints it; "no RocksDB
-     * counters" when none was sampled there.
+     * The counters' movement between the samples at or before the window's ends (the application prints them with its
+     * progress), as a run's row prints it; "no RocksDB counters" when none was sampled there.
      */
     static String overWindow(List<RocksDbTickers> samples, SteadyRate.Window window) {
-        RocksDbTickers from = nearest(samples, window == null ? 0 : window.fromMillis());
-        RocksDbTickers to = nearest(samples, window == null ? 0 : window.toMillis());
+        RocksDbTickers from =
+                window == null ? null : Samples.atOrBefore(samples, RocksDbTickers::millis, window.fromMillis());
+        RocksDbTickers to =
+                window == null ? null : Samples.atOrBefore(samples, RocksDbTickers::millis, window.toMillis());
         if (window == null || from == null || to == null || from == to) {
             return "no RocksDB counters over the steady window";
         }
@@ -77,15 +79,5 @@ record RocksDbTickers(
 
     private static String ratio(long hits, long misses) {
         return hits + misses == 0 ? "n/a" : String.format(Locale.ROOT, "%.3f", hits / (double) (hits + misses));
-    }
-
-    private static RocksDbTickers nearest(List<RocksDbTickers> samples, long millis) {
-        RocksDbTickers found = null;
-        for (RocksDbTickers sample : samples) {
-            if (found == null || Math.abs(sample.millis - millis) < Math.abs(found.millis - millis)) {
-                found = sample;
-            }
-        }
-        return found;
     }
 }

@@ -93,13 +93,6 @@ final class SteadyRate {
 
     /** The last sample at or before {@code millis}; null when every sample is later. */
     private static Progress atOrBefore(List<Progress> progress, long millis) {
-        Progress found = null;
-        for (Progress p : progress) {
-            if (p.millis() > millis) {
-                break;
-            }
-            found = p;
-        }
-        return found;
+        return Samples.atOrBefore(progress, Progress::millis, millis);
     }
 }
