@@ -369,12 +369,13 @@ final class AllocationExplainer {
                 "rocksdb",
                 String.format(
                         "RocksDB of %d instances (%s); %d flush thread%s, one per stream thread up to %d (Kafka Streams "
-                                + "leaves one for the JVM, and writes wait on it when many stores share the manager)",
+                                + "leaves one for the JVM, and writes wait on it when many stores share the manager)%s",
                         planned.rocksDbInstances(),
                         Sizing.instancesExplained(s.facts(), planned),
                         flushThreads,
                         flushThreads == 1 ? "" : "s",
-                        ROCKSDB_FLUSH_THREADS_MAX),
+                        ROCKSDB_FLUSH_THREADS_MAX,
+                        tuned(s)),
                 Map.of("env.background_threads.high", Integer.toString(flushThreads)),
                 List.of(blockCachePart(s), overhead));
     }
@@ -407,10 +408,10 @@ final class AllocationExplainer {
                                 "rocksdb-write-buffers",
                                 r.writeBufferManagerBytes(),
                                 String.format(
-                                        "1/%d of the cache%s: one WriteBufferManager charged to it; while it is full, a write "
+                                        "%s of the cache%s: one WriteBufferManager charged to it; while it is full, a write "
                                                 + "flushes its own store's memtable; memtables of %s, %d per store, arena blocks "
                                                 + "of %s so a block for each memtable of all %d instances' %d column families fits in 1/%d of it",
-                                        WRITE_BUFFER_DIVISOR,
+                                        writeBufferShare(s),
                                         s.split().learnedWriteBuffersMiB() > 0
                                                 ? String.format(
                                                         " RocksDB had with the model's JVM caps, + the %d MiB the "
@@ -437,6 +438,23 @@ final class AllocationExplainer {
                                 dataBlocks,
                                 "the rest of the cache: data blocks of all stores",
                                 Map.of())));
+    }
+
+    /** The memtables' share of the cache as the model, the user or the tuning set it. */
+    private static String writeBufferShare(Sizing s) {
+        Double fraction = Sizing.writeBufferFraction(s.facts(), s.overrides());
+        if (fraction == null) {
+            return "1/" + WRITE_BUFFER_DIVISOR;
+        }
+        return String.format(
+                "%.1f%%%s",
+                fraction * 100, s.overrides().writeBufferFraction() != null ? " (the override)" : " (tuned)");
+    }
+
+    /** Why the split is not the model's, when the operator tuned it from the pods' reports. */
+    private static String tuned(Sizing s) {
+        TunedSplit tuned = s.facts().tunedSplit();
+        return tuned == null ? "" : "; the split tuned from the pods' reports: " + tuned.reason();
     }
 
     /** 7. Record cache, one key per KafkaStreams instance. */

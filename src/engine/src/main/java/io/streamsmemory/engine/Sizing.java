@@ -141,7 +141,8 @@ record Sizing(
         ClientIo clients = clientIo(facts, overrides, topology, jvm.poolMiB());
         long afterClients = jvm.poolMiB() - clients.ioMiB();
         UncommittedWrites uncommitted = uncommittedWrites(facts, overrides, afterClients);
-        Split split = rocksDbAndHeap(overrides, planned, clients, uncommitted, afterClients - uncommitted.shareMiB());
+        Split split = rocksDbAndHeap(
+                overrides, facts.tunedSplit(), planned, clients, uncommitted, afterClients - uncommitted.shareMiB());
         if (declared != null && planned.rocksDbInstances() > 0) {
             split = split.withLearnedWriteBuffers(
                     Math.max(0, split.rocksDbMiB() - declared.split().rocksDbMiB()));
@@ -319,7 +320,12 @@ record Sizing(
 
     /** 5. RocksDB and the heap's data part share the rest: a fixed heap takes its size and RocksDB what it leaves. */
     private static Split rocksDbAndHeap(
-            Overrides overrides, Topology planned, ClientIo clients, UncommittedWrites uncommitted, long restMiB)
+            Overrides overrides,
+            TunedSplit tuned,
+            Topology planned,
+            ClientIo clients,
+            UncommittedWrites uncommitted,
+            long restMiB)
             throws DoesNotFit {
         boolean persistent = planned.rocksDbInstances() > 0;
         long rocksDb;
@@ -340,7 +346,8 @@ record Sizing(
             rocksDb = persistent ? left : 0;
             spareHeadroom = persistent ? 0 : left;
         } else if (persistent) {
-            double fraction = overrides.rocksDbFraction() != null ? overrides.rocksDbFraction() : ROCKSDB_FRACTION;
+            double fraction = TunedSplit.pick(
+                    overrides.rocksDbFraction(), tuned == null ? null : tuned.rocksDbFraction(), ROCKSDB_FRACTION);
             rocksDb = (long) Math.floor(restMiB * fraction);
             dataHeap = restMiB - rocksDb;
         } else {
@@ -394,18 +401,42 @@ record Sizing(
                 capacity + split.learnedWriteBuffersMiB() * MiB,
                 split.learnedWriteBuffersMiB() * MiB,
                 overrides,
+                writeBufferFraction(facts, overrides),
                 planned.rocksDbInstances(),
                 facts.streamThreadsPerPod());
     }
 
-    /** @param learnedWriteBuffers what learned JVM caps freed, part of {@code capacity}, all of it for memtables */
+    /**
+     * The share of the block cache for memtables when forced or tuned, null for the model's 1/{@link
+     * MemoryModel#WRITE_BUFFER_DIVISOR} (kept as an integer division, so untuned plans keep their exact bytes).
+     */
+    static Double writeBufferFraction(WorkloadFacts facts, Overrides overrides) {
+        if (overrides.writeBufferFraction() != null) {
+            return overrides.writeBufferFraction();
+        }
+        return facts.tunedSplit() == null ? null : facts.tunedSplit().writeBufferFraction();
+    }
+
+    /**
+     * @param learnedWriteBuffers what learned JVM caps freed, part of {@code capacity}, all of it for memtables
+     * @param writeBufferFraction the memtables' share of the rest, null for the model's
+     */
     private static RocksDbSettings rocksDbSettings(
-            long capacity, long learnedWriteBuffers, Overrides overrides, long instances, long streamThreads) {
+            long capacity,
+            long learnedWriteBuffers,
+            Overrides overrides,
+            Double writeBufferFraction,
+            long instances,
+            long streamThreads) {
         double ratio = overrides.highPriorityPoolRatio() != null
                 ? overrides.highPriorityPoolRatio()
                 : HIGH_PRIORITY_POOL_RATIO;
         boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
-        long writeBuffers = (capacity - learnedWriteBuffers) / WRITE_BUFFER_DIVISOR + learnedWriteBuffers;
+        long shared = capacity - learnedWriteBuffers;
+        long writeBuffers = (writeBufferFraction == null
+                        ? shared / WRITE_BUFFER_DIVISOR
+                        : (long) Math.floor(shared * writeBufferFraction))
+                + learnedWriteBuffers;
         long writeBufferSize = ByteSize.clamp(
                 writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN, WRITE_BUFFER_SIZE_MAX);
         long memtables = instances * MEMTABLE_COLUMN_FAMILIES * MAX_WRITE_BUFFER_NUMBER;
@@ -430,8 +461,10 @@ record Sizing(
             WorkloadFacts facts, Overrides overrides, Topology topology, ClientIo clients, Split split)
             throws DoesNotFit {
         long dataHeapBytes = split.dataHeapMiB() * MiB;
-        double cacheFraction =
-                overrides.recordCacheFraction() != null ? overrides.recordCacheFraction() : RECORD_CACHE_FRACTION;
+        double cacheFraction = TunedSplit.pick(
+                overrides.recordCacheFraction(),
+                facts.tunedSplit() == null ? null : facts.tunedSplit().recordCacheFraction(),
+                RECORD_CACHE_FRACTION);
         // Kafka Streams sizes the record cache per KafkaStreams instance: each instance's key gets an equal share,
         // and the part is the sum of the shares (what a share's rounding leaves stays with the application).
         long instances = facts.instancesPerPod();

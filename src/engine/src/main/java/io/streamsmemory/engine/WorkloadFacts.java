@@ -44,6 +44,8 @@ import java.util.Set;
  * @param uncappedJvmCaps     the caps the plan leaves unset ({@link JvmCap}): their room is planned as for any pod and
  *                            held as headroom, but no flag bounds it, because the fact the cap depends on has not been
  *                            reported yet or the JVM hit the cap; empty (the default) sets every cap
+ * @param tunedSplit          the split the operator tuned from the pods' reports ({@link TunedSplit}), or null for
+ *                            the model's; a fraction in {@code overrides} wins over it
  */
 public record WorkloadFacts(
         long memoryBytes,
@@ -64,12 +66,16 @@ public record WorkloadFacts(
         ReplicaRange replicaRange,
         ObservedJvm observedJvm,
         @JsonInclude(JsonInclude.Include.NON_DEFAULT) long observedDirectMemoryBytes,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<JvmCap> uncappedJvmCaps) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<JvmCap> uncappedJvmCaps,
+        @JsonInclude(JsonInclude.Include.NON_NULL) TunedSplit tunedSplit) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
 
     public static final double MAX_RECORD_CACHE_FRACTION = 0.5;
     public static final double MAX_HIGH_PRIORITY_POOL_RATIO = 0.5;
+    public static final double MAX_WRITE_BUFFER_FRACTION = 0.6;
+    /** Write buffers and the index and filter pool together leave at least a tenth of the cache to data blocks. */
+    static final double MAX_CACHE_RESERVED = 0.9;
 
     public WorkloadFacts {
         // A document written before the field reads as null: every cap set, as then.
@@ -108,6 +114,7 @@ public record WorkloadFacts(
         builder.observedJvm = observedJvm;
         builder.observedDirectMemoryBytes = observedDirectMemoryBytes;
         builder.uncappedJvmCaps = uncappedJvmCaps;
+        builder.tunedSplit = tunedSplit;
         return builder;
     }
 
@@ -189,6 +196,28 @@ public record WorkloadFacts(
         checkFraction(problems, "rocksDbFraction", o.rocksDbFraction(), 0.0, MAX_ROCKSDB_FRACTION);
         checkFraction(problems, "recordCacheFraction", o.recordCacheFraction(), 0.0, MAX_RECORD_CACHE_FRACTION);
         checkFraction(problems, "highPriorityPoolRatio", o.highPriorityPoolRatio(), 0.0, MAX_HIGH_PRIORITY_POOL_RATIO);
+        checkFraction(problems, "writeBufferFraction", o.writeBufferFraction(), 0.0, MAX_WRITE_BUFFER_FRACTION);
+        TunedSplit t = tunedSplit;
+        if (t != null) {
+            checkFraction(problems, "tuned rocksDbFraction", t.rocksDbFraction(), 0.0, MAX_ROCKSDB_FRACTION);
+            checkFraction(
+                    problems, "tuned recordCacheFraction", t.recordCacheFraction(), 0.0, MAX_RECORD_CACHE_FRACTION);
+            checkFraction(
+                    problems, "tuned writeBufferFraction", t.writeBufferFraction(), 0.0, MAX_WRITE_BUFFER_FRACTION);
+        }
+        double reserved = TunedSplit.pick(
+                        o.writeBufferFraction(),
+                        t == null ? null : t.writeBufferFraction(),
+                        1.0 / MemoryModel.WRITE_BUFFER_DIVISOR)
+                + (o.highPriorityPoolRatio() != null
+                        ? o.highPriorityPoolRatio()
+                        : MemoryModel.HIGH_PRIORITY_POOL_RATIO);
+        if (reserved > MAX_CACHE_RESERVED) {
+            problems.add(String.format(
+                    "writeBufferFraction and highPriorityPoolRatio together must leave data blocks at least %.0f%% of "
+                            + "the block cache, got %.2f",
+                    (1 - MAX_CACHE_RESERVED) * 100, reserved));
+        }
         return problems;
     }
 
@@ -219,6 +248,7 @@ public record WorkloadFacts(
         private ObservedJvm observedJvm;
         private long observedDirectMemoryBytes;
         private Set<JvmCap> uncappedJvmCaps = Set.of();
+        private TunedSplit tunedSplit;
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -327,6 +357,12 @@ public record WorkloadFacts(
             return this;
         }
 
+        /** The split tuned from the pods' reports; null (the default) keeps the model's. */
+        public Builder tunedSplit(TunedSplit value) {
+            tunedSplit = value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(
                     memoryBytes,
@@ -347,7 +383,8 @@ public record WorkloadFacts(
                     replicaRange,
                     observedJvm,
                     observedDirectMemoryBytes,
-                    uncappedJvmCaps);
+                    uncappedJvmCaps,
+                    tunedSplit);
         }
     }
 }

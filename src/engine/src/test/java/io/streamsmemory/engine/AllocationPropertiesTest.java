@@ -64,7 +64,9 @@ class AllocationPropertiesTest {
                                         Arbitraries.doubles().between(0.05, 0.9).injectNull(0.5),
                                         Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
                                         Arbitraries.of(true, false).injectNull(0.5),
-                                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5))
+                                        Arbitraries.doubles().between(0.0, 0.5).injectNull(0.5),
+                                        // With the pool ratio at most 0.5, data blocks keep at least a tenth.
+                                        Arbitraries.doubles().between(0.05, 0.4).injectNull(0.5))
                                 .as(Overrides::new)));
         Arbitrary<ReplicaRange> ranges = Combinators.combine(
                         Arbitraries.integers().between(1, 200),

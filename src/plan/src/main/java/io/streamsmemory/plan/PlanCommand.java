@@ -158,6 +158,12 @@ public final class PlanCommand implements Callable<Integer> {
     Double recordCacheFraction;
 
     @Option(
+            names = "--write-buffer-fraction",
+            description =
+                    "Share of the block cache for memtables (default: 1/" + MemoryModel.WRITE_BUFFER_DIVISOR + ").")
+    Double writeBufferFraction;
+
+    @Option(
             names = "--strict-cache-limit",
             description = "Fail RocksDB inserts rather than overshoot the shared cache.")
     Boolean strictCacheLimit;
@@ -208,8 +214,13 @@ public final class PlanCommand implements Callable<Integer> {
     }
 
     WorkloadFacts facts() {
-        Overrides overrides =
-                new Overrides(heap, rocksDbFraction, recordCacheFraction, strictCacheLimit, highPriorityPoolRatio);
+        Overrides overrides = new Overrides(
+                heap,
+                rocksDbFraction,
+                recordCacheFraction,
+                strictCacheLimit,
+                highPriorityPoolRatio,
+                writeBufferFraction);
         WorkloadFacts.Builder builder = WorkloadFacts.builder()
                 .memoryBytes(memory)
                 .streamThreads(threads)

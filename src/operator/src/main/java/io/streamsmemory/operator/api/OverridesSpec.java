@@ -34,6 +34,20 @@ public class OverridesSpec {
             + MemoryModel.HIGH_PRIORITY_POOL_RATIO + ".")
     private Double highPriorityPoolRatio;
 
+    @Min(0)
+    @Max(WorkloadFacts.MAX_WRITE_BUFFER_FRACTION)
+    @JsonPropertyDescription("Share of the block cache charged to memtables (the WriteBufferManager); default 1/"
+            + MemoryModel.WRITE_BUFFER_DIVISOR + ". Set, it also stops the operator tuning this share.")
+    private Double writeBufferFraction;
+
+    public Double getWriteBufferFraction() {
+        return writeBufferFraction;
+    }
+
+    public void setWriteBufferFraction(Double writeBufferFraction) {
+        this.writeBufferFraction = writeBufferFraction;
+    }
+
     public String getHeap() {
         return heap;
     }

@@ -36,6 +36,21 @@ public class StreamsMemoryPolicySpec {
             + "allocation hash on the pod template so the workload rolls. Manual: only report the pending restart.")
     private Rollout rollout = Rollout.Automatic;
 
+    @Default("Auto")
+    @JsonPropertyDescription("Auto: with spec.jvm.sizing Observed, move memory between the heap, the record cache, "
+            + "the write buffers and the block cache as the pods' reports show it is short (GC pauses, write stalls, "
+            + "small flushes, storage reads), one step at a time, each undone when it does not help; a share set in "
+            + "spec.overrides is never moved. Off: keep the model's split.")
+    private SplitTuning tuning = SplitTuning.Auto;
+
+    public SplitTuning getTuning() {
+        return tuning;
+    }
+
+    public void setTuning(SplitTuning tuning) {
+        this.tuning = tuning;
+    }
+
     public String getMemory() {
         return memory;
     }

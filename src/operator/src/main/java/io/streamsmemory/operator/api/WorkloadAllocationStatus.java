@@ -84,6 +84,13 @@ public class WorkloadAllocationStatus {
                     + "changes; the JvmCapLifted Event says why.")
     private List<String> jvmCapsLifted;
 
+    @JsonPropertyDescription("The split tuned from the pods' reports (spec.tuning): each share the tuner moved from "
+            + "the model's, absent while the split is the model's.")
+    private String tunedSplit;
+
+    @JsonPropertyDescription("The tuner's last step or judgement: the signal, its figure, the share moved and when.")
+    private String splitTuning;
+
     @JsonPropertyDescription("What the pods really use, from their agents' memory reports (absent until one reports).")
     private ObservedMemoryStatus observed;
 
@@ -265,6 +272,22 @@ public class WorkloadAllocationStatus {
 
     public void setJvmCapsAwaitingReport(List<String> jvmCapsAwaitingReport) {
         this.jvmCapsAwaitingReport = jvmCapsAwaitingReport;
+    }
+
+    public String getTunedSplit() {
+        return tunedSplit;
+    }
+
+    public void setTunedSplit(String tunedSplit) {
+        this.tunedSplit = tunedSplit;
+    }
+
+    public String getSplitTuning() {
+        return splitTuning;
+    }
+
+    public void setSplitTuning(String splitTuning) {
+        this.splitTuning = splitTuning;
     }
 
     public List<String> getJvmCapsLifted() {

@@ -60,8 +60,9 @@ public class OperatorBeans {
             @ConfigProperty(name = "streamsmemory.observe.interval", defaultValue = "PT30S") Duration interval,
             @ConfigProperty(name = "streamsmemory.observe.timeout", defaultValue = "PT2S") Duration timeout,
             @ConfigProperty(name = "streamsmemory.observe.concurrency", defaultValue = "8") int concurrency,
-            @ConfigProperty(name = "streamsmemory.observe.window", defaultValue = "PT24H") Duration window) {
-        return new MemoryObserver(client, new ObserveSettings(interval, timeout, concurrency, window));
+            @ConfigProperty(name = "streamsmemory.observe.window", defaultValue = "PT24H") Duration window,
+            @ConfigProperty(name = "streamsmemory.observe.settle", defaultValue = "PT10M") Duration settle) {
+        return new MemoryObserver(client, new ObserveSettings(interval, timeout, concurrency, window, settle));
     }
 
     void closeMemoryObserver(@Disposes MemoryObserver observer) {

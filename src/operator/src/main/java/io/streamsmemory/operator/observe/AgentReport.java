@@ -28,7 +28,8 @@ public record AgentReport(
         Long recordCacheBytes,
         String recordCacheSource,
         JvmCapsUse jvmCaps,
-        String capHit) {
+        String capHit,
+        TuningSignals tuning) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -79,7 +80,17 @@ public record AgentReport(
                         max(number(root, "jvm", "metaspaceCommittedBytes"), number(root, "jvm", "metaspaceUsedBytes")),
                         number(root, "jvm", "metaspaceMaxBytes"),
                         number(root, "jvm", "codeCacheUsedBytes"),
-                        number(root, "jvm", "codeCacheMaxBytes")));
+                        number(root, "jvm", "codeCacheMaxBytes")),
+                streamsRunning
+                        ? TuningSignals.of(
+                                text(root.path("allocationHash")),
+                                number(root, "jvm", "uptimeMillis"),
+                                number(root, "jvm", "gcPauseMillis"),
+                                number(root, "rocksdb", "writeStallMillis"),
+                                number(root, "rocksdb", "flushes"),
+                                number(root, "rocksdb", "flushedBytes"),
+                                number(root, "process", "storageReadBytes"))
+                        : null);
     }
 
     /**

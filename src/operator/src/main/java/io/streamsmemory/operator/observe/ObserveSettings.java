@@ -9,11 +9,12 @@ import java.time.Duration;
  * @param timeout     the longest one read may take (connect, answer and body)
  * @param concurrency reports read at once
  * @param window      how far back a workload's peak reaches
+ * @param settle      how long a pod runs a split before its counters judge it (spec.tuning)
  */
-public record ObserveSettings(Duration interval, Duration timeout, int concurrency, Duration window) {
+public record ObserveSettings(Duration interval, Duration timeout, int concurrency, Duration window, Duration settle) {
     /** Off: nothing is read (tests of other parts, an operator run without pods to read). */
     public static final ObserveSettings OFF =
-            new ObserveSettings(Duration.ZERO, Duration.ofSeconds(2), 1, Duration.ofHours(24));
+            new ObserveSettings(Duration.ZERO, Duration.ofSeconds(2), 1, Duration.ofHours(24), Duration.ofMinutes(10));
 
     public boolean enabled() {
         return !interval.isZero() && !interval.isNegative();

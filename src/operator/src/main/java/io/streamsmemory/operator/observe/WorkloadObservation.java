@@ -11,6 +11,7 @@ package io.streamsmemory.operator.observe;
  * @param recordCacheSource why that record cache applies, as the first reporting pod's agent says: plan,
  *                          application, kafka-default or none
  * @param capHit           a cap (metaspace, code cache) the first such pod's JVM hit, as the row says it, or null
+ * @param tuning           what the pods show about their split ({@link TuningSignals}), null before Kafka Streams runs
  * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
  *                         most any running container's own cgroup counted (a process killed without its container)
  */
@@ -31,7 +32,8 @@ public record WorkloadObservation(
         Long metaspaceUsedBytes,
         Long recordCacheBytes,
         String recordCacheSource,
-        String capHit) {
+        String capHit,
+        TuningSignals tuning) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -52,7 +54,8 @@ public record WorkloadObservation(
                 AgentReport.max(metaspaceUsedBytes, report.metaspaceUsedBytes()),
                 AgentReport.max(recordCacheBytes, report.recordCacheBytes()),
                 recordCacheSource != null ? recordCacheSource : report.recordCacheSource(),
-                capHit != null ? capHit : report.capHit());
+                capHit != null ? capHit : report.capHit(),
+                TuningSignals.worse(tuning, report.tuning()));
     }
 
     WorkloadObservation notAnswering() {
@@ -73,7 +76,8 @@ public record WorkloadObservation(
                 metaspaceUsedBytes,
                 recordCacheBytes,
                 recordCacheSource,
-                capHit);
+                capHit,
+                tuning);
     }
 
     /** Adds the kills kubelet reported (containers the kernel killed) to those the running pods' cgroups counted. */
@@ -95,7 +99,8 @@ public record WorkloadObservation(
                 metaspaceUsedBytes,
                 recordCacheBytes,
                 recordCacheSource,
-                capHit);
+                capHit,
+                tuning);
     }
 
     WorkloadObservation withPeak(Long windowPeak) {
@@ -116,11 +121,12 @@ public record WorkloadObservation(
                 metaspaceUsedBytes,
                 recordCacheBytes,
                 recordCacheSource,
-                capHit);
+                capHit,
+                tuning);
     }
 
     static WorkloadObservation none() {
         return new WorkloadObservation(
-                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

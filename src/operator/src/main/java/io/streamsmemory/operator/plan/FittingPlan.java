@@ -2,6 +2,7 @@ package io.streamsmemory.operator.plan;
 
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.TunedSplit;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.workload.Workload;
@@ -32,6 +33,19 @@ public record FittingPlan(WorkloadPlanner.Plan plan, AllocationResult result, Pl
             return first;
         }
         return planned(spec, workload, fewestReplicasThatFit(spec, workload, range, seen, before), seen, before);
+    }
+
+    /**
+     * This plan with the split the operator tuned from the pods' reports ({@code null}: the model's), in the same
+     * replica range; the engine plans the whole pod again, so the parts still sum to its memory.
+     */
+    public FittingPlan withTunedSplit(TunedSplit tuned) {
+        if (java.util.Objects.equals(tuned, plan.facts().tunedSplit())) {
+            return this;
+        }
+        WorkloadPlanner.Plan tunedPlan = new WorkloadPlanner.Plan(
+                plan.facts().toBuilder().tunedSplit(tuned).build(), plan.warnings(), plan.topology());
+        return new FittingPlan(tunedPlan, ENGINE.allocate(tunedPlan.facts()), range);
     }
 
     private static FittingPlan planned(

@@ -168,7 +168,8 @@ public final class WorkloadPlanner {
                 spec.getRocksDbFraction(),
                 spec.getRecordCacheFraction(),
                 spec.getStrictCacheLimit(),
-                spec.getHighPriorityPoolRatio());
+                spec.getHighPriorityPoolRatio(),
+                spec.getWriteBufferFraction());
     }
 
     /** A quantity the engine requires positive: "0" fails here, naming the field, not in the engine's words. */

@@ -6,6 +6,7 @@ import static io.streamsmemory.operator.workload.MetadataKeys.ALLOCATION_HASH;
 import static io.streamsmemory.operator.workload.MetadataKeys.FACTS;
 import static io.streamsmemory.operator.workload.MetadataKeys.LEARNED;
 import static io.streamsmemory.operator.workload.MetadataKeys.RESTART_HASH;
+import static io.streamsmemory.operator.workload.MetadataKeys.SPLIT_TUNING;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
@@ -23,16 +24,20 @@ import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.observe.WorkloadObservation;
 import io.streamsmemory.operator.plan.FittingPlan;
 import io.streamsmemory.operator.plan.LearnedFacts;
 import io.streamsmemory.operator.plan.PlannedRange;
 import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
+import io.streamsmemory.operator.tune.TunedPlan;
+import io.streamsmemory.operator.tune.TuningState;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -119,7 +124,9 @@ final class WorkloadReconciler {
         Optional<Crossing> capCrossed = safety.crossed();
         Map<String, Integer> before = safety.before();
         RolloutGate.Urgency urgency = safety.urgency();
-        FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, seen, before);
+        TunedPlan tuned =
+                tuned(policy, workload, current, FittingPlan.of(policy.getSpec(), workload, range, seen, before));
+        FittingPlan fitted = tuned.fitted();
         WorkloadPlanner.Plan plan = fitted.plan();
         AllocationResult result = fitted.result();
         range = fitted.range();
@@ -128,6 +135,11 @@ final class WorkloadReconciler {
                 .toList());
         row.setJvmCapsAwaitingReport(flags(plan.topology().awaitingReport()));
         row.setJvmCapsLifted(flags(plan.topology().lifted()));
+        row.setTunedSplit(tuned.splitText());
+        row.setSplitTuning(
+                tuned.decision().message() != null
+                        ? tuned.decision().message()
+                        : tuned.state().reason());
         List<String> provisional = plan.topology().provisional();
         row.setProvisionalFacts(provisional.isEmpty() ? null : provisional);
         row.setReplicaRange(range.text());
@@ -169,7 +181,7 @@ final class WorkloadReconciler {
             row.setNewerPlanPending(held.get().reason());
             rollLater = held.get().retryAfter();
         } else {
-            String resplit = publish(policy, workload, current, allocation, plan.topology());
+            String resplit = publish(policy, workload, current, allocation, plan.topology(), tuned.state());
             rollLater = current == null && firstPodsMayBeStarting(workload, pods)
                     ? PolicyReconciler.RETRY_SOON
                     : rollIfNeeded(policy, workload, allocation, range, resplit, urgency, pods);
@@ -237,6 +249,34 @@ final class WorkloadReconciler {
                 ? RolloutGate.Urgency.SUPERSEDE
                 : crossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
         return new CapsSafety(before, crossed, urgency);
+    }
+
+    /**
+     * The plan with its tuned split and the tuner's decision on what the pods show; a step, or a judgement of one, is
+     * told in an Event (the step's restart goes through the rollout gate like any other).
+     */
+    private TunedPlan tuned(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, FittingPlan model) {
+        TunedPlan tuned = TunedPlan.of(
+                policy.getSpec(),
+                Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L),
+                model,
+                AllocationConfigMap.annotation(current, SPLIT_TUNING).orElse(null),
+                observer.observation(workload.namespace(), workload.kind(), workload.name())
+                        .map(WorkloadObservation::tuning)
+                        .orElse(null),
+                Instant.now(),
+                observer.settings().settle());
+        String reason = switch (tuned.decision().kind()) {
+            case STEP -> "SplitTuned";
+            case KEPT -> "SplitTuningKept";
+            case UNDONE -> "SplitTuningUndone";
+            case NONE -> null;
+        };
+        if (reason != null) {
+            events.record(
+                    workload.resource(), Type.Normal, reason, tuned.decision().message());
+        }
+        return tuned;
     }
 
     /** A workload running outside its planned range, and the planner's warnings, each told once as an Event. */
@@ -322,9 +362,10 @@ final class WorkloadReconciler {
             Workload workload,
             ConfigMap current,
             Allocation allocation,
-            LearnedFacts topology) {
+            LearnedFacts topology,
+            TuningState tuning) {
         ConfigMap desired = AllocationConfigMap.desired(
-                policy.getMetadata().getName(), workload, allocation, topology.annotation());
+                policy.getMetadata().getName(), workload, allocation, topology.annotation(), tuning.annotation());
         if (AllocationConfigMap.sameAs(current, desired)) {
             return null;
         }

@@ -50,6 +50,12 @@ public final class AllocationConfigMap {
 
     /** @param learned the topology facts the plan learned from the pods ({@link LearnedFacts#annotation}) */
     public static ConfigMap desired(String policyName, Workload workload, Allocation allocation, String learned) {
+        return desired(policyName, workload, allocation, learned, "");
+    }
+
+    /** @param tuning the split tuning's state ({@link MetadataKeys#SPLIT_TUNING}), empty while there is none */
+    public static ConfigMap desired(
+            String policyName, Workload workload, Allocation allocation, String learned, String tuning) {
         HasMetadata owner = workload.resource();
         Map<String, String> data = Map.of(ALLOCATION_KEY, AllocationJson.write(allocation));
         String target = targetContainer(workload).orElse("");
@@ -70,6 +76,7 @@ public final class AllocationConfigMap {
                 .addToAnnotations(MODEL, ModelFingerprint.current())
                 .addToAnnotations(TARGET_CONTAINER, target)
                 .addToAnnotations(DATA_HASH, dataHash(target, data))
+                .addToAnnotations(tuning.isEmpty() ? Map.of() : Map.of(SPLIT_TUNING, tuning))
                 .withOwnerReferences(new OwnerReferenceBuilder()
                         .withApiVersion(owner.getApiVersion())
                         .withKind(owner.getKind())

@@ -41,6 +41,11 @@ public final class MetadataKeys {
      * the floor of the next plan's, so a restarted operator re-plans what it published.
      */
     public static final String LEARNED = "streamsmemory.io/learned-facts";
+    /**
+     * ConfigMap annotation: where the split tuning of the workload stands (the tuned fractions, the step being judged),
+     * so a restarted operator goes on where it was; absent while the split is the model's.
+     */
+    public static final String SPLIT_TUNING = "streamsmemory.io/split-tuning";
     /** On the allocation ConfigMap: the fingerprint of the model that planned it (ModelFingerprint). */
     public static final String MODEL = "streamsmemory.io/model";
     /**

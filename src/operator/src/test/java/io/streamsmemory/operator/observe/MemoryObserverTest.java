@@ -53,8 +53,11 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MemoryObserverTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Short, so the split tuning judges a live JVM within the test. */
+    static final Duration SETTLE = Duration.ofSeconds(40);
+
     private static final ObserveSettings FAST =
-            new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4, Duration.ofHours(1));
+            new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4, Duration.ofHours(1), SETTLE);
     KubernetesClient client;
     LocalControlPlane controlPlane;
     private RunningOperator operator;

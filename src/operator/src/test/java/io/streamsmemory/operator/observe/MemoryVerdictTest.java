@@ -156,6 +156,7 @@ class MemoryVerdictTest {
                         10 * MiB,
                         "plan",
                         JvmCapsUse.NONE,
+                        null,
                         null));
     }
 }

@@ -66,6 +66,7 @@ class ObservedTopologyTest {
                 null,
                 null,
                 JvmCapsUse.NONE,
+                null,
                 null);
     }
 }

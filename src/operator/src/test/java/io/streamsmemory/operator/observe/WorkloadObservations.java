@@ -26,6 +26,7 @@ public final class WorkloadObservations {
                         10 * 1024 * 1024L,
                         "plan",
                         JvmCapsUse.NONE,
+                        null,
                         null));
     }
 }

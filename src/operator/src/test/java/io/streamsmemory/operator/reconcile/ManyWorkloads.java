@@ -105,9 +105,8 @@ final class ManyWorkloads {
                 look ? 95L << 20 : 40L << 20,
                 150L << 20,
                 "plan",
-                look
-                        ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace"
-                        : null);
+                look ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace" : null,
+                null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         row.setObserved(verdict.observed());
         row.setRecommendation(verdict.recommendation());
