@@ -98,18 +98,26 @@ public final class OrdersStreamsApp {
         }
     }
 
-    /** About 20 orders a second from 10 000 customers, until interrupted. */
+    /**
+     * About 20 orders a second from 10 000 customers, until interrupted. With {@code ORDERS_APP_LOAD=heavy}, as fast
+     * as the producer takes them, from 10 million customers with 100-byte orders: the record cache then evicts to the
+     * stores at the input's rate, and their memtables fill and flush (what the operator's split tuning is tried on).
+     */
     static void produce(String bootstrap) {
+        boolean heavy = "heavy".equals(System.getenv("ORDERS_APP_LOAD"));
         Properties props = new Properties();
         props.put("bootstrap.servers", bootstrap);
         props.put("linger.ms", "50");
+        String padding = "x".repeat(96);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
                 new StringSerializer())) {
             while (!Thread.currentThread().isInterrupted()) {
-                String customer = "customer-" + ThreadLocalRandom.current().nextInt(10_000);
+                String customer = "customer-" + ThreadLocalRandom.current().nextInt(heavy ? 10_000_000 : 10_000);
                 String amount = Integer.toString(ThreadLocalRandom.current().nextInt(1, 500));
-                producer.send(new ProducerRecord<>(ORDERS, customer, amount));
-                Thread.sleep(50);
+                producer.send(new ProducerRecord<>(ORDERS, customer, heavy ? amount + padding : amount));
+                if (!heavy) {
+                    Thread.sleep(50);
+                }
             }
         } catch (InterruptedException stop) {
             Thread.currentThread().interrupt();

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -59,7 +60,8 @@ public final class SplitTuner {
     /**
      * @param state          the published state, already {@link TuningState#under} the policy's generation
      * @param signals        what the pods showed, null before any report
-     * @param allocationHash the allocation planned from {@code state}: only pods running it judge it
+     * @param allocationHash the allocation planned from {@code state}: only pods running it, or another allocation
+     *                       published with the same split ({@link TuningState#splitHashes()}), judge it
      * @param writeBufferSize that allocation's {@code write_buffer_size}, null without RocksDB
      * @param forced         the shares the user's overrides fix
      * @param settle         how long a pod runs a split before its counters judge it
@@ -73,7 +75,9 @@ public final class SplitTuner {
             Instant now,
             Duration settle) {
         if (signals == null
-                || !allocationHash.equals(signals.allocationHash())
+                || signals.allocationHash() == null
+                || !(allocationHash.equals(signals.allocationHash())
+                        || state.splitHashes().contains(signals.allocationHash()))
                 || signals.minUptimeMillis() < settle.toMillis()) {
             return Decision.none(state);
         }
@@ -110,7 +114,8 @@ public final class SplitTuner {
                                 message,
                                 step,
                                 state.undone(),
-                                state.directions()),
+                                state.directions(),
+                                List.of()),
                         Kind.STEP,
                         message);
             }
@@ -139,7 +144,13 @@ public final class SplitTuner {
             directions.put(step.share(), step.direction());
             return new Decision(
                     new TuningState(
-                            state.generation(), state.split(), state.reason(), null, state.undone(), directions),
+                            state.generation(),
+                            state.split(),
+                            state.reason(),
+                            null,
+                            state.undone(),
+                            directions,
+                            state.splitHashes()),
                     Kind.KEPT,
                     String.format(
                             "kept %s %s: %s",
@@ -148,7 +159,14 @@ public final class SplitTuner {
         Set<Signal> undone = EnumSet.of(step.signal());
         undone.addAll(state.undone());
         return new Decision(
-                new TuningState(state.generation(), step.from(), step.fromReason(), null, undone, state.directions()),
+                new TuningState(
+                        state.generation(),
+                        step.from(),
+                        step.fromReason(),
+                        null,
+                        undone,
+                        state.directions(),
+                        List.of()),
                 Kind.UNDONE,
                 String.format(
                         "undid %s %s -> %s: %s, not %.0f%% better; %s is not acted on again until the policy changes",

@@ -64,14 +64,22 @@ public record TunedPlan(FittingPlan fitted, TuningState state, SplitTuner.Decisi
             return untouched(current, state);
         }
         if (decision.kind() == SplitTuner.Kind.KEPT) {
-            return new TunedPlan(current, decision.state(), decision);
+            return new TunedPlan(current, decision.state().published(allocation.hash(), false), decision);
         }
         FittingPlan next = model.withTunedSplit(decision.state().tunedSplit());
-        return next.result().ok() ? new TunedPlan(next, decision.state(), decision) : untouched(current, state);
+        if (!next.result().ok()) {
+            return untouched(current, state);
+        }
+        return new TunedPlan(
+                next, decision.state().published(next.result().allocation().hash(), true), decision);
     }
 
+    /** The plan as the state has it; its allocation, when there is one, is one more published with the split. */
     private static TunedPlan untouched(FittingPlan plan, TuningState state) {
-        return new TunedPlan(plan, state, SplitTuner.Decision.none(state));
+        TuningState published = plan.result().ok() && state != TuningState.NONE
+                ? state.published(plan.result().allocation().hash(), false)
+                : state;
+        return new TunedPlan(plan, published, SplitTuner.Decision.none(published));
     }
 
     /** Tuning is part of the learned plan: a Declared plan is planned from what the policy states alone. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.engine.TunedSplit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,6 +23,8 @@ import java.util.TreeSet;
  * @param pending      the last step, until the pods running it show whether it helped; null when none is judged
  * @param undone       signals whose step did not help: not acted on again under this generation
  * @param directions   each moved share's direction (+1 or -1): a later step never moves it back
+ * @param splitHashes  the allocations published with this split (the last {@value #SPLIT_HASHES}): a pod running
+ *                     any of them runs this split, whatever else (learned JVM caps, say) its allocation has
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record TuningState(
@@ -29,8 +33,11 @@ public record TuningState(
         String reason,
         Step pending,
         Set<Signal> undone,
-        Map<Share, Integer> directions) {
-    public static final TuningState NONE = new TuningState(0, Fractions.MODEL, null, null, Set.of(), Map.of());
+        Map<Share, Integer> directions,
+        List<String> splitHashes) {
+    public static final TuningState NONE =
+            new TuningState(0, Fractions.MODEL, null, null, Set.of(), Map.of(), List.of());
+    static final int SPLIT_HASHES = 8;
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .setSerializationInclusion(JsonInclude.Include.NON_NULL);
@@ -39,6 +46,20 @@ public record TuningState(
         split = split == null ? Fractions.MODEL : split;
         undone = undone == null ? Set.of() : Set.copyOf(new TreeSet<>(undone));
         directions = directions == null ? Map.of() : Map.copyOf(new TreeMap<>(directions));
+        splitHashes = splitHashes == null ? List.of() : List.copyOf(splitHashes);
+    }
+
+    /**
+     * This state once {@code hash} is published: added to the split's hashes, or the only one when the split just
+     * changed (the allocations before it ran another split).
+     */
+    TuningState published(String hash, boolean splitChanged) {
+        List<String> hashes = new ArrayList<>(splitChanged ? List.of() : splitHashes);
+        if (!hashes.contains(hash)) {
+            hashes.add(hash);
+        }
+        List<String> kept = hashes.subList(Math.max(0, hashes.size() - SPLIT_HASHES), hashes.size());
+        return new TuningState(generation, split, reason, pending, undone, directions, kept);
     }
 
     /** The shares the tuner moves. */
@@ -102,7 +123,7 @@ public record TuningState(
     public TuningState under(long policyGeneration) {
         return policyGeneration == generation
                 ? this
-                : new TuningState(policyGeneration, split, reason, null, Set.of(), Map.of());
+                : new TuningState(policyGeneration, split, reason, null, Set.of(), Map.of(), splitHashes);
     }
 
     /** The annotation's value; empty for {@link #NONE}. */

@@ -54,6 +54,11 @@ final class LiveKafkaStreams implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>(); // in start order
     private final Thread reaper = new Thread(this::destroyAll, "live-kafka-streams-reaper");
     private final ReportReader reader = new ReportReader(Duration.ofSeconds(5));
+    private String classpath;
+    private String bootstrap;
+    private int threads;
+    private int partitions;
+    private Map<String, String> appEnv = Map.of();
 
     /** In every credential the application's config carries ({@link #writeSecrets}), and in nothing else. */
     static final String SECRET_MARKER = "S3CRET";
@@ -71,6 +76,13 @@ final class LiveKafkaStreams implements AutoCloseable {
      */
     static LiveKafkaStreams start(Path dir, String allocationJson, int reportPort, int threads, int partitions)
             throws Exception {
+        return start(dir, allocationJson, reportPort, threads, partitions, Map.of());
+    }
+
+    /** As above, the application's JVM with {@code appEnv} besides (OrdersStreamsApp's ORDERS_APP_LOAD, say). */
+    static LiveKafkaStreams start(
+            Path dir, String allocationJson, int reportPort, int threads, int partitions, Map<String, String> appEnv)
+            throws Exception {
         String classpath =
                 Files.readString(AgentBuild.require(AgentBuild.TEST_CLASSPATH)).trim();
         AgentBuild.require(AgentBuild.AGENT_JAR);
@@ -78,12 +90,12 @@ final class LiveKafkaStreams implements AutoCloseable {
         Files.createDirectories(dir.resolve("broker"));
         LiveKafkaStreams live = new LiveKafkaStreams(dir, reportPort);
         try {
-            String bootstrap = live.startBroker(classpath);
-            live.startApp(classpath, bootstrap, allocationJson, threads, partitions);
-            live.awaitReport(r -> r.activeTasks() != null
-                    && r.activeTasks() == partitions
-                    && r.rocksDbInstances() != null
-                    && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
+            live.classpath = classpath;
+            live.bootstrap = live.startBroker(classpath);
+            live.threads = threads;
+            live.partitions = partitions;
+            live.appEnv = appEnv;
+            live.startApp(allocationJson);
             return live;
         } catch (Exception | Error e) {
             live.close();
@@ -158,8 +170,34 @@ final class LiveKafkaStreams implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
-    private void startApp(String classpath, String bootstrap, String allocationJson, int threads, int partitions)
-            throws IOException {
+    /**
+     * Stops the application's JVM and starts it again on {@code allocationJson}, as a rollout restarts a pod (same
+     * broker, same state directory); returns once its agent reports the new allocation with every task running.
+     */
+    void restartApp(String allocationJson) throws Exception {
+        Process app;
+        synchronized (processes) {
+            app = processes.remove(processes.size() - 1);
+        }
+        app.destroy();
+        if (!app.waitFor(30, TimeUnit.SECONDS)) {
+            app.destroyForcibly().waitFor();
+        }
+        startApp(allocationJson);
+    }
+
+    /** Starts the application on {@code allocationJson}; returns once its agent reports every task running. */
+    private void startApp(String allocationJson) throws Exception {
+        launchApp(allocationJson);
+        String hash = AllocationJson.read(allocationJson).hash();
+        awaitReport(r -> hash.equals(r.allocationHash())
+                && r.activeTasks() != null
+                && r.activeTasks() == partitions
+                && r.rocksDbInstances() != null
+                && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
+    }
+
+    private void launchApp(String allocationJson) throws IOException {
         Path allocation = Files.writeString(dir.resolve("allocation.json"), allocationJson);
         String appClasspath = Arrays.stream(classpath.split(File.pathSeparator))
                 .filter(entry -> !entry.contains("streams-memory-engine") && !entry.contains("/engine/target/"))
@@ -176,16 +214,15 @@ final class LiveKafkaStreams implements AutoCloseable {
                 dir.resolve("state").toAbsolutePath().toString(),
                 Integer.toString(threads),
                 Integer.toString(partitions)));
-        java(
-                command,
-                Map.of(
-                        "STREAMS_MEMORY_ALLOCATION",
-                        allocation.toAbsolutePath().toString(),
-                        "STREAMS_MEMORY_REPORT_PORT",
-                        Integer.toString(reportPort),
-                        "ORDERS_APP_EXTRA_CONFIG",
-                        writeSecrets().toAbsolutePath().toString()),
-                "app.log");
+        Map<String, String> env = new java.util.HashMap<>(appEnv);
+        env.putAll(Map.of(
+                "STREAMS_MEMORY_ALLOCATION",
+                allocation.toAbsolutePath().toString(),
+                "STREAMS_MEMORY_REPORT_PORT",
+                Integer.toString(reportPort),
+                "ORDERS_APP_EXTRA_CONFIG",
+                writeSecrets().toAbsolutePath().toString()));
+        java(command, env, "app.log");
     }
 
     /**

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.engine.Part;
+import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.CapturedLog;
 import io.streamsmemory.operator.Fixtures;
@@ -21,6 +23,7 @@ import io.streamsmemory.operator.api.FactStatus;
 import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.ObservedMemoryStatus;
+import io.streamsmemory.operator.api.OverridesSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
 import io.streamsmemory.operator.api.StreamsSpec;
@@ -435,6 +438,91 @@ class MemoryObserverTest {
     }
 
     /** The allocation document the operator published for the Deployment orders-app, once it is there. */
+    /**
+     * Issue 43, point 4: a write-heavy application ({@code ORDERS_APP_LOAD=heavy}: 10 million customers, as fast as the
+     * broker takes them) with 40 RocksDB instances planned in 512 MiB, its heap's shares declared by the user so only
+     * the memtables' share can move. Once its pod has run {@link #SETTLE}, the operator gives the write buffers a
+     * step of the block cache, within the pod's memory, and says why in the row and an Event; the pod restarted on
+     * that plan (as the rollout would) then judges the step: kept or undone, said the same way.
+     */
+    @Test
+    void aWriteHeavyApplicationUnderATightPlanGetsMoreWriteBuffersAndTheRowSaysWhy() throws Exception {
+        String ns = "tuning";
+        int threads = 2;
+        int partitions = 8;
+        StreamsMemoryPolicy policy = Fixtures.policy(ns, "orders", "512Mi");
+        policy.getSpec().getStreams().setThreads(threads);
+        policy.getSpec().getStreams().setPartitions(partitions);
+        JvmSpec jvm = new JvmSpec();
+        jvm.setSizing(JvmSizing.Observed);
+        policy.getSpec().setJvm(jvm);
+        OverridesSpec overrides = new OverridesSpec();
+        overrides.setRocksDbFraction(0.4);
+        overrides.setRecordCacheFraction(0.2);
+        policy.getSpec().setOverrides(overrides);
+        workload(ns, policy);
+        String first = publishedAllocation(ns);
+        assertThat(observedRow(ns).getTunedSplit()).isNull();
+
+        try (LiveKafkaStreams live = LiveKafkaStreams.start(
+                Path.of("target", "live-kafka-streams-tuning"),
+                first,
+                PackagedOperator.freePort(),
+                threads,
+                partitions,
+                Map.of("ORDERS_APP_LOAD", "heavy"))) {
+            runningPod(ns, "orders-app-abc-1", live.reportPort());
+            await().atMost(SETTLE.plus(WAIT).plus(WAIT))
+                    .ignoreExceptions()
+                    .until(() -> !events(ns, "SplitTuned").isEmpty());
+            AgentReport report = live.report();
+            System.out.println("split tuning: "
+                    + events(ns, "SplitTuned").get(0).getMessage() + " (pod: " + report.tuning() + ")");
+            WorkloadAllocationStatus row =
+                    await().atMost(WAIT).until(() -> observedRow(ns), r -> r.getTunedSplit() != null);
+            assertThat(row.getTunedSplit()).isEqualTo("write buffers' share of the block cache 41.7%");
+            assertThat(row.getSplitTuning())
+                    .matches("(memtable flushes of .* on average, under a quarter of the .* memtables"
+                            + "|writes stalled .* of the time \\(over 5.0%\\)): write buffers' share of the block "
+                            + "cache 33.3% -> 41.7% \\(.*\\)");
+            assertThat(events(ns, "SplitTuned").get(0).getMessage()).isEqualTo(row.getSplitTuning());
+
+            AllocationDocument before = AllocationJson.read(first);
+            AllocationDocument tuned = AllocationJson.read(publishedAllocation(ns));
+            assertThat(writeBuffers(tuned)).isGreaterThan(writeBuffers(before) * 5 / 4);
+            assertThat(tuned.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(512L << 20);
+            assertThat(tuned.rocksdb().writeBufferManagerBytes()).isEqualTo(writeBuffers(tuned));
+            assertThat(tuned.inputs().tunedSplit().writeBufferFraction()).isEqualTo(0.417);
+
+            // The rollout restarts the pod on the tuned plan; once it has run as long, its figures judge the step.
+            live.restartApp(publishedAllocation(ns));
+            await().atMost(SETTLE.plus(WAIT).plus(WAIT))
+                    .ignoreExceptions()
+                    .until(() -> !events(ns, "SplitTuningKept").isEmpty()
+                            || !events(ns, "SplitTuningUndone").isEmpty());
+            String judged = await().atMost(WAIT)
+                    .until(() -> observedRow(ns).getSplitTuning(), t -> t.startsWith("kept") || t.startsWith("undid"));
+            System.out.println(
+                    "split tuning judged: " + judged + " (pod: " + live.report().tuning() + ")");
+            if (judged.startsWith("kept")) {
+                assertThat(observedRow(ns).getTunedSplit()).isEqualTo("write buffers' share of the block cache 41.7%");
+            } else {
+                assertThat(observedRow(ns).getTunedSplit()).isNull();
+                assertThat(writeBuffers(AllocationJson.read(publishedAllocation(ns))))
+                        .isLessThan(writeBuffers(tuned));
+            }
+        }
+    }
+
+    private static long writeBuffers(AllocationDocument allocation) {
+        return allocation.parts().stream()
+                .map(p -> p.find("rocksdb-write-buffers"))
+                .flatMap(java.util.Optional::stream)
+                .findFirst()
+                .orElseThrow()
+                .bytes();
+    }
+
     private String publishedAllocation(String ns) {
         return await().atMost(WAIT)
                 .ignoreExceptions()

@@ -57,6 +57,21 @@ class SplitTunerTest {
     }
 
     @Test
+    void podsOnAnotherAllocationWithTheSameSplitJudgeItButNotThoseOfTheSplitBefore() {
+        TuningState published = START.published("h0", false).published("h1", false);
+        assertThat(published.splitHashes()).containsExactly("h0", "h1");
+        TuningSignals stalledOnH0 = new TuningSignals("h0", SETTLED, 0.01, 0.30, 3 * MiB, 0.0);
+        Decision step = decide(published, stalledOnH0);
+        assertThat(step.kind()).as("h0 ran the same split, with other JVM caps").isEqualTo(Kind.STEP);
+        TuningState afterStep = step.state().published("h2", true);
+        assertThat(afterStep.splitHashes()).containsExactly("h2");
+        assertThat(SplitTuner.decide(afterStep, stalledOnH0, "h2", MEMTABLE, Set.of(), NOW, SETTLE)
+                        .kind())
+                .as("h0 ran the split before the step: it cannot judge it")
+                .isEqualTo(Kind.NONE);
+    }
+
+    @Test
     void writeStallsGiveTheMemtablesAStepOfTheCache() {
         Decision step = decide(START, new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0));
         assertThat(step.kind()).isEqualTo(Kind.STEP);
@@ -100,15 +115,15 @@ class SplitTunerTest {
 
     @Test
     void aShareStopsAtItsBound() {
-        TuningState atMost = new TuningState(1, new Fractions(null, 0.5, null), "r", null, Set.of(), null);
+        TuningState atMost = new TuningState(1, new Fractions(null, 0.5, null), "r", null, Set.of(), null, null);
         assertThat(decide(atMost, new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0))
                         .kind())
                 .isEqualTo(Kind.NONE);
-        TuningState cacheAtLeast = new TuningState(1, new Fractions(0.25, null, 0.05), "r", null, Set.of(), null);
+        TuningState cacheAtLeast = new TuningState(1, new Fractions(0.25, null, 0.05), "r", null, Set.of(), null, null);
         assertThat(decide(cacheAtLeast, new TuningSignals("h1", SETTLED, 0.5, 0.0, 3 * MiB, 0.0))
                         .kind())
                 .isEqualTo(Kind.NONE);
-        TuningState nearBound = new TuningState(1, new Fractions(null, 0.45, null), "r", null, Set.of(), null);
+        TuningState nearBound = new TuningState(1, new Fractions(null, 0.45, null), "r", null, Set.of(), null, null);
         assertThat(decide(nearBound, new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0))
                         .state()
                         .split()
