@@ -7,6 +7,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
+import java.lang.management.RuntimeMXBean;
 import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +41,7 @@ final class JvmMemory {
         static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
         static final ClassLoadingMXBean CLASSES = ManagementFactory.getClassLoadingMXBean();
         static final List<GarbageCollectorMXBean> COLLECTORS = ManagementFactory.getGarbageCollectorMXBeans();
+        static final RuntimeMXBean RUNTIME = ManagementFactory.getRuntimeMXBean();
         /** -XX:MaxDirectMemorySize; 0 (unset) means as large as the heap. */
         static final long DIRECT_MAX =
                 JvmLimits.vmOption("MaxDirectMemorySize", Runtime.getRuntime().maxMemory());
@@ -118,6 +120,9 @@ final class JvmMemory {
         out.put("loadedClasses", (long) Beans.CLASSES.getLoadedClassCount());
         out.put("liveThreads", (long) Beans.THREADS.getThreadCount());
         putGc(out);
+        // What the report's figures since the JVM started (GC pauses, flushes, stall time, storage reads) are read
+        // against.
+        putKnown(out, "uptimeMillis", Beans.RUNTIME.getUptime());
         return out;
     }
 

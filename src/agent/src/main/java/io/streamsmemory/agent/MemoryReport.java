@@ -52,7 +52,9 @@ final class MemoryReport {
     /** Reads every source now. */
     static MemoryReport build() {
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
-        sections.put("process", ProcStatus.read(ProcStatus.SELF));
+        Map<String, Long> process = new LinkedHashMap<>(ProcStatus.read(ProcStatus.SELF));
+        process.putAll(ProcIo.read(ProcIo.SELF));
+        sections.put("process", process);
         sections.put("cgroup", CgroupMemory.read(CgroupMemory.ROOT, CgroupMemory.SELF));
         Map<String, Long> jvm = JvmMemory.read();
         AgentAllocation allocation = AgentState.allocation();
@@ -65,7 +67,7 @@ final class MemoryReport {
             streamsSection.put("plannedRecordCacheBytes", allocation.plannedRecordCacheBytes());
         }
         sections.put("streams", streamsSection);
-        Map<String, Long> rocksdb = rocksDb(streams.rocksDb());
+        Map<String, Long> rocksdb = rocksDb(streams.rocksDb(), jvm.get("uptimeMillis"));
         sections.put("rocksdb", rocksdb);
         return new MemoryReport(
                 allocation == null ? null : allocation.hash(),
@@ -99,7 +101,8 @@ final class MemoryReport {
         return out;
     }
 
-    private static Map<String, Long> rocksDb(Map<String, Long> storeGauges) {
+    /** The {@code rocksdb} section; {@code uptimeMillis} (null when unknown) bounds the stall time. */
+    static Map<String, Long> rocksDb(Map<String, Long> storeGauges, Long uptimeMillis) {
         Map<String, Long> out = new LinkedHashMap<>();
         if (RocksDbStats.capacity >= 0) {
             out.put("blockCacheCapacityBytes", RocksDbStats.capacity);
@@ -107,6 +110,14 @@ final class MemoryReport {
             putKnown(out, "blockCachePinnedUsageBytes", RocksDbStats.pinnedUsage);
         }
         out.putAll(storeGauges);
+        if (RocksDbStats.listening) {
+            out.put("flushes", RocksDbStats.FLUSHES.get());
+            out.put("flushedBytes", RocksDbStats.FLUSHED_BYTES.get());
+            long stall = RocksDbStats.WRITE_STALLS.millis();
+            // Both clocks count from about the JVM's start; a stall in progress read a moment after the uptime must
+            // not make the share of time stalled exceed 1.
+            out.put("writeStallMillis", uptimeMillis == null ? stall : Math.min(stall, uptimeMillis));
+        }
         return out;
     }
 

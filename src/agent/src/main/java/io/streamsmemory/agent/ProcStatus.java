@@ -16,7 +16,7 @@ final class ProcStatus {
     /** The report's {@code process} section; empty when the file is absent (not Linux) or unreadable. */
     static Map<String, Long> read(Path status) {
         try {
-            return parse(new String(Files.readAllBytes(status), StandardCharsets.US_ASCII));
+            return parse(readAscii(status));
         } catch (IOException | RuntimeException e) {
             return Map.of();
         }
@@ -31,14 +31,8 @@ final class ProcStatus {
 
     /** A line "Name:   1234 kB" (the kernel always writes kB, meaning KiB) in bytes. */
     private static void putKib(Map<String, Long> out, String field, String text, String name) {
-        int at = text.startsWith(name) ? 0 : text.indexOf("\n" + name);
-        if (at < 0) {
-            return;
-        }
-        int start = text.indexOf(name, at) + name.length();
-        int end = text.indexOf('\n', start);
-        String value = (end < 0 ? text.substring(start) : text.substring(start, end)).trim();
-        if (!value.endsWith(" kB")) {
+        String value = value(text, name);
+        if (value == null || !value.endsWith(" kB")) {
             return;
         }
         try {
@@ -46,5 +40,21 @@ final class ProcStatus {
         } catch (NumberFormatException e) {
             // an unreadable figure is left out, never written as 0
         }
+    }
+
+    /** The rest of the line that starts with {@code name} (e.g. "VmRSS:"), trimmed; null when there is none. */
+    static String value(String text, String name) {
+        int at = text.startsWith(name) ? 0 : text.indexOf("\n" + name);
+        if (at < 0) {
+            return null;
+        }
+        int start = text.indexOf(name, at) + name.length();
+        int end = text.indexOf('\n', start);
+        return (end < 0 ? text.substring(start) : text.substring(start, end)).trim();
+    }
+
+    /** A file of the kernel's, as text; throws when it is absent or unreadable. */
+    static String readAscii(Path file) throws IOException {
+        return new String(Files.readAllBytes(file), StandardCharsets.US_ASCII);
     }
 }

@@ -17,6 +17,18 @@ final class RocksDbStats {
     /** RocksDB's flush threads in force now (the JVM environment's HIGH-priority pool). */
     static volatile LongSupplier flushThreads = () -> -1;
 
+    /**
+     * Set once {@link FlushAndStallListener} is on a store's options: before that (or where RocksJava has no event
+     * listeners) the three figures below are unknown, not 0.
+     */
+    static volatile boolean listening;
+    /** Memtable flushes completed, of every column family but Kafka Streams 4.x's {@code offsets}. */
+    static final AtomicLong FLUSHES = new AtomicLong();
+    /** The raw key and value bytes of those flushes. */
+    static final AtomicLong FLUSHED_BYTES = new AtomicLong();
+
+    static final WriteStallClock WRITE_STALLS = new WriteStallClock(System::nanoTime);
+
     private RocksDbStats() {}
 
     static void reset() {
@@ -27,5 +39,9 @@ final class RocksDbStats {
         usage = () -> -1;
         pinnedUsage = () -> -1;
         flushThreads = () -> -1;
+        listening = false;
+        FLUSHES.set(0);
+        FLUSHED_BYTES.set(0);
+        WRITE_STALLS.reset();
     }
 }

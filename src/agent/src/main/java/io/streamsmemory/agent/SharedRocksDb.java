@@ -99,6 +99,7 @@ final class SharedRocksDb {
         if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
             options.setArenaBlockSize(settings.arenaBlockSizeBytes());
         }
+        listenForFlushesAndStalls(storeName, options);
         try {
             // Kafka Streams 3.x's options (RocksDB 7) report no environment when none was set: the default is used.
             Env env = options.getEnv();
@@ -108,6 +109,20 @@ final class SharedRocksDb {
             AgentLog.warnOnce(
                     "rocksdb-flush-threads",
                     "could not set RocksDB's flush threads (" + e + "); RocksDB keeps its own");
+        }
+    }
+
+    /**
+     * The report's flushes and write stalls. Where RocksJava has no event listeners (rocksdbjni 5.x, Kafka Streams 2.8)
+     * the store is bounded all the same and those figures are left out.
+     */
+    private static void listenForFlushesAndStalls(String storeName, Options options) {
+        try {
+            FlushAndStallListener.appendTo(storeName, options);
+        } catch (LinkageError | RuntimeException e) {
+            AgentLog.warnOnce(
+                    "rocksdb-listener",
+                    "could not listen to RocksDB's flushes and write stalls (" + e + "); the report leaves them out");
         }
     }
 

@@ -96,6 +96,20 @@ class MemoryReadersTest {
     }
 
     @Test
+    void procIoGivesTheBytesReadFromStorage() throws Exception {
+        String io = "rchar: 323934931\nwchar: 323929600\nsyscr: 632687\nsyscw: 632675\nread_bytes: 4096\n"
+                + "write_bytes: 323932160\ncancelled_write_bytes: 0\n";
+        assertThat(ProcIo.parse(io)).containsExactly(Map.entry("storageReadBytes", 4096L));
+        assertThat(ProcIo.parse("rchar: 1\nread_bytes: garbage\n")).isEmpty();
+        assertThat(ProcIo.parse("rchar: 1\n")).isEmpty();
+        assertThat(ProcIo.read(root.resolve("absent"))).isEmpty();
+        Path file = root.resolve("io");
+        Files.writeString(file, io);
+        assertThat(ProcIo.read(file)).containsExactly(Map.entry("storageReadBytes", 4096L));
+        assertThat(ProcIo.read(ProcIo.SELF)).containsKey("storageReadBytes"); // this Linux process
+    }
+
+    @Test
     void thisProcessHasAResidentSet() {
         assertThat(ProcStatus.read(ProcStatus.SELF).get("rssBytes")).isPositive();
     }

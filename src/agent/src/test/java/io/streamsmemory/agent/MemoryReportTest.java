@@ -226,6 +226,40 @@ class MemoryReportTest {
                 .isEqualTo("{\"formatVersion\":1,\"recordCacheSource\":\"none\"}");
     }
 
+    /** Flushes and stall time are unknown (left out) until the agent listens to a store, then counted from there. */
+    @Test
+    void theRocksDbSectionCarriesFlushesAndStallTimeOnlyOnceTheAgentListens() throws Exception {
+        assertThat(MemoryReport.rocksDb(Map.of(), 60_000L))
+                .doesNotContainKeys("flushes", "flushedBytes", "writeStallMillis");
+
+        RocksDbStats.listening = true;
+        RocksDbStats.FLUSHES.set(3);
+        RocksDbStats.FLUSHED_BYTES.set(3L << 20);
+        RocksDbStats.WRITE_STALLS.changed(false, true); // a stall in progress
+        Thread.sleep(20);
+        Map<String, Long> rocksdb = MemoryReport.rocksDb(Map.of("memtableBytes", 7L), 60_000L);
+        assertThat(rocksdb)
+                .containsEntry("memtableBytes", 7L)
+                .containsEntry("flushes", 3L)
+                .containsEntry("flushedBytes", 3L << 20);
+        assertThat(rocksdb.get("writeStallMillis")).isBetween(20L, 60_000L);
+        // Never more than the uptime it is read against.
+        assertThat(MemoryReport.rocksDb(Map.of(), 5L)).containsEntry("writeStallMillis", 5L);
+
+        Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
+        sections.put("rocksdb", rocksdb);
+        MemoryReport report = new MemoryReport(null, null, null, sections, null);
+        assertThat(new ObjectMapper()
+                        .readTree(report.toJson())
+                        .at("/rocksdb/flushedBytes")
+                        .asLong())
+                .isEqualTo(3L << 20);
+        assertThat(assertValidPrometheus(report.toPrometheus()))
+                .containsEntry("streams_memory_agent_rocksdb_flushes", "3")
+                .containsEntry("streams_memory_agent_rocksdb_flushed_bytes", Long.toString(3L << 20))
+                .containsKey("streams_memory_agent_rocksdb_write_stall_millis");
+    }
+
     @Test
     void snakeCaseOfTheFieldNames() {
         assertThat(MemoryReport.snake("heapUsedBytes")).isEqualTo("heap_used_bytes");
@@ -256,6 +290,14 @@ class MemoryReportTest {
                 new ObjectMapper().readTree(MemoryReport.build().toJson()).get("jvm");
         assertThat(afterGc.get("gcCollections").asLong()).isPositive();
         assertThat(afterGc.get("gcPauseMillis").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(afterGc.get("uptimeMillis").asLong())
+                .isPositive()
+                .isGreaterThanOrEqualTo(jvm.get("uptimeMillis").asLong());
+        // This Linux process has read its classes from storage, or from the page cache (0); the file is there.
+        assertThat(json.at("/process/storageReadBytes").isIntegralNumber()).isTrue();
+        assertThat(json.at("/process/storageReadBytes").asLong()).isNotNegative();
+        // No store was bounded: the figures of the agent's RocksDB listener are unknown, not 0.
+        assertThat(json.has("rocksdb")).isFalse();
         assertThat(json.has("streams")).isFalse();
         assertThat(json.has("allocationHash")).isFalse();
         assertThat(json.get("recordCacheSource").asText()).isEqualTo("none");

@@ -206,6 +206,15 @@ class MemoryReportRealBrokerTest {
         assertThat(rocksdb.get("immutableMemtables").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(rocksdb.get("runningFlushes").asLong()).isGreaterThanOrEqualTo(0);
         assertThat(rocksdb.get("pendingCompactionBytes").asLong()).isGreaterThanOrEqualTo(0);
+        // The agent's flush and stall listener, appended through Kafka Streams' own options (its adapter for stores
+        // with column families) and so present; how many flushes ran by now depends on the commits.
+        assertThat(rocksdb.has("flushes")).as("rocksdb.flushes").isTrue();
+        assertThat(rocksdb.get("flushes").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(rocksdb.get("flushedBytes").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(rocksdb.get("writeStallMillis").asLong())
+                .isBetween(0L, report.at("/jvm/uptimeMillis").asLong());
+        assertThat(report.at("/process/storageReadBytes").asLong()).isGreaterThanOrEqualTo(0);
+        assertThat(report.at("/process").has("storageReadBytes")).isTrue();
     }
 
     /**
