@@ -500,12 +500,20 @@ class MemoryObserverTest {
                     .ignoreExceptions()
                     .until(() -> !events(ns, "SplitTuningKept").isEmpty()
                             || !events(ns, "SplitTuningUndone").isEmpty());
-            String judged = await().atMost(WAIT)
-                    .until(() -> observedRow(ns).getSplitTuning(), t -> t.startsWith("kept") || t.startsWith("undid"));
+            // The Event, not the row: a kept step's pod may already have taken the next one, which the row then shows.
+            String judged = java.util.stream.Stream.concat(
+                            events(ns, "SplitTuningKept").stream(), events(ns, "SplitTuningUndone").stream())
+                    .findFirst()
+                    .orElseThrow()
+                    .getMessage();
+            assertThat(judged).matches("(kept|undid) write buffers' share of the block cache .*: (mean flush|write stalls) .* -> .*");
             System.out.println(
                     "split tuning judged: " + judged + " (pod: " + live.report().tuning() + ")");
             if (judged.startsWith("kept")) {
-                assertThat(observedRow(ns).getTunedSplit()).isEqualTo("write buffers' share of the block cache 41.7%");
+                // Kept, and the pod's figures may already take the next step (its flushes still small for the larger
+                // memtables): the share never goes back below the kept one.
+                assertThat(observedRow(ns).getTunedSplit())
+                        .matches("write buffers' share of the block cache (41.7|50.0)%");
             } else {
                 assertThat(observedRow(ns).getTunedSplit()).isNull();
                 assertThat(writeBuffers(AllocationJson.read(publishedAllocation(ns))))
