@@ -140,7 +140,9 @@ public final class MemoryBenchmark {
             "agent+direct-io",
             "agent+rocksdb-55",
             "agent+8g-cgroup",
-            "unbounded+plan-heap");
+            "unbounded+plan-heap",
+            "agent+write-buffers-42",
+            "agent+write-buffers-50");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
                     List.of(UNBOUNDED),
@@ -759,6 +761,9 @@ public final class MemoryBenchmark {
      *       keeps the blocks reads need rather than files just written.
      *   <li>{@code agent+rocksdb-55}: the plan with {@code spec.overrides.rocksDbFraction} 0.55 instead of 0.40: a
      *       smaller heap, a larger block cache for data blocks (and its third for memtables).
+     *   <li>{@code agent+write-buffers-42}, {@code agent+write-buffers-50}: the plan with the write buffers' share of
+     *       the block cache at the split tuner's first and second steps (41.7% and 50% instead of 1/3), the data blocks
+     *       giving it: what the operator's tuning does to a pod whose flushes are small or whose writes stall.
      *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
      *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
      *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
@@ -781,27 +786,33 @@ public final class MemoryBenchmark {
                 List.of("-D" + EventLogRocksDBConfig.COMPACTION_TRIGGER_PROPERTY + "=8")));
         candidates.add(withOptions(
                 agent, CANDIDATE_NAMES.get(3), List.of("-D" + EventLogRocksDBConfig.DIRECT_IO_PROPERTY + "=true")));
-        AllocationResult moreRocksDb = plan(
-                sizing.budget(),
-                sizing.shape(),
-                sizing.threads(),
-                sizing.stores(),
-                Overrides.NONE.withRocksDbFraction(0.55));
-        if (!moreRocksDb.ok()) {
-            throw new IllegalStateException("agent+rocksdb-55 does not fit: " + moreRocksDb.message());
-        }
-        String json = AllocationJson.write(moreRocksDb.allocation());
-        Path file = dir.resolve("alloc-rocksdb-55.json");
-        Files.writeString(file, json);
-        AllocationDocument allocation = AllocationJson.read(json);
-        System.out.println("    candidate " + CANDIDATE_NAMES.get(4) + ": " + planFigures(allocation));
-        candidates.add(agentVariant(CANDIDATE_NAMES.get(4), allocation, file, agentJar));
+        candidates.add(
+                overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(4), Overrides.NONE.withRocksDbFraction(0.55)));
         candidates.add(new Variant(
                 CANDIDATE_NAMES.get(5), agent.jvmOptions(), agent.env(), true, false, UNBOUNDED_LIMIT_BYTES));
         List<String> planHeap = new ArrayList<>(sizing.allocation().jvmOptions());
         planHeap.add("-XX:+UseSerialGC");
         candidates.add(new Variant(CANDIDATE_NAMES.get(6), planHeap, Map.of(), false, false, UNBOUNDED_LIMIT_BYTES));
+        candidates.add(overridden(
+                sizing, dir, agentJar, CANDIDATE_NAMES.get(7), Overrides.NONE.withWriteBufferFraction(0.417)));
+        candidates.add(
+                overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(8), Overrides.NONE.withWriteBufferFraction(0.5)));
         return candidates;
+    }
+
+    /** The agent on the plan with {@code overrides}, named {@code name}. */
+    private static Variant overridden(Sizing sizing, Path dir, Path agentJar, String name, Overrides overrides)
+            throws IOException {
+        AllocationResult result = plan(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), overrides);
+        if (!result.ok()) {
+            throw new IllegalStateException(name + " does not fit: " + result.message());
+        }
+        String json = AllocationJson.write(result.allocation());
+        Path file = dir.resolve("alloc-" + name.replace("agent+", "") + ".json");
+        Files.writeString(file, json);
+        AllocationDocument allocation = AllocationJson.read(json);
+        System.out.println("    candidate " + name + ": " + planFigures(allocation));
+        return agentVariant(name, allocation, file, agentJar);
     }
 
     /** {@code variant} under another name with more JVM options, in the same cgroup. */

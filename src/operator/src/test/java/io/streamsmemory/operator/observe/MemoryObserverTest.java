@@ -506,7 +506,9 @@ class MemoryObserverTest {
                     .findFirst()
                     .orElseThrow()
                     .getMessage();
-            assertThat(judged).matches("(kept|undid) write buffers' share of the block cache .*: (mean flush|write stalls) .* -> .*");
+            assertThat(judged)
+                    .matches(
+                            "(kept|undid) write buffers' share of the block cache .*: (mean flush|write stalls) .* -> .*");
             System.out.println(
                     "split tuning judged: " + judged + " (pod: " + live.report().tuning() + ")");
             if (judged.startsWith("kept")) {
