@@ -512,10 +512,8 @@ class MemoryObserverTest {
             System.out.println(
                     "split tuning judged: " + judged + " (pod: " + live.report().tuning() + ")");
             if (judged.startsWith("kept")) {
-                // Kept, and the pod's figures may already take the next step (its flushes still small for the larger
-                // memtables): the share never goes back below the kept one.
-                assertThat(observedRow(ns).getTunedSplit())
-                        .matches("write buffers' share of the block cache (41.7|50.0)%");
+                // Kept, and one step is as far as the tuner takes the memtables.
+                assertThat(observedRow(ns).getTunedSplit()).isEqualTo("write buffers' share of the block cache 41.7%");
             } else {
                 assertThat(observedRow(ns).getTunedSplit()).isNull();
                 assertThat(writeBuffers(AllocationJson.read(publishedAllocation(ns))))

@@ -115,7 +115,7 @@ class SplitTunerTest {
 
     @Test
     void aShareStopsAtItsBound() {
-        TuningState atMost = new TuningState(1, new Fractions(null, 0.5, null), "r", null, Set.of(), null, null);
+        TuningState atMost = new TuningState(1, new Fractions(null, 0.417, null), "r", null, Set.of(), null, null);
         assertThat(decide(atMost, new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0))
                         .kind())
                 .isEqualTo(Kind.NONE);
@@ -123,12 +123,12 @@ class SplitTunerTest {
         assertThat(decide(cacheAtLeast, new TuningSignals("h1", SETTLED, 0.5, 0.0, 3 * MiB, 0.0))
                         .kind())
                 .isEqualTo(Kind.NONE);
-        TuningState nearBound = new TuningState(1, new Fractions(null, 0.45, null), "r", null, Set.of(), null, null);
+        TuningState nearBound = new TuningState(1, new Fractions(null, 0.38, null), "r", null, Set.of(), null, null);
         assertThat(decide(nearBound, new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0))
                         .state()
                         .split()
                         .writeBuffers())
-                .isEqualTo(0.5);
+                .isEqualTo(0.417);
     }
 
     @Test
