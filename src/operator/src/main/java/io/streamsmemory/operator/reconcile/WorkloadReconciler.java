@@ -30,6 +30,7 @@ import io.streamsmemory.operator.plan.LearnedFacts;
 import io.streamsmemory.operator.plan.PlannedRange;
 import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
+import io.streamsmemory.operator.tune.SplitTuner;
 import io.streamsmemory.operator.tune.TunedPlan;
 import io.streamsmemory.operator.tune.TuningState;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
@@ -182,6 +183,7 @@ final class WorkloadReconciler {
             rollLater = held.get().retryAfter();
         } else {
             String resplit = publish(policy, workload, current, allocation, plan.topology(), tuned.state());
+            reportTuning(workload, tuned.decision());
             rollLater = current == null && firstPodsMayBeStarting(workload, pods)
                     ? PolicyReconciler.RETRY_SOON
                     : rollIfNeeded(policy, workload, allocation, range, resplit, urgency, pods);
@@ -251,12 +253,9 @@ final class WorkloadReconciler {
         return new CapsSafety(before, crossed, urgency);
     }
 
-    /**
-     * The plan with its tuned split and the tuner's decision on what the pods show; a step, or a judgement of one, is
-     * told in an Event (the step's restart goes through the rollout gate like any other).
-     */
+    /** The plan with its tuned split and the tuner's decision on what the pods show. */
     private TunedPlan tuned(StreamsMemoryPolicy policy, Workload workload, ConfigMap current, FittingPlan model) {
-        TunedPlan tuned = TunedPlan.of(
+        return TunedPlan.of(
                 policy.getSpec(),
                 Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L),
                 model,
@@ -266,17 +265,23 @@ final class WorkloadReconciler {
                         .orElse(null),
                 Instant.now(),
                 observer.settings().settle());
-        String reason = switch (tuned.decision().kind()) {
+    }
+
+    /**
+     * A step of the split, or the judgement of one, told in an Event once it is published (a plan held back by a model
+     * upgrade publishes nothing, and its decision is taken again later); the step's restart goes through the rollout
+     * gate like any other.
+     */
+    private void reportTuning(Workload workload, SplitTuner.Decision decision) {
+        String reason = switch (decision.kind()) {
             case STEP -> "SplitTuned";
             case KEPT -> "SplitTuningKept";
             case UNDONE -> "SplitTuningUndone";
             case NONE -> null;
         };
         if (reason != null) {
-            events.record(
-                    workload.resource(), Type.Normal, reason, tuned.decision().message());
+            events.record(workload.resource(), Type.Normal, reason, decision.message());
         }
-        return tuned;
     }
 
     /** A workload running outside its planned range, and the planner's warnings, each told once as an Event. */
