@@ -18,7 +18,8 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) $(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) \
 	$(if $(NMT),-Dbench.nmt=$(NMT)) $(if $(REPEATS),-Dbench.repeats=$(REPEATS)) \
 	$(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) $(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) \
-	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
+	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(LEARN_SETTLE_SECONDS),-Dbench.learnSettleSeconds=$(LEARN_SETTLE_SECONDS)) \
+	$(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
 	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) $(if $(JFR),-Dbench.jfr=$(JFR)) \
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 

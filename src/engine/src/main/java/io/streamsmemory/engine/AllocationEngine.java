@@ -35,6 +35,19 @@ public final class AllocationEngine {
     static final long SEARCH_LIMIT_BYTES = 4 * TiB;
 
     /**
+     * The headroom a plan of these facts learned from its pods ({@link ObservedJvm#headroomBytes()}), in bytes, when it
+     * is below the model's; empty when the plan keeps the model's. What the operator holds the pods' reports against
+     * (a pod using {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of it restores the model's).
+     */
+    public static java.util.OptionalLong learnedHeadroomBytes(WorkloadFacts facts) {
+        WorkloadFacts model = facts.toBuilder().observedJvm(null).build();
+        long planned = Sizing.plannedHeadroomMiB(facts);
+        return planned < Sizing.plannedHeadroomMiB(model)
+                ? java.util.OptionalLong.of(planned * MiB)
+                : java.util.OptionalLong.empty();
+    }
+
+    /**
      * Computes the allocation, or explains why the facts do not fit and the least memory that would.
      *
      * @throws IllegalArgumentException when the facts themselves are invalid (see {@link WorkloadFacts#validate()})

@@ -104,12 +104,7 @@ final class AllocationExplainer {
         Part margin = Part.leaf(
                 "headroom",
                 (s.jvm().headroomMiB() + spare) * MiB + s.facts().memoryBytes() % MiB,
-                String.format(
-                        "%d%% of the pod after code cache, at least %d MiB, left unbounded for GC and JIT "
-                                + "structures, malloc fragmentation and blocks RocksDB pins while reading%s",
-                        HEADROOM_PERCENT,
-                        HEADROOM_MIN_MIB,
-                        spare > 0 ? "; holds what the fixed heap leaves unused" : ""),
+                headroomReason(s) + (spare > 0 ? "; holds what the fixed heap leaves unused" : ""),
                 Map.of());
         List<Part> uncapped = new ArrayList<>();
         if (!s.facts().capped(JvmCap.METASPACE)) {
@@ -135,6 +130,27 @@ final class AllocationExplainer {
                         + ")",
                 Map.of(),
                 parts);
+    }
+
+    private static String headroomReason(Sizing s) {
+        String model = String.format(
+                "%d%% of the pod after code cache, at least %d MiB, left unbounded for GC and JIT structures, malloc "
+                        + "fragmentation and blocks RocksDB pins while reading",
+                HEADROOM_PERCENT, HEADROOM_MIN_MIB);
+        Sizing.DeclaredCaps declared = s.jvm().learned();
+        if (declared == null || s.jvm().headroomMiB() >= declared.headroomMiB()) {
+            return model;
+        }
+        return String.format(
+                "learned: the most resident memory a pod held beyond the bounded parts, %s, + %d%%, within [%d MiB, "
+                        + "the model's %d MiB (%s)]; what it frees joins the pool (RocksDB's share of it as write "
+                        + "buffers), and a pod using %d%% of it restores the model's",
+                format(s.facts().observedJvm().headroomBytes()),
+                LEARNED_HEADROOM_MARGIN_PERCENT,
+                LEARNED_HEADROOM_MIN_MIB,
+                declared.headroomMiB(),
+                model,
+                LEARNED_CAP_PRESSURE_PERCENT);
     }
 
     /**
@@ -415,7 +431,8 @@ final class AllocationExplainer {
                                         s.split().learnedWriteBuffersMiB() > 0
                                                 ? String.format(
                                                         " RocksDB had with the model's JVM caps, + the %d MiB the "
-                                                                + "learned caps gave RocksDB, all memtables",
+                                                                + "learned caps gave RocksDB less the high-priority "
+                                                                + "pool's share of it",
                                                         s.split().learnedWriteBuffersMiB())
                                                 : "",
                                         format(r.writeBufferSizeBytes()),

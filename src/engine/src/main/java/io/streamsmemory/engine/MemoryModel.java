@@ -77,6 +77,18 @@ public final class MemoryModel {
      * non-method code of the interpreter and stubs) fills it and the JVM disables its compiler ("CodeCache is full").
      */
     public static final long LEARNED_CODE_CACHE_MIN_MIB = 32;
+    /**
+     * Margin over the most resident memory a pod held beyond the bounded parts, for the learned headroom: the same
+     * quarter as metaspace. The figure is a peak of reports taken every few seconds, and a compaction's buffers or a
+     * rebalance's restore come and go between two of them.
+     */
+    public static final long LEARNED_HEADROOM_MARGIN_PERCENT = 25;
+    /**
+     * The lowest learned headroom: half the model's least ({@link #HEADROOM_MIN_MIB}). Learning takes at most half of
+     * the model's room away from a small pod, and it keeps room for what no report saw: the allocator's arenas
+     * ({@link #MALLOC_ARENA_MAX} of them, each growing in 64 MiB reservations) and a burst between two reports.
+     */
+    public static final long LEARNED_HEADROOM_MIN_MIB = 64;
     /** A learned cap this full (used / cap, in percent) raises MemoryPressure and the next plan restores the cap. */
     public static final long LEARNED_CAP_PRESSURE_PERCENT = 90;
 

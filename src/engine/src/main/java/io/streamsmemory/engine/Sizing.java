@@ -49,8 +49,8 @@ record Sizing(
         }
     }
 
-    /** The caps the model plans without observed use (spec.jvm.sizing: Declared), in whole MiB. */
-    record DeclaredCaps(long codeCacheMiB, long metaspaceMiB, long stacksMiB) {}
+    /** The caps and headroom the model plans without observed use (spec.jvm.sizing: Declared), in whole MiB. */
+    record DeclaredCaps(long codeCacheMiB, long metaspaceMiB, long stacksMiB, long headroomMiB) {}
 
     /** Step 4: the clients' heap buffers and the direct memory their socket reads are copied through. */
     record ClientIo(long ioMiB, long producerBuffer, long fetchMax, long heapBytes, long directBytes) {}
@@ -136,7 +136,7 @@ record Sizing(
         Topology planned = Topology.worstCase(facts);
         long memoryMiB = facts.memoryBytes() / MiB;
         long codeCache = codeCacheMiB(memoryMiB);
-        long headroom = headroomMiB(memoryMiB - codeCache);
+        long headroom = modelHeadroomMiB(memoryMiB);
         Jvm jvm = jvmOverhead(facts, topology, codeCache, headroom, learnedDirectMiB);
         ClientIo clients = clientIo(facts, overrides, topology, jvm.poolMiB());
         long afterClients = jvm.poolMiB() - clients.ioMiB();
@@ -170,9 +170,22 @@ record Sizing(
         return ByteSize.clamp(memoryMiB / CODE_CACHE_DIVISOR, CODE_CACHE_MIN_MIB, CODE_CACHE_MAX_MIB);
     }
 
-    /** 2. Headroom, of what the code cache leaves. */
-    private static long headroomMiB(long afterCodeCacheMiB) {
-        return Math.max(afterCodeCacheMiB * HEADROOM_PERCENT / 100, HEADROOM_MIN_MIB);
+    /** 2. Headroom, of what the model's code cache leaves. */
+    private static long modelHeadroomMiB(long memoryMiB) {
+        return Math.max((memoryMiB - codeCacheMiB(memoryMiB)) * HEADROOM_PERCENT / 100, HEADROOM_MIN_MIB);
+    }
+
+    /**
+     * The headroom learned from the pods' reports ({@code spec.jvm.sizing: Observed}): the most they held beyond the
+     * bounded parts plus its margin, within [the floor, the model's]; the model's while no pod reported it.
+     */
+    static long plannedHeadroomMiB(WorkloadFacts facts) {
+        long model = modelHeadroomMiB(facts.memoryBytes() / MiB);
+        ObservedJvm observed = facts.observedJvm();
+        if (observed == null || observed.headroomBytes() <= 0) {
+            return model;
+        }
+        return learnedCap(observed.headroomBytes(), LEARNED_HEADROOM_MARGIN_PERCENT, LEARNED_HEADROOM_MIN_MIB, model);
     }
 
     /** 3. Metaspace, thread stacks and the application's own direct memory, which do not depend on the memory. */
@@ -210,15 +223,23 @@ record Sizing(
                 observed.metaspaceBytes(), LEARNED_METASPACE_MARGIN_PERCENT, LEARNED_METASPACE_MIN_MIB, metaspace);
         long learnedStacks =
                 learnedCap(observed.threads() * THREAD_STACK_RESIDENT, LEARNED_THREADS_MARGIN_PERCENT, 1, stacks);
-        long freed = codeCache - learnedCodeCache + metaspace - learnedMetaspace + stacks - learnedStacks;
+        long learnedHeadroom = plannedHeadroomMiB(facts);
+        long freed = codeCache
+                - learnedCodeCache
+                + metaspace
+                - learnedMetaspace
+                + stacks
+                - learnedStacks
+                + headroom
+                - learnedHeadroom;
         return new Jvm(
                 learnedCodeCache,
-                headroom,
+                learnedHeadroom,
                 learnedMetaspace,
                 learnedStacks,
                 extraDirect,
                 pool + freed,
-                new DeclaredCaps(codeCache, metaspace, stacks),
+                new DeclaredCaps(codeCache, metaspace, stacks, headroom),
                 learnedDirectMiB);
     }
 
@@ -377,8 +398,8 @@ record Sizing(
             return null;
         }
         long nativeOverhead = planned.rocksDbInstances() * ROCKSDB_NATIVE_OVERHEAD_PER_INSTANCE;
-        // RocksDB's gain from learned caps is all memtables: the floors hold without it (as the plan with the model's
-        // caps has shown), and the cache's other parts stay as that plan sized them.
+        // RocksDB's gain from learned sizes is memtables (and the high-priority pool's share): the floors hold without
+        // it (as the plan with the model's sizes has shown), and the data blocks stay as that plan sized them.
         long rocksBytes = (rocksDbMiB - split.learnedWriteBuffersMiB()) * MiB;
         long capacity = rocksBytes - nativeOverhead;
         if (capacity < BLOCK_CACHE_MIN) {
@@ -417,8 +438,14 @@ record Sizing(
         return facts.tunedSplit() == null ? null : facts.tunedSplit().writeBufferFraction();
     }
 
+    /** What of the learned gain the memtables get: all but the high-priority pool's share of it. */
+    static long learnedMemtableBytes(long learnedGainBytes, double highPriorityPoolRatio) {
+        return learnedGainBytes - (long) Math.ceil(learnedGainBytes * highPriorityPoolRatio);
+    }
+
     /**
-     * @param learnedWriteBuffers what learned JVM caps freed, part of {@code capacity}, all of it for memtables
+     * @param learnedWriteBuffers what learned JVM sizes freed for RocksDB, part of {@code capacity}: memtables, but
+     *                            for the high-priority pool's share of it
      * @param writeBufferFraction the memtables' share of the rest, null for the model's
      */
     private static RocksDbSettings rocksDbSettings(
@@ -433,10 +460,13 @@ record Sizing(
                 : HIGH_PRIORITY_POOL_RATIO;
         boolean strict = Boolean.TRUE.equals(overrides.strictCacheLimit());
         long shared = capacity - learnedWriteBuffers;
+        // The high-priority pool is a share of the whole cache, so it takes its share of the learned gain too: the
+        // memtables get the rest, and the data blocks keep exactly what the plan with the model's sizes gave them
+        // (all of the gain as memtables drove them below 0 once a learned headroom freed a tenth of a large pod).
         long writeBuffers = (writeBufferFraction == null
                         ? shared / WRITE_BUFFER_DIVISOR
                         : (long) Math.floor(shared * writeBufferFraction))
-                + learnedWriteBuffers;
+                + learnedMemtableBytes(learnedWriteBuffers, ratio);
         long writeBufferSize = ByteSize.clamp(
                 writeBuffers / MEMTABLES_PER_BUDGET / KiB * KiB, WRITE_BUFFER_SIZE_MIN, WRITE_BUFFER_SIZE_MAX);
         long memtables = instances * MEMTABLE_COLUMN_FAMILIES * MAX_WRITE_BUFFER_NUMBER;

@@ -153,6 +153,43 @@ class AllocationPropertiesTest {
         }
     }
 
+    /**
+     * spec.jvm.sizing: Observed, with any peaks a pod may report: the parts still sum to the pod, none is negative,
+     * the headroom lies within [its learned floor, the model's], and a plan the model's caps do not fit is not made to
+     * fit by learning.
+     */
+    @Property(tries = TRIES / 4)
+    void observedSizingSumsToThePodAndKeepsTheHeadroomWithinItsBounds(
+            @ForAll("fittingWorkloads") WorkloadFacts facts,
+            @ForAll @LongRange(min = 1, max = 512 * MiB) long metaspace,
+            @ForAll @LongRange(min = 1, max = 256 * MiB) long codeCache,
+            @ForAll @LongRange(min = 1, max = 2000) long threads,
+            @ForAll @LongRange(min = 0, max = 2 * GiB) long headroom) {
+        AllocationResult declared = engine.allocate(facts);
+        AllocationResult observed = engine.allocate(facts.toBuilder()
+                .observedJvm(new ObservedJvm(metaspace, codeCache, threads, headroom))
+                .build());
+        assertThat(observed.ok()).isEqualTo(declared.ok());
+        Assume.that(observed.ok());
+        Allocation a = observed.allocation();
+        assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(facts.memoryBytes());
+        a.parts().forEach(AllocationPropertiesTest::assertNestedPartsSum);
+        a.parts().forEach(AllocationPropertiesTest::assertNotNegative);
+        assertThat(headroomMargin(a)).isGreaterThanOrEqualTo(MemoryModel.LEARNED_HEADROOM_MIN_MIB * MiB);
+        // A fixed heap leaves what learning frees unused, and the headroom holds it.
+        if (facts.overrides() == null || facts.overrides().heapBytes() == null) {
+            assertThat(headroomMargin(a)).isLessThanOrEqualTo(headroomMargin(declared.allocation()));
+        }
+    }
+
+    /** The headroom's own margin, without the room of caps the plan leaves unset. */
+    private static long headroomMargin(Allocation a) {
+        Part headroom = a.part("headroom");
+        return headroom.parts().isEmpty()
+                ? headroom.bytes()
+                : headroom.parts().get(0).bytes();
+    }
+
     @Property(tries = TRIES)
     void noPartIsNegativeOrBelowItsFloor(@ForAll("fittingWorkloads") WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);

@@ -76,7 +76,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  * bench.cgroup (default true; false: no memory cgroup, as where the machine allows none),
  * bench.variants (the variants to run, by name, comma-separated, default all: default, docs-bounded, agent, learned
  * and those the two flags above add; learned-kafka-cache, the learned plan with the application setting Kafka's
- * default record cache, runs only when named, with learned), bench.learnSeconds (the learning run's limit, default 120, at most the run's).
+ * default record cache, runs only when named, with learned), bench.learnSeconds (the learning run's limit, default 120, at most the run's),
+ * bench.learnSettleSeconds (how long the learning JVM runs before its reports count towards the learned headroom,
+ * default 60).
  * <p>The {@code learned} variant (issue 32): before a budget's repeats, a learning run (the agent on the declared
  * plan, as the {@code agent} variant) polls the agent's {@code /report} every {@value #REPORT_POLL_SECONDS} s and keeps
  * each figure's peak ({@link ObservedPeaks}); the engine then plans as the operator does with
@@ -85,6 +87,12 @@ import org.jfree.data.xy.XYSeriesCollection;
  */
 public final class MemoryBenchmark {
     private static final int MAX_THREADS = 4;
+    /**
+     * How long the learning run's JVM runs before its reports count towards the learned headroom: the operator's
+     * {@code streamsmemory.observe.settle} (10 minutes) would outlast the run, so 60 s by default, once the memtables
+     * have filled and flushes and compactions run ({@code bench.learnSettleSeconds}).
+     */
+    private static final long LEARN_SETTLE_MILLIS = Long.getLong("bench.learnSettleSeconds", 60) * 1000;
     /**
      * The class count the plan is made with: what a user following the policy's recommendation declares for this
      * application (it loads about 6,200 classes; the operator suggests 25% more, in thousands). The policy's default,
@@ -973,7 +981,7 @@ public final class MemoryBenchmark {
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() == 200) {
-                ObservedPeaks now = ObservedPeaks.of(JSON.readTree(response.body()));
+                ObservedPeaks now = ObservedPeaks.of(JSON.readTree(response.body()), LEARN_SETTLE_MILLIS);
                 peaks.updateAndGet(p -> p.max(now));
             }
         } catch (IOException | RuntimeException e) {

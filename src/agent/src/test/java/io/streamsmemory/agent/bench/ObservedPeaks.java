@@ -19,6 +19,8 @@ import java.util.Locale;
  * @param activeTasks      {@code streams.activeTasks}
  * @param standbyTasks     {@code streams.standbyTasks}
  * @param rocksDbInstances {@code streams.rocksDbInstances}
+ * @param headroomBytes    what the JVM held beyond the plan's bounded parts ({@link ObservedJvm#headroomUsed}), from
+ *                         reports of a JVM that has run the settle time only, as the operator counts it; 0 when none
  */
 record ObservedPeaks(
         long metaspaceBytes,
@@ -28,15 +30,62 @@ record ObservedPeaks(
         long streamThreads,
         long activeTasks,
         long standbyTasks,
-        long rocksDbInstances) {
-    static final ObservedPeaks NONE = new ObservedPeaks(0, 0, 0, 0, 0, 0, 0, 0);
+        long rocksDbInstances,
+        long headroomBytes) {
+    static final ObservedPeaks NONE = new ObservedPeaks(0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** Without a headroom figure. */
+    ObservedPeaks(
+            long metaspaceBytes,
+            long codeCacheBytes,
+            long liveThreads,
+            long loadedClasses,
+            long streamThreads,
+            long activeTasks,
+            long standbyTasks,
+            long rocksDbInstances) {
+        this(
+                metaspaceBytes,
+                codeCacheBytes,
+                liveThreads,
+                loadedClasses,
+                streamThreads,
+                activeTasks,
+                standbyTasks,
+                rocksDbInstances,
+                0);
+    }
     /** The policy's default class count, the least the operator learns. */
     static final int MIN_LOADED_CLASSES = 15_000;
 
-    /** One report's figures (a figure left out of the report is 0). */
+    /** One report's figures (a figure left out of the report is 0), without the headroom's. */
     static ObservedPeaks of(JsonNode report) {
+        return of(report, Long.MAX_VALUE);
+    }
+
+    /** One report's figures, the headroom's once the JVM has run {@code settleMillis}. */
+    static ObservedPeaks of(JsonNode report, long settleMillis) {
         JsonNode jvm = report.path("jvm");
         JsonNode streams = report.path("streams");
+        JsonNode rocksdb = report.path("rocksdb");
+        boolean settled = jvm.path("uptimeMillis").asLong(0) >= settleMillis
+                && report.path("process").has("rssBytes")
+                && streams.path("streamThreads").asLong(0) > 0;
+        long headroom = settled
+                ? Math.max(
+                        0,
+                        ObservedJvm.headroomUsed(
+                                report.path("process").path("rssBytes").asLong(),
+                                jvm.path("heapCommittedBytes").asLong(0),
+                                jvm.path("metaspaceUsedBytes").asLong(0),
+                                jvm.path("codeCacheUsedBytes").asLong(0),
+                                jvm.path("directUsedBytes").asLong(0),
+                                jvm.path("liveThreads").asLong(0),
+                                rocksdb.path("blockCacheUsageBytes").asLong(0),
+                                rocksdb.has("blockCacheCapacityBytes")
+                                        ? 0
+                                        : rocksdb.path("memtableBytes").asLong(0)))
+                : 0;
         return new ObservedPeaks(
                 jvm.has("metaspacePeakCommittedBytes")
                         ? jvm.path("metaspacePeakCommittedBytes").asLong(0)
@@ -49,7 +98,8 @@ record ObservedPeaks(
                 streams.path("streamThreads").asLong(0),
                 streams.path("activeTasks").asLong(0),
                 streams.path("standbyTasks").asLong(0),
-                streams.path("rocksDbInstances").asLong(0));
+                streams.path("rocksDbInstances").asLong(0),
+                headroom);
     }
 
     /** Each figure's maximum of the two. */
@@ -62,7 +112,8 @@ record ObservedPeaks(
                 Math.max(streamThreads, other.streamThreads),
                 Math.max(activeTasks, other.activeTasks),
                 Math.max(standbyTasks, other.standbyTasks),
-                Math.max(rocksDbInstances, other.rocksDbInstances));
+                Math.max(rocksDbInstances, other.rocksDbInstances),
+                Math.max(headroomBytes, other.headroomBytes));
     }
 
     /** Why these peaks cannot be learned from (a figure the learned facts need is missing), or null. */
@@ -106,7 +157,7 @@ record ObservedPeaks(
                 .standbyReplicas(0)
                 .stores(new StoreCounts(keyValueStoresPerTask(), 0, 0))
                 .loadedClasses(learnedLoadedClasses())
-                .observedJvm(new ObservedJvm(metaspaceBytes, codeCacheBytes, liveThreads))
+                .observedJvm(new ObservedJvm(metaspaceBytes, codeCacheBytes, liveThreads, headroomBytes))
                 .build();
     }
 
@@ -114,7 +165,7 @@ record ObservedPeaks(
         return String.format(
                 Locale.ROOT,
                 "metaspace_peak=%d (%.1f MiB) code_cache_peak=%d (%.1f MiB) live_threads=%d loaded_classes=%d "
-                        + "stream_threads=%d active_tasks=%d standby_tasks=%d rocksdb_instances=%d",
+                        + "stream_threads=%d active_tasks=%d standby_tasks=%d rocksdb_instances=%d headroom_peak=%.1f MiB",
                 metaspaceBytes,
                 metaspaceBytes / 1048576.0,
                 codeCacheBytes,
@@ -124,6 +175,7 @@ record ObservedPeaks(
                 streamThreads,
                 activeTasks,
                 standbyTasks,
-                rocksDbInstances);
+                rocksDbInstances,
+                headroomBytes / 1048576.0);
     }
 }

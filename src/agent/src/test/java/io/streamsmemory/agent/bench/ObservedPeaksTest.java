@@ -30,6 +30,22 @@ class ObservedPeaksTest {
     }
 
     @Test
+    void theHeadroomCountsFromReportsOfASettledJvmAsTheOperatorCountsIt() throws Exception {
+        String report = "{\"process\":{\"rssBytes\":419430400},\"jvm\":{\"uptimeMillis\":%d,"
+                + "\"heapCommittedBytes\":157286400,\"metaspaceUsedBytes\":31457280,\"codeCacheUsedBytes\":14680064,"
+                + "\"directUsedBytes\":2097152,\"liveThreads\":40},\"rocksdb\":{\"blockCacheCapacityBytes\":67108864,"
+                + "\"blockCacheUsageBytes\":62914560},\"streams\":{\"streamThreads\":4,\"activeTasks\":16}}";
+        // 400 MiB - heap 150 - metaspace 30 - code cache 14 - direct 2 - 40 x 256 KiB - block cache 60 = 134 MiB.
+        assertThat(ObservedPeaks.of(JSON.readTree(String.format(report, 30_000)), 60_000)
+                        .headroomBytes())
+                .isZero();
+        ObservedPeaks settled = ObservedPeaks.of(JSON.readTree(String.format(report, 90_000)), 60_000);
+        assertThat(settled.headroomBytes()).isEqualTo(134L << 20);
+        assertThat(settled.learnedFacts(512L << 20).observedJvm().headroomBytes())
+                .isEqualTo(134L << 20);
+    }
+
+    @Test
     void aReportWithoutStreamsCannotBeLearnedFrom() throws Exception {
         ObservedPeaks jvmOnly = ObservedPeaks.of(JSON.readTree(
                 "{\"jvm\":{\"metaspacePeakCommittedBytes\":1,\"codeCachePeakBytes\":1,\"liveThreads\":1}}"));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.ObservedJvm;
 import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -56,5 +57,30 @@ class AllocationJsonTest {
         assertThat(document.hash()).isEqualTo(allocation.hash());
         assertThat(document.rocksdb()).isEqualTo(allocation.rocksDb());
         assertThat(document.jvmOptions()).isEqualTo(allocation.jvmOptions());
+    }
+
+    @Test
+    void theObservedHeadroomRoundTripsAndAPlanWithoutItWritesWhatItWroteBefore() {
+        WorkloadFacts.Builder facts = WorkloadFacts.builder()
+                .memoryBytes(2 * GiB)
+                .streamThreads(2)
+                .tasksPerPod(4)
+                .stores(new StoreCounts(2, 0, 0));
+        Allocation learned = new AllocationEngine()
+                .allocate(facts.observedJvm(new ObservedJvm(40L << 20, 20L << 20, 46, 100L << 20))
+                        .build())
+                .allocation();
+        assertThat(AllocationJson.read(AllocationJson.write(learned)).inputs().observedJvm())
+                .isEqualTo(new ObservedJvm(40L << 20, 20L << 20, 46, 100L << 20));
+
+        // Without a headroom figure the document has no such field, as before the headroom was learned.
+        Allocation capsOnly = new AllocationEngine()
+                .allocate(facts.observedJvm(new ObservedJvm(40L << 20, 20L << 20, 46))
+                        .build())
+                .allocation();
+        String written = AllocationJson.write(capsOnly);
+        assertThat(written).doesNotContain("headroomBytes");
+        assertThat(AllocationJson.read(written).inputs().observedJvm())
+                .isEqualTo(new ObservedJvm(40L << 20, 20L << 20, 46));
     }
 }

@@ -2,6 +2,7 @@ package io.streamsmemory.operator.observe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamsmemory.engine.ObservedJvm;
 import java.io.IOException;
 
 /**
@@ -75,7 +76,8 @@ public record AgentReport(
                         max(number(root, "jvm", "codeCachePeakBytes"), number(root, "jvm", "codeCacheUsedBytes")),
                         number(root, "jvm", "liveThreads"),
                         // Once Kafka Streams runs: what a JVM holds in its first moments says nothing of its need.
-                        streamsRunning ? number(root, "jvm", "directUsedBytes") : null),
+                        streamsRunning ? number(root, "jvm", "directUsedBytes") : null,
+                        streamsRunning ? headroomUsed(root) : null),
                 JvmCapsUse.capHit(
                         max(number(root, "jvm", "metaspaceCommittedBytes"), number(root, "jvm", "metaspaceUsedBytes")),
                         number(root, "jvm", "metaspaceMaxBytes"),
@@ -105,6 +107,35 @@ public record AgentReport(
     /** The highest resident memory the JVM has had (VmHWM), by the same measure. */
     Long peakBytes() {
         return max(rssBytes != null ? rssPeakBytes : cgroupPeakBytes, usedBytes());
+    }
+
+    /**
+     * What the JVM holds beyond the plan's bounded parts ({@link ObservedJvm#headroomUsed}), or null when its resident
+     * memory or its heap is unknown (an unknown smaller term counts as 0: the figure errs towards more headroom).
+     */
+    private static Long headroomUsed(JsonNode root) {
+        Long rss = number(root, "process", "rssBytes");
+        Long heap = number(root, "jvm", "heapCommittedBytes");
+        if (rss == null || heap == null) {
+            return null;
+        }
+        // Memtables outside a shared cache count on their own; with the agent's WriteBufferManager they are in it.
+        boolean sharedCache = number(root, "rocksdb", "blockCacheCapacityBytes") != null;
+        return Math.max(
+                0,
+                ObservedJvm.headroomUsed(
+                        rss,
+                        heap,
+                        orZero(number(root, "jvm", "metaspaceUsedBytes")),
+                        orZero(number(root, "jvm", "codeCacheUsedBytes")),
+                        orZero(number(root, "jvm", "directUsedBytes")),
+                        orZero(number(root, "jvm", "liveThreads")),
+                        orZero(number(root, "rocksdb", "blockCacheUsageBytes")),
+                        sharedCache ? 0 : orZero(number(root, "rocksdb", "memtableBytes"))));
+    }
+
+    private static long orZero(Long figure) {
+        return figure == null ? 0 : figure;
     }
 
     /** The larger of two figures, either of which may be unknown (null). */

@@ -8,14 +8,31 @@ import java.util.Locale;
  * What a JVM used of its capped non-heap memory: the metaspace (committed: what -XX:MaxMetaspaceSize caps) and code
  * cache peaks since it started and the live threads, the figures {@code spec.jvm.sizing: Observed} plans the caps from,
  * and the direct memory it held (the JDK's "direct" buffer pool, once its Kafka Streams runs), which the direct memory
- * cap is planned from; each null when not reported. Across pods and over the window each is the largest seen.
+ * cap is planned from, and the resident memory it held beyond the plan's bounded parts
+ * ({@link io.streamsmemory.engine.ObservedJvm#headroomUsed}), which the learned headroom is planned from; each null
+ * when not reported. Across pods and over the window each is the largest seen.
  */
-public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads, Long directPeakBytes) {
-    public static final JvmCapsUse NONE = new JvmCapsUse(null, null, null, null);
+public record JvmCapsUse(
+        Long metaspacePeakBytes,
+        Long codeCachePeakBytes,
+        Long liveThreads,
+        Long directPeakBytes,
+        Long headroomPeakBytes) {
+    public static final JvmCapsUse NONE = new JvmCapsUse(null, null, null, null, null);
 
-    /** Without the direct memory figure. */
+    /** Without the headroom figure. */
+    public JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads, Long directPeakBytes) {
+        this(metaspacePeakBytes, codeCachePeakBytes, liveThreads, directPeakBytes, null);
+    }
+
+    /** Without the direct memory and headroom figures. */
     public JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long liveThreads) {
-        this(metaspacePeakBytes, codeCachePeakBytes, liveThreads, null);
+        this(metaspacePeakBytes, codeCachePeakBytes, liveThreads, null, null);
+    }
+
+    /** The same figures without the headroom's: a pod that has not run long enough for it to say anything. */
+    JvmCapsUse withoutHeadroom() {
+        return new JvmCapsUse(metaspacePeakBytes, codeCachePeakBytes, liveThreads, directPeakBytes, null);
     }
     /**
      * Used this close to a cap in force (of the JVM's own max), the JVM has hit it: metaspace then fails with
@@ -30,7 +47,8 @@ public record JvmCapsUse(Long metaspacePeakBytes, Long codeCachePeakBytes, Long 
                 AgentReport.max(metaspacePeakBytes, other.metaspacePeakBytes),
                 AgentReport.max(codeCachePeakBytes, other.codeCachePeakBytes),
                 AgentReport.max(liveThreads, other.liveThreads),
-                AgentReport.max(directPeakBytes, other.directPeakBytes));
+                AgentReport.max(directPeakBytes, other.directPeakBytes),
+                AgentReport.max(headroomPeakBytes, other.headroomPeakBytes));
     }
 
     /**

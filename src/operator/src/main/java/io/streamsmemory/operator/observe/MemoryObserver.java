@@ -153,7 +153,7 @@ public final class MemoryObserver implements AutoCloseable {
         }
         reports.forEach((workload, answered) -> topologies
                 .computeIfAbsent(workload, k -> new TopologyWindow(settings.window()))
-                .record(now, ObservedTopology.of(answered)));
+                .record(now, ObservedTopology.of(answered, settings.settle())));
         oomKills.workloads(now)
                 .forEach(workload -> round.compute(
                         workload,

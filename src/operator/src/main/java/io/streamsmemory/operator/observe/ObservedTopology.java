@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.observe;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -48,10 +49,14 @@ public record ObservedTopology(
                 JvmCapsUse.NONE);
     }
 
-    /** One round: the busiest pod's figures, and the workload's task totals. */
-    static ObservedTopology of(List<AgentReport> reports) {
+    /**
+     * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
+     * have run {@code settle} (until RocksDB flushes and compacts, a JVM holds less beyond its bounds than it will).
+     */
+    static ObservedTopology of(List<AgentReport> reports, Duration settle) {
         ObservedTopology round = NONE;
         for (AgentReport report : reports) {
+            boolean settled = report.tuning() != null && report.tuning().minUptimeMillis() >= settle.toMillis();
             Long tasks = report.activeTasks() == null
                     ? null
                     : report.activeTasks() + (report.standbyTasks() == null ? 0 : report.standbyTasks());
@@ -67,7 +72,8 @@ public record ObservedTopology(
                     report.streamThreads() == null
                             ? round.loadedClasses
                             : AgentReport.max(round.loadedClasses, report.loadedClasses()),
-                    round.jvmCaps.max(report.jvmCaps()));
+                    round.jvmCaps.max(
+                            settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom()));
         }
         return round;
     }

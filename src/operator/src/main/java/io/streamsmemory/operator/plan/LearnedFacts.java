@@ -61,12 +61,21 @@ public final class LearnedFacts {
     public static final String METASPACE_PEAK_KIB = "metaspacePeakKiB";
     static final String CODE_CACHE_PEAK_KIB = "codeCachePeakKiB";
     static final String LIVE_THREADS = "liveThreads";
+    /**
+     * The most resident memory a settled pod held beyond the bounded parts, in KiB (in steps of
+     * {@link #HEADROOM_PEAK_STEP_MIB} MiB): the learned headroom is planned from it.
+     */
+    public static final String HEADROOM_PEAK_KIB = "headroomPeakKiB";
+
+    static final long HEADROOM_PEAK_STEP_MIB = 16;
     /** Set once a pod crossed 90% of a learned cap: the workload keeps the model's caps until its policy is deleted. */
     public static final String CAPS_RESTORED = "jvmCapsRestored";
     /** The learned caps that were restored, in MiB: MemoryPressure holds while the window's peak is above 90% of them. */
     public static final String RESTORED_METASPACE_CAP_MIB = "restoredMetaspaceCapMiB";
 
     public static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
+
+    public static final String RESTORED_HEADROOM_MIB = "restoredHeadroomMiB";
     private static final String JVM_CAPS = "jvmCaps";
     /** The most direct memory a pod held, in KiB (in steps of 4 MiB): the direct memory cap is planned from it. */
     public static final String DIRECT_PEAK_KIB = "directPeakKiB";
@@ -210,7 +219,12 @@ public final class LearnedFacts {
      * thousands do).
      */
     static int directPeakKiB(long bytes) {
-        long step = DIRECT_PEAK_STEP_MIB << 20;
+        return steppedKiB(bytes, DIRECT_PEAK_STEP_MIB);
+    }
+
+    /** A peak in KiB, rounded up to a whole number of {@code stepMiB} steps (at least one). */
+    private static int steppedKiB(long bytes, long stepMiB) {
+        long step = stepMiB << 20;
         long stepped = Math.max(1, (bytes + step - 1) / step) * step;
         return (int) Math.min(Integer.MAX_VALUE, stepped / 1024);
     }
@@ -300,7 +314,8 @@ public final class LearnedFacts {
      */
     private void jvmCaps(JvmCapsUse seen, WorkloadFacts.Builder builder) {
         if (before.containsKey(CAPS_RESTORED)) {
-            for (String key : List.of(CAPS_RESTORED, RESTORED_METASPACE_CAP_MIB, RESTORED_CODE_CACHE_CAP_MIB)) {
+            for (String key : List.of(
+                    CAPS_RESTORED, RESTORED_METASPACE_CAP_MIB, RESTORED_CODE_CACHE_CAP_MIB, RESTORED_HEADROOM_MIB)) {
                 Optional.ofNullable(before.get(key)).ifPresent(value -> learned.put(key, value));
             }
             facts.add(new Fact(
@@ -319,29 +334,46 @@ public final class LearnedFacts {
         learned.put(METASPACE_PEAK_KIB, metaspace.get());
         learned.put(CODE_CACHE_PEAK_KIB, codeCache.get());
         learned.put(LIVE_THREADS, threads.get());
-        builder.observedJvm(new ObservedJvm(metaspace.get() * 1024L, codeCache.get() * 1024L, threads.get()));
+        // The headroom's figure comes later (from pods that ran the settle time); until then the model's headroom.
+        Optional<Integer> headroom = atLeastBefore(
+                HEADROOM_PEAK_KIB,
+                Optional.ofNullable(seen.headroomPeakBytes())
+                        .filter(bytes -> bytes > 0)
+                        .map(bytes -> steppedKiB(bytes, HEADROOM_PEAK_STEP_MIB)));
+        headroom.ifPresent(kib -> learned.put(HEADROOM_PEAK_KIB, kib));
+        builder.observedJvm(new ObservedJvm(
+                metaspace.get() * 1024L,
+                codeCache.get() * 1024L,
+                threads.get(),
+                headroom.map(kib -> kib * 1024L).orElse(0L)));
         facts.add(new Fact(
                 JVM_CAPS,
                 String.format(
                         Locale.ROOT,
-                        "learned from peaks: metaspace %s, code cache %s, %d threads",
+                        "learned from peaks: metaspace %s, code cache %s, %d threads, %s",
                         ByteSize.format(metaspace.get() * 1024L),
                         ByteSize.format(codeCache.get() * 1024L),
-                        threads.get()),
+                        threads.get(),
+                        headroom.map(kib -> ByteSize.format(kib * 1024L) + " held beyond the bounded parts")
+                                .orElse("the model's headroom until a pod has run the settle time")),
                 Source.Observed));
     }
 
     /**
-     * What the published plan learned, with the JVM caps restored: the next plan uses the model's caps, and keeps
-     * the learned caps it replaced (MiB) to hold MemoryPressure against.
+     * What the published plan learned, with the JVM caps restored: the next plan uses the model's caps and headroom,
+     * and keeps the learned caps and headroom it replaced (MiB, the headroom's 0 when it was the model's) to hold
+     * MemoryPressure against.
      */
     public static Map<String, Integer> restored(
-            Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB) {
+            Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB, long headroomMiB) {
         Map<String, Integer> restored = new LinkedHashMap<>(before);
-        restored.keySet().removeAll(List.of(METASPACE_PEAK_KIB, CODE_CACHE_PEAK_KIB, LIVE_THREADS));
+        restored.keySet().removeAll(List.of(METASPACE_PEAK_KIB, CODE_CACHE_PEAK_KIB, LIVE_THREADS, HEADROOM_PEAK_KIB));
         restored.put(CAPS_RESTORED, 1);
         restored.put(RESTORED_METASPACE_CAP_MIB, (int) metaspaceCapMiB);
         restored.put(RESTORED_CODE_CACHE_CAP_MIB, (int) codeCacheCapMiB);
+        if (headroomMiB > 0) {
+            restored.put(RESTORED_HEADROOM_MIB, (int) headroomMiB);
+        }
         return restored;
     }
 

@@ -3,6 +3,7 @@ package io.streamsmemory.operator.reconcile;
 import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 
+import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -13,12 +14,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * The safety of learned JVM caps ({@code spec.jvm.sizing: Observed}): a pod that uses
+ * The safety of learned JVM caps and headroom ({@code spec.jvm.sizing: Observed}): a pod that uses
  * {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of a learned cap in force is near {@code OutOfMemoryError:
- * Metaspace} or a JIT that stops compiling, so the workload is under MemoryPressure and its next plan takes the
- * model's caps back at once (a crash-loop is what waiting would cost).
+ * Metaspace} or a JIT that stops compiling, and one that holds that much of a learned headroom beyond its bounded parts
+ * is near the kernel's limit, so the workload is under MemoryPressure and its next plan takes the model's caps and
+ * headroom back at once (a crash-loop or an OOM kill is what waiting would cost).
  */
 final class LearnedCapsGuard {
     private LearnedCapsGuard() {}
@@ -30,7 +33,8 @@ final class LearnedCapsGuard {
      * @param alreadyRestored whether the published plan already has the model's caps back (the pressure holds while
      *                        the window keeps the peak; nothing more is restored)
      */
-    record Crossing(String message, boolean alreadyRestored, long metaspaceCapMiB, long codeCacheCapMiB) {}
+    record Crossing(
+            String message, boolean alreadyRestored, long metaspaceCapMiB, long codeCacheCapMiB, long headroomMiB) {}
 
     /**
      * Holds the window's peaks against the learned caps: those of the published plan ({@code published}) when it
@@ -40,18 +44,25 @@ final class LearnedCapsGuard {
         boolean restored = before.containsKey(LearnedFacts.CAPS_RESTORED);
         Long metaspaceCap;
         Long codeCacheCap;
+        Long headroom;
         if (restored) {
             metaspaceCap = mib(before.get(LearnedFacts.RESTORED_METASPACE_CAP_MIB));
             codeCacheCap = mib(before.get(LearnedFacts.RESTORED_CODE_CACHE_CAP_MIB));
+            headroom = mib(before.get(LearnedFacts.RESTORED_HEADROOM_MIB));
         } else if (before.containsKey(LearnedFacts.METASPACE_PEAK_KIB) && published != null) {
             metaspaceCap = option(published.jvmOptions(), "-XX:MaxMetaspaceSize=");
             codeCacheCap = option(published.jvmOptions(), "-XX:ReservedCodeCacheSize=");
+            // Only a headroom below the model's is held: the model's is no learned bound to cross.
+            headroom = published.inputs() == null
+                    ? null
+                    : boxed(AllocationEngine.learnedHeadroomBytes(published.inputs()));
         } else {
             return Optional.empty();
         }
         List<String> crossed = new ArrayList<>();
-        cross(crossed, "metaspace", seen.metaspacePeakBytes(), metaspaceCap);
-        cross(crossed, "code cache", seen.codeCachePeakBytes(), codeCacheCap);
+        cross(crossed, "metaspace", seen.metaspacePeakBytes(), metaspaceCap, "cap");
+        cross(crossed, "code cache", seen.codeCachePeakBytes(), codeCacheCap, "cap");
+        cross(crossed, "resident memory beyond the bounded parts", seen.headroomPeakBytes(), headroom, "headroom");
         if (crossed.isEmpty()) {
             return Optional.empty();
         }
@@ -63,20 +74,30 @@ final class LearnedCapsGuard {
                 message,
                 restored,
                 metaspaceCap == null ? 0 : metaspaceCap / MiB,
-                codeCacheCap == null ? 0 : codeCacheCap / MiB));
+                codeCacheCap == null ? 0 : codeCacheCap / MiB,
+                headroom == null ? 0 : headroom / MiB));
     }
 
-    private static void cross(List<String> crossed, String pool, Long peak, Long cap) {
-        if (peak != null && cap != null && cap > 0 && peak * 100 >= cap * MemoryModel.LEARNED_CAP_PRESSURE_PERCENT) {
+    private static void cross(List<String> crossed, String pool, Long peak, Long bound, String what) {
+        if (peak != null
+                && bound != null
+                && bound > 0
+                && peak * 100 >= bound * MemoryModel.LEARNED_CAP_PRESSURE_PERCENT) {
             crossed.add(String.format(
                     Locale.ROOT,
-                    "a pod's %s reached %s, %.0f%% of its learned %s cap (at %d%% the cap is restored)",
+                    "a pod's %s reached %s, %.0f%% of its learned %s %s (at %d%% the %s is restored)",
                     pool,
                     format(peak),
-                    100.0 * peak / cap,
-                    format(cap),
-                    MemoryModel.LEARNED_CAP_PRESSURE_PERCENT));
+                    100.0 * peak / bound,
+                    format(bound),
+                    what,
+                    MemoryModel.LEARNED_CAP_PRESSURE_PERCENT,
+                    what));
         }
+    }
+
+    private static Long boxed(OptionalLong value) {
+        return value.isPresent() ? value.getAsLong() : null;
     }
 
     private static Long mib(Integer value) {

@@ -231,7 +231,8 @@ final class WorkloadReconciler {
         Map<String, Integer> before = published;
         if (crossed.isPresent() && !crossed.get().alreadyRestored()) {
             Crossing crossing = crossed.get();
-            before = LearnedFacts.restored(published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB());
+            before = LearnedFacts.restored(
+                    published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB(), crossing.headroomMiB());
             events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
         }
         Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(

@@ -493,6 +493,22 @@ class MemoryObserverTest {
             assertThat(tuned.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(512L << 20);
             assertThat(tuned.rocksdb().writeBufferManagerBytes()).isEqualTo(writeBuffers(tuned));
             assertThat(tuned.inputs().tunedSplit().writeBufferFraction()).isEqualTo(0.417);
+            // The pod has run the settle time: what it holds beyond the bounded parts is learned for the headroom.
+            String caps = await().atMost(WAIT)
+                    .until(
+                            () -> sources(observedRow(ns)).get("jvmCaps"),
+                            fact -> fact != null && fact.contains("held beyond the bounded parts"));
+            AllocationDocument learned = AllocationJson.read(publishedAllocation(ns));
+            long headroomSeen = learned.inputs().observedJvm().headroomBytes();
+            assertThat(headroomSeen).isPositive().isLessThan(512L << 20);
+            long headroom = learned.parts().stream()
+                    .filter(p -> p.name().equals("headroom"))
+                    .findFirst()
+                    .orElseThrow()
+                    .bytes();
+            // Never below the floor, never above the model's 128 MiB (plus the sub-MiB rest).
+            assertThat(headroom).isBetween(64L << 20, 129L << 20);
+            System.out.println("learned headroom: " + caps + "; the plan's headroom " + headroom + " B");
 
             // The rollout restarts the pod on the tuned plan; once it has run as long, its figures judge the step.
             live.restartApp(publishedAllocation(ns));

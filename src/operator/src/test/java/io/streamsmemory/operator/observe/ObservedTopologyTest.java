@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class ObservedTopologyTest {
     @Test
     void oneRoundSumsTheTasksAndKeepsTheBusiestPodsFigures() {
-        ObservedTopology round =
-                ObservedTopology.of(List.of(report(1L, 2L, 3L, 1L, 9L, 8_000L), report(1L, 2L, 1L, 3L, 12L, 9_000L)));
+        ObservedTopology round = ObservedTopology.of(
+                List.of(report(1L, 2L, 3L, 1L, 9L, 8_000L), report(1L, 2L, 1L, 3L, 12L, 9_000L)), Duration.ZERO);
 
         assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 4L, 4L, 4L, 12L, 9_000L));
     }
@@ -22,12 +22,45 @@ class ObservedTopologyTest {
         // not count either: a JVM still starting has not loaded them all, and a metaspace cap planned from that count
         // would stop the JVM that loads the rest (issue 42).
         ObservedTopology round = ObservedTopology.of(
-                List.of(report(null, null, null, null, null, 6_000L), report(1L, 2L, 3L, 0L, 6L, 5_000L)));
+                List.of(report(null, null, null, null, null, 6_000L), report(1L, 2L, 3L, 0L, 6L, 5_000L)),
+                Duration.ZERO);
 
         assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L));
-        assertThat(ObservedTopology.of(List.of(report(null, null, null, null, null, null)))
+        assertThat(ObservedTopology.of(List.of(report(null, null, null, null, null, null)), Duration.ZERO)
                         .reportsStreams())
                 .isFalse();
+    }
+
+    @Test
+    void theHeadroomAPodHoldsBeyondItsBoundsCountsOnceItHasRunTheSettleTime() {
+        // RSS 400 MiB = heap 150 + metaspace 30 + code cache 14 + direct 2 + 40 threads x 256 KiB + block cache 60
+        // (memtables in it: the shared cache's capacity is reported) + 134 MiB held beyond the bounded parts.
+        String report = """
+                {"formatVersion":1,"allocationHash":"h","process":{"rssBytes":%d},
+                 "jvm":{"uptimeMillis":%d,"heapCommittedBytes":%d,"metaspaceUsedBytes":%d,"codeCacheUsedBytes":%d,
+                        "directUsedBytes":%d,"liveThreads":40},
+                 "rocksdb":{"blockCacheCapacityBytes":%d,"blockCacheUsageBytes":%d,"memtableBytes":%d},
+                 "streams":{"streamThreads":2,"activeTasks":4}}""";
+        long mib = 1L << 20;
+        AgentReport young = AgentReport.parse(String.format(
+                        report, 400 * mib, 60_000, 150 * mib, 30 * mib, 14 * mib, 2 * mib, 64 * mib, 60 * mib, 20 * mib)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        AgentReport settled = AgentReport.parse(String.format(
+                        report, 400 * mib, 700_000, 150 * mib, 30 * mib, 14 * mib, 2 * mib, 64 * mib, 60 * mib,
+                        20 * mib)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(settled.jvmCaps().headroomPeakBytes()).isEqualTo(134 * mib);
+
+        Duration settle = Duration.ofMinutes(10);
+        assertThat(ObservedTopology.of(List.of(young), settle).jvmCaps().headroomPeakBytes())
+                .isNull();
+        assertThat(ObservedTopology.of(List.of(young, settled), settle)
+                        .jvmCaps()
+                        .headroomPeakBytes())
+                .isEqualTo(134 * mib);
+        // The other figures count from the first report, as before.
+        assertThat(ObservedTopology.of(List.of(young), settle).jvmCaps().liveThreads())
+                .isEqualTo(40L);
     }
 
     @Test

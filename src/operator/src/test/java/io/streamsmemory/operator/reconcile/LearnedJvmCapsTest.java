@@ -29,7 +29,8 @@ class LearnedJvmCapsTest {
 
         assertThat(builder.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
         assertThat(fact(learned))
-                .isEqualTo("learned from peaks: metaspace 40 MiB, code cache 20 MiB, 46 threads " + "Observed");
+                .isEqualTo("learned from peaks: metaspace 40 MiB, code cache 20 MiB, 46 threads, the model's headroom "
+                        + "until a pod has run the settle time Observed");
         assertThat(learned.annotation()).contains("metaspacePeakKiB=40960", "codeCachePeakKiB=20480", "liveThreads=46");
 
         // A restarted operator sees smaller peaks (a JVM just started): the published plan's stay.
@@ -73,7 +74,7 @@ class LearnedJvmCapsTest {
                 .contains("restoring the model's caps at once");
 
         // The next plan takes the model's caps, and keeps them whatever the pods report later.
-        Map<String, Integer> restored = LearnedFacts.restored(published, 50, 32);
+        Map<String, Integer> restored = LearnedFacts.restored(published, 50, 32, 0);
         WorkloadFacts.Builder builder = builder();
         LearnedFacts learned = apply(observed(), Optional.of(SEEN), restored, builder);
         assertThat(builder.build().observedJvm()).isNull();
@@ -88,6 +89,64 @@ class LearnedJvmCapsTest {
                 .orElseThrow();
         assertThat(holding.alreadyRestored()).isTrue();
         assertThat(holding.message()).contains("the model's caps are restored");
+    }
+
+    @Test
+    void theHeadroomIsLearnedFromSettledPodsInStepsOnlyGrowsAndNinetyPercentOfItRestoresTheModels() {
+        // A settled pod held 100 MiB + 1 B beyond its bounded parts: planned from 112 MiB (16 MiB steps).
+        ObservedTopology settled = new ObservedTopology(
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1));
+        WorkloadFacts.Builder builder =
+                builder().memoryBytes(2L << 30).streamThreads(2).tasksPerPod(6);
+        LearnedFacts learned = apply(observed(), Optional.of(settled), Map.of(), builder);
+        WorkloadFacts facts = builder.build();
+        assertThat(facts.observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46, 112L * MiB));
+        assertThat(fact(learned)).endsWith("46 threads, 112 MiB held beyond the bounded parts Observed");
+        Map<String, Integer> published = LearnedFacts.parse(learned.annotation());
+        assertThat(published).containsEntry("headroomPeakKiB", 112 * 1024);
+
+        // A restarted operator, or pods not settled yet, report less or nothing: the published figure stays.
+        WorkloadFacts.Builder again =
+                builder().memoryBytes(2L << 30).streamThreads(2).tasksPerPod(6);
+        apply(observed(), Optional.of(SEEN), published, again);
+        assertThat(again.build().observedJvm().headroomBytes()).isEqualTo(112L * MiB);
+
+        // The plan's headroom: 112 x 1.25 = 140 MiB, below the model's 192 MiB at 2 GiB. 90% of it is 126 MiB.
+        AllocationDocument plan = new AllocationDocument(
+                null, null, 0, null, null, 0, facts, null, null, null, List.of(), null, null, null);
+        assertThat(LearnedCapsGuard.check(published, plan, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 125L * MiB)))
+                .isEmpty();
+        LearnedCapsGuard.Crossing crossing = LearnedCapsGuard.check(
+                        published, plan, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 126L * MiB))
+                .orElseThrow();
+        assertThat(crossing.message())
+                .contains("a pod's resident memory beyond the bounded parts reached 126 MiB, 90% of its learned 140 "
+                        + "MiB headroom");
+        assertThat(crossing.headroomMiB()).isEqualTo(140);
+        Map<String, Integer> restored = LearnedFacts.restored(published, 0, 0, crossing.headroomMiB());
+        WorkloadFacts.Builder back = builder().memoryBytes(2L << 30);
+        apply(observed(), Optional.of(settled), restored, back);
+        assertThat(back.build().observedJvm()).isNull();
+        assertThat(LearnedCapsGuard.check(
+                                LearnedFacts.parse("jvmCapsRestored=1,restoredHeadroomMiB=140"),
+                                null,
+                                new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 126L * MiB))
+                        .orElseThrow()
+                        .alreadyRestored())
+                .isTrue();
+
+        // A pod that holds more than the model's headroom gets the model's: no learned bound, nothing to restore.
+        WorkloadFacts busy = builder()
+                .memoryBytes(2L << 30)
+                .streamThreads(2)
+                .tasksPerPod(6)
+                .observedJvm(new ObservedJvm(40L * MiB, 20L * MiB, 46, 300L * MiB))
+                .build();
+        AllocationDocument modelHeadroom = new AllocationDocument(
+                null, null, 0, null, null, 0, busy, null, null, null, List.of(), null, null, null);
+        assertThat(LearnedCapsGuard.check(
+                        published, modelHeadroom, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 400L * MiB)))
+                .isEmpty();
     }
 
     @Test
