@@ -6,6 +6,7 @@ import static io.streamsmemory.engine.ByteSize.TiB;
 import static io.streamsmemory.engine.ByteSize.format;
 
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Turns {@link WorkloadFacts} into an {@link Allocation}: the single source of every number the
@@ -39,12 +40,10 @@ public final class AllocationEngine {
      * is below the model's; empty when the plan keeps the model's. What the operator holds the pods' reports against
      * (a pod using {@link MemoryModel#LEARNED_CAP_PRESSURE_PERCENT}% of it restores the model's).
      */
-    public static java.util.OptionalLong learnedHeadroomBytes(WorkloadFacts facts) {
+    public static OptionalLong learnedHeadroomBytes(WorkloadFacts facts) {
         WorkloadFacts model = facts.toBuilder().observedJvm(null).build();
         long planned = Sizing.plannedHeadroomMiB(facts);
-        return planned < Sizing.plannedHeadroomMiB(model)
-                ? java.util.OptionalLong.of(planned * MiB)
-                : java.util.OptionalLong.empty();
+        return planned < Sizing.plannedHeadroomMiB(model) ? OptionalLong.of(planned * MiB) : OptionalLong.empty();
     }
 
     /**
