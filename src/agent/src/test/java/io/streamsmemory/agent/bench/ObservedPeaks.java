@@ -34,27 +34,6 @@ record ObservedPeaks(
         long headroomBytes) {
     static final ObservedPeaks NONE = new ObservedPeaks(0, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    /** Without a headroom figure. */
-    ObservedPeaks(
-            long metaspaceBytes,
-            long codeCacheBytes,
-            long liveThreads,
-            long loadedClasses,
-            long streamThreads,
-            long activeTasks,
-            long standbyTasks,
-            long rocksDbInstances) {
-        this(
-                metaspaceBytes,
-                codeCacheBytes,
-                liveThreads,
-                loadedClasses,
-                streamThreads,
-                activeTasks,
-                standbyTasks,
-                rocksDbInstances,
-                0);
-    }
     /** The policy's default class count, the least the operator learns. */
     static final int MIN_LOADED_CLASSES = 15_000;
 

@@ -25,7 +25,7 @@ class ObservedPeaksTest {
 
         ObservedPeaks peaks = ObservedPeaks.NONE.max(early).max(late);
 
-        assertThat(peaks).isEqualTo(new ObservedPeaks(31_000_000, 9_000_000, 40, 6_250, 4, 16, 0, 80));
+        assertThat(peaks).isEqualTo(new ObservedPeaks(31_000_000, 9_000_000, 40, 6_250, 4, 16, 0, 80, 0));
         assertThat(peaks.missing()).isNull();
     }
 
@@ -56,7 +56,7 @@ class ObservedPeaksTest {
 
     @Test
     void plansAsTheOperatorDoesForObservedSizingAndALearnedTopology() {
-        ObservedPeaks peaks = new ObservedPeaks(31_000_000, 9_000_000, 40, 6_250, 4, 16, 2, 81);
+        ObservedPeaks peaks = new ObservedPeaks(31_000_000, 9_000_000, 40, 6_250, 4, 16, 2, 81, 0);
 
         WorkloadFacts facts = peaks.learnedFacts(536_870_912L);
 
@@ -75,11 +75,11 @@ class ObservedPeaksTest {
 
     @Test
     void learnsTwentyFivePercentMoreClassesInThousands() {
-        assertThat(new ObservedPeaks(1, 1, 1, 12_001, 1, 1, 0, 0).learnedLoadedClasses())
+        assertThat(new ObservedPeaks(1, 1, 1, 12_001, 1, 1, 0, 0, 0).learnedLoadedClasses())
                 .isEqualTo(16_000);
-        assertThat(new ObservedPeaks(1, 1, 1, 16_000, 1, 1, 0, 0).learnedLoadedClasses())
+        assertThat(new ObservedPeaks(1, 1, 1, 16_000, 1, 1, 0, 0, 0).learnedLoadedClasses())
                 .isEqualTo(20_000);
-        assertThat(new ObservedPeaks(1, 1, 1, 16_000, 1, 1, 0, 0).keyValueStoresPerTask())
+        assertThat(new ObservedPeaks(1, 1, 1, 16_000, 1, 1, 0, 0, 0).keyValueStoresPerTask())
                 .isZero();
     }
 
