@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run plan-example test prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run plan-example test test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -36,11 +36,24 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
-	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt
+	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/*/target/surefire-reports src/*/target/failsafe-reports
 	$(MVN) verify
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
+	@src/scripts/slowest-tests.sh
+
+test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, the agent's and the operator's tests that need no control plane and no Kafka broker (JUnit tags control-plane and kafka-broker left out)
+	$(MVN) test -pl src/engine,src/plan,src/agent,src/operator -am -DexcludedGroups=control-plane,kafka-broker
+	@src/scripts/slowest-tests.sh 5
+
+# Tries per property in make test-long (make test runs 1,000 per engine property, 200 per fuzz target).
+LONG_TRIES ?= 10000
+
+test-long: ## The properties and fuzz targets at LONG_TRIES=10000 tries each, beyond make test's budget of a few seconds per property (CI does not run it; ~15 min)
+	$(MVN) -pl src/engine,src/agent,src/operator -am test -Dtest='*PropertiesTest,SizingExplainerAgreementTest,*FuzzTest' \
+		-Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(LONG_TRIES)
+	@src/scripts/slowest-tests.sh 5
 
 prove-limit: control-plane-binaries helm node-binaries images ## On the local real node: Kafka's defaults OOM-killed, the same pod under a 512Mi policy not (prints real-limit: and real-oom:, ~6 min)
 	$(MVN) -pl src/operator -am test -Dtest=RealLimitTest -Dsurefire.failIfNoSpecifiedTests=false

@@ -50,14 +50,15 @@ log "  resolving modules (go mod tidy) - downloads a few hundred MB on a cold Go
   || { tail -n 30 "$work/k8s-tidy.log" >&2; die "go mod tidy failed for Kubernetes $K8S_VERSION (log: $work/k8s-tidy.log)"; }
 
 ldf="$(k8s_version_ldflags)"
-for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
-  log "  go build $cmd (several minutes on 2 cores for a cold build)"
-  t0=$(date +%s)
-  ( cd "$kdir" && "${NICE[@]}" go build -trimpath -ldflags "$ldf" -o "$stage/$cmd" "k8s.io/kubernetes/cmd/$cmd" ) \
-    > "$work/build-$cmd.log" 2>&1 \
-    || { tail -n 30 "$work/build-$cmd.log" >&2; die "go build of $cmd ($K8S_VERSION) failed (log: $work/build-$cmd.log)"; }
-  log "  $cmd done in $(( $(date +%s) - t0 ))s"
-done
+# One go build for the four commands: their shared packages compile once in one scheduler, and one binary links while
+# the next one's packages compile (four builds in turn left a core idle through each link).
+cmds=(kube-apiserver kube-controller-manager kube-scheduler kubectl)
+log "  go build ${cmds[*]} (several minutes on 2 cores for a cold build)"
+t0=$(date +%s)
+( cd "$kdir" && "${NICE[@]}" go build -trimpath -ldflags "$ldf" -o "$stage/" "${cmds[@]/#/k8s.io/kubernetes/cmd/}" ) \
+  > "$work/build-kubernetes.log" 2>&1 \
+  || { tail -n 30 "$work/build-kubernetes.log" >&2; die "go build of ${cmds[*]} ($K8S_VERSION) failed (log: $work/build-kubernetes.log)"; }
+log "  ${cmds[*]} done in $(( $(date +%s) - t0 ))s"
 
 # --- etcd ---------------------------------------------------------------------
 log "etcd $ETCD_VERSION"

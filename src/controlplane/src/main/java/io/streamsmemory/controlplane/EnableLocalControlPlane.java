@@ -6,11 +6,16 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Gives the annotated test class its own fresh control plane (started before all tests,
- * stopped after them). Inject {@link LocalControlPlane} or {@link io.fabric8.kubernetes.client.KubernetesClient}
+ * Gives the annotated test class a control plane with the parts it asks for. Classes that ask for the same parts share
+ * one per test JVM (started by the first, stopped when the JVM's tests end): each class creates its own namespaces, and
+ * after it the extension removes them and every cluster-scoped object the class added (CRDs, webhook configurations,
+ * admission policies, cluster roles and bindings); a class that leaves a cluster-scoped object behind fails with its
+ * name. {@link #ownControlPlane()} gives a class one of its own, for flags or faults no other class should meet.
+ * Tagged {@code control-plane}, so {@code make test-quick} leaves these classes out. Inject {@link LocalControlPlane} or {@link io.fabric8.kubernetes.client.KubernetesClient}
  * (admin) as test/lifecycle method parameters or into non-final fields of those types.
  */
 @Target(ElementType.TYPE)
@@ -18,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Inherited
 @ExtendWith(LocalControlPlaneExtension.class)
+@Tag("control-plane")
 public @interface EnableLocalControlPlane {
 
     /** Start kube-controller-manager (Deployments -> ReplicaSets -> Pods, default ServiceAccounts, GC). */
@@ -34,6 +40,12 @@ public @interface EnableLocalControlPlane {
      * and scheduler; kwok's fake node where the machine cannot run one ({@link LocalControlPlane#hasRealNode}).
      */
     boolean realNode() default false;
+
+    /**
+     * A control plane of the class's own, started before its tests and stopped after them: for a class that restarts
+     * or breaks parts of it, or changes what every other class would see.
+     */
+    boolean ownControlPlane() default false;
 
     /** Seconds to wait for the API server. */
     int startTimeoutSeconds() default 90;

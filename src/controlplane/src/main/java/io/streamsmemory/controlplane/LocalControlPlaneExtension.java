@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -12,13 +14,17 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 import org.junit.platform.commons.support.AnnotationSupport;
 
-/** JUnit 5 extension behind {@link EnableLocalControlPlane}: one control plane per test class. */
-public class LocalControlPlaneExtension implements BeforeAllCallback, TestInstancePostProcessor, ParameterResolver {
+/**
+ * JUnit 5 extension behind {@link EnableLocalControlPlane}: one control plane per set of parts in a test JVM, shared by
+ * the classes that ask for it, each class's footprint cleared after it; or one per class that asks for its own.
+ */
+public class LocalControlPlaneExtension
+        implements BeforeAllCallback, AfterAllCallback, TestInstancePostProcessor, ParameterResolver {
 
     private static final ExtensionContext.Namespace NS =
             ExtensionContext.Namespace.create(LocalControlPlaneExtension.class);
 
-    /** Store wrapper: JUnit closes it when the class-level context ends. */
+    /** Store wrapper: JUnit closes it when the context that holds it ends (the class's, or the whole run's). */
     private record Handle(LocalControlPlane controlPlane)
             implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         @Override
@@ -30,7 +36,24 @@ public class LocalControlPlaneExtension implements BeforeAllCallback, TestInstan
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         LocalControlPlane cp = controlPlane(context);
+        if (isShared(context)) {
+            context.getStore(NS).put(ClassFootprint.class, ClassFootprint.before(cp.adminClient()));
+        }
         injectFields(context.getRequiredTestClass(), null, cp, true);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        ClassFootprint footprint = context.getStore(NS).remove(ClassFootprint.class, ClassFootprint.class);
+        if (footprint == null) {
+            return;
+        }
+        List<String> left = footprint.clear(controlPlane(context));
+        if (!left.isEmpty()) {
+            throw new AssertionError(context.getRequiredTestClass().getSimpleName()
+                    + " left cluster-scoped objects in the control plane it shares (removed now; remove them in its"
+                    + " @AfterAll): " + left);
+        }
     }
 
     @Override
@@ -51,6 +74,36 @@ public class LocalControlPlaneExtension implements BeforeAllCallback, TestInstan
     }
 
     private static LocalControlPlane controlPlane(ExtensionContext context) {
+        ExtensionContext classContext = classContext(context);
+        EnableLocalControlPlane a = annotation(classContext);
+        ControlPlaneOptions options = a == null
+                ? ControlPlaneOptions.apiServerOnly()
+                : new ControlPlaneOptions(
+                        a.controllerManager(),
+                        a.scheduler(),
+                        a.kwok(),
+                        a.realNode(),
+                        Duration.ofSeconds(a.startTimeoutSeconds()));
+        boolean own = a != null && a.ownControlPlane();
+        // A shared plane is keyed by its parts, not by how long its first class was willing to wait for it.
+        Object key = own ? classContext.getRequiredTestClass() : options.withStartTimeout(Duration.ZERO);
+        ExtensionContext owner = own ? classContext : classContext.getRoot();
+        return owner.getStore(NS)
+                .getOrComputeIfAbsent(key, k -> new Handle(LocalControlPlane.start(options)), Handle.class)
+                .controlPlane();
+    }
+
+    private static boolean isShared(ExtensionContext context) {
+        EnableLocalControlPlane a = annotation(classContext(context));
+        return a == null || !a.ownControlPlane();
+    }
+
+    private static EnableLocalControlPlane annotation(ExtensionContext classContext) {
+        return AnnotationSupport.findAnnotation(classContext.getRequiredTestClass(), EnableLocalControlPlane.class)
+                .orElse(null);
+    }
+
+    private static ExtensionContext classContext(ExtensionContext context) {
         ExtensionContext classContext = context;
         while (classContext.getTestMethod().isPresent()
                 || classContext.getTestClass().isEmpty()) {
@@ -59,27 +112,7 @@ public class LocalControlPlaneExtension implements BeforeAllCallback, TestInstan
             }
             classContext = classContext.getParent().get();
         }
-        Class<?> testClass = classContext.getRequiredTestClass();
-        ExtensionContext owner = classContext;
-        return owner.getStore(NS)
-                .getOrComputeIfAbsent(
-                        testClass,
-                        c -> {
-                            EnableLocalControlPlane a = AnnotationSupport.findAnnotation(
-                                            testClass, EnableLocalControlPlane.class)
-                                    .orElse(null);
-                            ControlPlaneOptions options = a == null
-                                    ? ControlPlaneOptions.apiServerOnly()
-                                    : new ControlPlaneOptions(
-                                            a.controllerManager(),
-                                            a.scheduler(),
-                                            a.kwok(),
-                                            a.realNode(),
-                                            Duration.ofSeconds(a.startTimeoutSeconds()));
-                            return new Handle(LocalControlPlane.start(options));
-                        },
-                        Handle.class)
-                .controlPlane();
+        return classContext;
     }
 
     private static void injectFields(Class<?> type, Object instance, LocalControlPlane cp, boolean statics)

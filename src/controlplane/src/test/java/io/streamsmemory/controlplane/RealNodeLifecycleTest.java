@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * real-node notes list: processes, mounts, network namespaces, the bridge, the pods' cgroups and the three host paths
  * kubelet cannot be told to move.
  */
+@Tag("control-plane")
 class RealNodeLifecycleTest {
     static final String BRIDGE = "smo0";
     static final Duration POD_START = Duration.ofSeconds(120);

@@ -24,10 +24,10 @@ import net.jqwik.api.constraints.LongRange;
 /**
  * The engine's invariants over generated workloads: 256 MiB..64 GiB, 1..64 threads, 1..8 KafkaStreams instances
  * per pod (at most 64 stream threads per pod in all), 1..200 replicas, 0..100 stores per task of every kind, with and without standbys, global stores,
- * overrides and a replica range.
+ * overrides and a replica range. Tries per property: junit-platform.properties' {@code jqwik.tries.default}, sized so each
+ * property takes a few seconds in {@code make test}; {@code make test-long} runs 10,000.
  */
 class AllocationPropertiesTest {
-    private static final int TRIES = 10_000;
     private final AllocationEngine engine = new AllocationEngine();
 
     @Provide
@@ -135,7 +135,7 @@ class AllocationPropertiesTest {
         });
     }
 
-    @Property(tries = TRIES)
+    @Property
     void partsSumExactlyToThePodMemoryAtEveryLevel(@ForAll("fittingWorkloads") WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);
         Assume.that(result.ok());
@@ -158,7 +158,7 @@ class AllocationPropertiesTest {
      * the headroom lies within [its learned floor, the model's], and a plan the model's caps do not fit is not made to
      * fit by learning.
      */
-    @Property(tries = TRIES / 4)
+    @Property
     void observedSizingSumsToThePodAndKeepsTheHeadroomWithinItsBounds(
             @ForAll("fittingWorkloads") WorkloadFacts facts,
             @ForAll @LongRange(min = 1, max = 512 * MiB) long metaspace,
@@ -190,7 +190,7 @@ class AllocationPropertiesTest {
                 : headroom.parts().get(0).bytes();
     }
 
-    @Property(tries = TRIES)
+    @Property
     void noPartIsNegativeOrBelowItsFloor(@ForAll("fittingWorkloads") WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);
         Assume.that(result.ok());
@@ -271,7 +271,7 @@ class AllocationPropertiesTest {
         part.parts().forEach(AllocationPropertiesTest::assertNotNegative);
     }
 
-    @Property(tries = TRIES)
+    @Property
     void theResultIsDeterministic(@ForAll("workloads") WorkloadFacts facts) {
         AllocationResult first = engine.allocate(facts);
         AllocationResult second = engine.allocate(facts.toBuilder().build());
@@ -281,7 +281,7 @@ class AllocationPropertiesTest {
         }
     }
 
-    @Property(tries = TRIES)
+    @Property
     void moreMemoryNeverShrinksAnyPart(
             @ForAll("fittingWorkloads") WorkloadFacts facts, @ForAll @LongRange(min = 1, max = 8 * GiB) long extra) {
         AllocationResult smaller = engine.allocate(facts);
@@ -305,7 +305,7 @@ class AllocationPropertiesTest {
      * least that much, and every other part gives way (none grows); the parts still sum to the pod (checked above for
      * every generated count).
      */
-    @Property(tries = TRIES)
+    @Property
     void moreClassesOrDirectMemoryGrowTheirCapsAndNoOtherPart(
             @ForAll("fittingWorkloads") WorkloadFacts facts,
             @ForAll @IntRange(min = 0, max = 40_000) int moreClasses,
@@ -345,7 +345,7 @@ class AllocationPropertiesTest {
         });
     }
 
-    @Property(tries = TRIES)
+    @Property
     void moreThreadsNeverRaiseAPerThreadClientBuffer(
             @ForAll("fittingWorkloads") WorkloadFacts facts, @ForAll @IntRange(min = 1, max = 32) int moreThreads) {
         AllocationResult fewer = engine.allocate(facts);
@@ -363,7 +363,7 @@ class AllocationPropertiesTest {
         }
     }
 
-    @Property(tries = TRIES)
+    @Property
     void whatDoesNotFitIsAnErrorWithAMinimumThatFits(@ForAll("workloads") WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);
         if (result.ok()) {
@@ -399,7 +399,7 @@ class AllocationPropertiesTest {
      * Every refusal names the floor that failed with what it needs and what it has, the need the larger: as fields,
      * and as the message prints them (the first size after "need", the last size before the remedy).
      */
-    @Property(tries = TRIES)
+    @Property
     void everyRefusalNeedsMoreThanItHas(@ForAll("workloads") WorkloadFacts facts) {
         AllocationResult result = engine.allocate(facts);
         if (result.ok()) {

@@ -36,7 +36,7 @@ class ReplicaRangePropertiesTest {
                         .build());
     }
 
-    @Property(tries = 300)
+    @Property
     void scalingInsideTheRangeKeepsTheRestartHash(
             @ForAll("rangedWorkloads") WorkloadFacts facts,
             @ForAll @IntRange(min = 0, max = 59) int first,
@@ -74,7 +74,7 @@ class ReplicaRangePropertiesTest {
                 : Math.max(facts.memoryBytes(), result.minimumMemoryBytes());
     }
 
-    @Property(tries = 2000)
+    @Property
     void theWorstCaseHasTheMostRocksDbInstancesOfTheRange(@ForAll("rangedWorkloads") WorkloadFacts facts) {
         ReplicaRange range = facts.replicaRange();
         Topology worst = Topology.worstCase(facts);

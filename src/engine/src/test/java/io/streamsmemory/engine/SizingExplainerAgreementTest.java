@@ -19,7 +19,7 @@ class SizingExplainerAgreementTest {
         return new AllocationPropertiesTest().fittingWorkloads();
     }
 
-    @Property(tries = 1_000)
+    @Property
     void everyExplainedPartIsASizedNumber(@ForAll("fittingWorkloads") WorkloadFacts facts) {
         Sizing s;
         try {

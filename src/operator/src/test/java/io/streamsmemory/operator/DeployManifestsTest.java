@@ -16,10 +16,13 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,8 +36,8 @@ class DeployManifestsTest {
     static final String OPERATOR_NAMESPACE = "streams-memory-system";
     static final String SERVICE_ACCOUNT = "streams-memory-operator";
 
-    KubernetesClient client;
-    LocalControlPlane controlPlane;
+    static KubernetesClient client;
+    static LocalControlPlane controlPlane;
 
     @Test
     void kustomizationPassesAServerSideDryRun() {
@@ -49,16 +52,15 @@ class DeployManifestsTest {
                         "service/streams-memory-operator");
     }
 
+    @AfterAll
+    static void deleteTheAppliedManifests() throws IOException {
+        Fixtures.deleteDeployFiles(client, Fixtures.RBAC_MANIFESTS);
+    }
+
     @Test
     void operatorDoesItsJobUnderTheDeployedRbacAndNothingMore() throws Exception {
         Fixtures.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "writepolicy.yaml")) {
-            try (InputStream in = Files.newInputStream(Path.of("../../deploy", file))) {
-                for (HasMetadata item : client.load(in).items()) {
-                    client.resource(item).serverSideApply();
-                }
-            }
-        }
+        Fixtures.applyRbacManifests(client);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, SERVICE_ACCOUNT);
         // Least privilege: no secrets, no pod deletion, no CRD writes, no cluster-wide leases.
         assertThat(allowed(asOperator, "", "secrets", "get", "shop")).isFalse();

@@ -77,10 +77,13 @@ class ModelUpgradeTest {
             assertThat(held.getRestartHash()).isEqualTo(OLDER_RESTART_HASH);
             assertThat(held.getRestartPending()).isFalse();
             // Still so a few reconciles later: its ConfigMap keeps the plan its pods run.
-            Thread.sleep(3_000);
-            assertThat(templateRestartHash(ns, waiting)).isEqualTo(OLDER_RESTART_HASH);
-            assertThat(allocation(ns, waiting).get("jvmOptions").toString()).contains("-Xss512k");
-            assertThat(Fixtures.events(client, ns, waiting, "NewerPlanPending")).hasSize(1);
+            await().during(Duration.ofSeconds(3)).atMost(WAIT).untilAsserted(() -> {
+                assertThat(templateRestartHash(ns, waiting)).isEqualTo(OLDER_RESTART_HASH);
+                assertThat(allocation(ns, waiting).get("jvmOptions").toString()).contains("-Xss512k");
+            });
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(Fixtures.events(client, ns, waiting, "NewerPlanPending"))
+                            .hasSize(1));
         }
 
         // Its turn comes (here: no pacing): it takes the current model.

@@ -20,6 +20,7 @@ import io.streamsmemory.operator.reconcile.RolloutStamper;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import io.streamsmemory.operator.workload.Workload;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,19 +44,18 @@ class OperatorWritePolicyTest {
     private static final String NS = "guarded";
     private static final String DENIED_BY = "streams-memory-operator-";
 
-    KubernetesClient client;
-    LocalControlPlane controlPlane;
+    static KubernetesClient client;
+    static LocalControlPlane controlPlane;
+
+    @AfterAll
+    static void deleteTheAppliedManifests() throws IOException {
+        Fixtures.deleteDeployFiles(client, Fixtures.RBAC_MANIFESTS);
+    }
 
     @Test
     void theOperatorsServiceAccountMayWriteOnlyWhatItOwns() throws Exception {
         Fixtures.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "writepolicy.yaml")) {
-            try (InputStream in = Files.newInputStream(Path.of("../../deploy", file))) {
-                for (HasMetadata item : client.load(in).items()) {
-                    client.resource(item).serverSideApply();
-                }
-            }
-        }
+        Fixtures.applyRbacManifests(client);
         Fixtures.namespace(client, NS);
         client.resource(Fixtures.deployment(NS, "orders-app", "orders", 2, "2Gi"))
                 .create();

@@ -337,7 +337,10 @@ class PolicyReconcilerTest {
         await().atMost(WAIT)
                 .untilAsserted(() ->
                         assertThat(events(ns, "manual-app", "RestartPending")).isNotEmpty());
-        assertThat(events(ns, "auto-app", "RollingRestart")).hasSize(1); // the opt-in's
+        // the opt-in's, posted after the stamp it tells of
+        await().atMost(WAIT)
+                .untilAsserted(() ->
+                        assertThat(events(ns, "auto-app", "RollingRestart")).hasSize(1));
 
         // A re-split that needs a restart is told in the restart's Event, one Event per workload (a re-split of
         // 1,000 workloads posts 1,000 Events, not 2,000).

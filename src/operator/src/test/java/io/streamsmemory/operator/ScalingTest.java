@@ -76,7 +76,9 @@ class ScalingTest {
         // Kafka Streams' input buffers follow the count (published, no roll): 24 tasks on one pod now.
         assertThat(document(ns).topology().activeTasksPerPod()).isEqualTo(24);
         assertThat(templateRestartHash(deploymentIn(ns))).isEqualTo(stamped);
-        assertThat(events(ns, "RollingRestart")).hasSize(1); // the opt-in's, none for scaling
+        // the opt-in's (posted after the stamp it tells of), none for scaling
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events(ns, "RollingRestart")).hasSize(1));
         assertThat(row(ns).getRestartPending()).isFalse();
     }
 

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * asserted is what Kafka Streams itself reports.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("kafka-broker")
 class AgentRealBrokerTest {
     static final int THREADS = 2;
     static final int PARTITIONS = 4;

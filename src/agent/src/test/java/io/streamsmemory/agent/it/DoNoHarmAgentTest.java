@@ -21,6 +21,7 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.TestInstance;
  * test ends by writing its do-no-harm line from what it measured.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("kafka-broker")
 class DoNoHarmAgentTest {
     private static final long APP_RECORD_CACHE = 512L << 20;
     private Path work;

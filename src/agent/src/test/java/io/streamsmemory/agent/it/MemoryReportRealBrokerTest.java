@@ -28,6 +28,7 @@ import java.util.Properties;
 import org.assertj.core.data.Offset;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the variable is asserted by {@link AgentRealBrokerTest} (its applications run without it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("kafka-broker")
 class MemoryReportRealBrokerTest {
     /** G1 rounds the heap up to its region size, at most 32 MiB. */
     private static final long HEAP_ALIGNMENT = 32L << 20;

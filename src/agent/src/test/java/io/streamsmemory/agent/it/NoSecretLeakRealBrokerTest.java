@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * {@code /metrics}. The operator's part (its log, Events and status, fed by this report) is
  * {@code MemoryObserverTest}'s.
  */
+@Tag("kafka-broker")
 class NoSecretLeakRealBrokerTest {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();

@@ -20,6 +20,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,7 +38,13 @@ class CreatedWithItsPolicyTest {
     private static final String APP = "orders-app";
     private static final int REPLICAS = 3;
 
-    KubernetesClient client;
+    static KubernetesClient client;
+
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    static void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
+    }
 
     @Test
     void theFirstPodsStartWithTheAgentAndTheWorkloadIsNeverRolled() throws Exception {

@@ -28,6 +28,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,7 +44,13 @@ class WebhookAbuseTest {
     /** More of each kind of slow client than the webhook ever had threads. */
     private static final int SLOW_CLIENTS = 12;
 
-    KubernetesClient client;
+    static KubernetesClient client;
+
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    static void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
+    }
 
     @Test
     void slowAndOversizedClientsNeitherStallPodCreationNorHoldTheirConnections() throws Exception {

@@ -10,6 +10,7 @@ import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,7 +23,13 @@ class WebhookBlastRadiusTest {
     private static final String QUIET = "quiet";
     private static final String HASH = "6b7c8d9f5";
 
-    KubernetesClient client;
+    static KubernetesClient client;
+
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    static void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
+    }
 
     @Test
     void onlyNamespacesWithAPolicyReachTheWebhookAsPoliciesComeAndGo() throws Exception {

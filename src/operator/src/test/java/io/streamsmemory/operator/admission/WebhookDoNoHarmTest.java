@@ -69,6 +69,12 @@ class WebhookDoNoHarmTest {
     WebhookOperator operator;
     DoNoHarm harm;
 
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
+    }
+
     @BeforeAll
     void start() throws Exception {
         Fixtures.installCrd(client);

@@ -35,6 +35,7 @@ import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -58,6 +59,12 @@ class WebhookInjectionTest {
     KubernetesClient client;
     int port;
     WebhookOperator operator;
+
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
+    }
 
     @BeforeAll
     void start() throws Exception {
@@ -428,15 +435,16 @@ class WebhookInjectionTest {
                 .get()
                 .getMetadata()
                 .getGeneration();
-        Thread.sleep(3000);
-        assertThat(client.apps()
-                        .deployments()
-                        .inNamespace(NS)
-                        .withName("drift-auto")
-                        .get()
-                        .getMetadata()
-                        .getGeneration())
-                .isEqualTo(generation);
+        await().during(Duration.ofSeconds(3))
+                .atMost(WAIT)
+                .until(() -> client.apps()
+                                .deployments()
+                                .inNamespace(NS)
+                                .withName("drift-auto")
+                                .get()
+                                .getMetadata()
+                                .getGeneration()
+                        == generation);
         assertThat(events("drift-auto", "Drift")).hasSize(1);
     }
 

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -59,7 +60,7 @@ class WebhookOverloadTest {
      */
     private static final long OPERATOR_HEAP_MIB = 512 * 40 / 100;
 
-    KubernetesClient client;
+    static KubernetesClient client;
     /** The port deploy/webhook.yaml's configuration points at, on the class's API server: prepared once. */
     private static int port;
 
@@ -68,6 +69,12 @@ class WebhookOverloadTest {
             port = WebhookOperator.prepareLocal(client, NS);
         }
         return port;
+    }
+
+    /** The webhook configuration this class installed must not call into the next class's cluster. */
+    @AfterAll
+    static void removeTheWebhookConfiguration() {
+        Fixtures.deleteWebhookConfiguration(client);
     }
 
     /**

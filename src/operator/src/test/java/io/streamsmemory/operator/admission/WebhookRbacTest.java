@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,8 +36,16 @@ import org.junit.jupiter.api.Test;
  */
 @EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
 class WebhookRbacTest {
-    KubernetesClient client;
+    static KubernetesClient client;
     LocalControlPlane controlPlane;
+
+    static final List<String> DEPLOYED = List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml");
+
+    /** deploy/'s manifests this class applied (cluster roles, the webhook configuration) must not meet the next class. */
+    @AfterAll
+    static void removeTheDeployedManifests() {
+        Fixtures.deleteDeployFiles(client, DEPLOYED);
+    }
 
     @Test
     void theWebhookDoesItsJobUnderTheDeployedRbacAndRotatesItsCertificate() throws Exception {
@@ -195,11 +204,7 @@ class WebhookRbacTest {
     /** The CRD and deploy/'s namespace, ServiceAccount, RBAC and webhook manifests (the empty Secret included). */
     private void installDeployed() throws Exception {
         Fixtures.installCrd(client);
-        for (String file : List.of("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "webhook.yaml")) {
-            for (HasMetadata item : Fixtures.deployFile(client, file)) {
-                client.resource(item).serverSideApply();
-            }
-        }
+        Fixtures.applyDeployFiles(client, DEPLOYED);
     }
 
     private String firstPodUid;

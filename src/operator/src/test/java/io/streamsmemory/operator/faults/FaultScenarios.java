@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * while pods are created. The operator runs as deploy/ runs it, supervised as the kubelet would (an exited process is
  * started again). The summary line goes to {@code target/faults/summary.txt}; {@code make test-faults} prints it.
  */
-@EnableLocalControlPlane(controllerManager = true, scheduler = true, kwok = true)
+@EnableLocalControlPlane(ownControlPlane = true, controllerManager = true, scheduler = true, kwok = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultScenarios {

@@ -238,7 +238,10 @@ class MemoryObserverTest {
             });
             System.out.println("Kafka Streams " + LiveKafkaStreams.kafkaStreamsVersion() + " JVM: "
                     + condition(policy(ns), "TopologyMismatch").getMessage());
-            assertThat(events(ns, "TopologyMismatch")).hasSize(1);
+            // The Event is posted after the condition it tells of.
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(events(ns, "TopologyMismatch")).hasSize(1));
 
             Fixtures.edit(
                     client.resources(StreamsMemoryPolicy.class).inNamespace(ns).withName("orders"), p -> {

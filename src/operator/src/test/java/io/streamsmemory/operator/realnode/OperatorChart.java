@@ -69,6 +69,16 @@ final class OperatorChart {
                 .orFail("helm " + verb);
     }
 
+    /**
+     * A real-node test class's end: the chart uninstalled, so its webhook configuration and cluster roles do not meet
+     * the next class on the node it shares (Helm keeps the CRD; the control plane's extension removes it).
+     */
+    static void uninstall(Helm helm) {
+        if (helm != null) {
+            helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");
+        }
+    }
+
     /** Until the operator's Deployment has one updated, ready replica and no other. */
     static void awaitReady(KubernetesClient client, Duration timeout) {
         await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -77,10 +79,11 @@ class RealLimitTest {
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
     static String bootstrapServers;
+    static Helm helm;
 
     @BeforeAll
     static void installTheChartABrokerAndTheInput() throws IOException {
-        OperatorChart.installOnRealNode(controlPlane, client, "limit", POD_START);
+        helm = OperatorChart.installOnRealNode(controlPlane, client, "limit", POD_START);
         Fixtures.namespace(client, NAMESPACE, Map.of());
         bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
         Pod input = client.resource(RealPods.exampleProgram(
@@ -95,6 +98,11 @@ class RealLimitTest {
                                 "ORDER_BYTES", Integer.toString(ORDER_BYTES))))
                 .create();
         RealPods.awaitSucceeded(client, input, Duration.ofMinutes(5));
+    }
+
+    @AfterAll
+    static void uninstallTheChart() {
+        OperatorChart.uninstall(helm);
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -56,6 +57,11 @@ class RealNodeTest {
         helm = OperatorChart.installOnRealNode(controlPlane, client, "node", POD_START);
         Fixtures.namespace(client, "apps", Map.of());
         bootstrapServers = RealPods.startBroker(client, "apps", POD_START);
+    }
+
+    @AfterAll
+    static void uninstallTheChart() {
+        OperatorChart.uninstall(helm);
     }
 
     @Test

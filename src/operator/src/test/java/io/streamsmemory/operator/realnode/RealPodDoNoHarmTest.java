@@ -27,6 +27,7 @@ import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -47,6 +48,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -75,12 +77,13 @@ class RealPodDoNoHarmTest {
     static KubernetesClient client;
     static LocalControlPlane controlPlane;
     static String bootstrapServers;
+    static Helm helm;
     /** Each case's pod template as the user wrote it, by Deployment name. */
     static final Map<String, Deployment> CASES = new LinkedHashMap<>();
 
     @BeforeAll
     static void installTheChartABrokerAndEveryCase() throws IOException {
-        OperatorChart.installOnRealNode(controlPlane, client, "harm", POD_START);
+        helm = OperatorChart.installOnRealNode(controlPlane, client, "harm", POD_START);
         Fixtures.namespace(client, NAMESPACE, Map.of());
         Fixtures.namespace(client, LIMITED, Map.of());
         // The init container asks for 32Mi; a LimitRange with a 64Mi minimum per container would refuse its pod.
@@ -200,6 +203,11 @@ class RealPodDoNoHarmTest {
                         .withFailureThreshold(1)
                         .build()),
                 spec -> {});
+    }
+
+    @AfterAll
+    static void uninstallTheChart() {
+        OperatorChart.uninstall(helm);
     }
 
     @Test
