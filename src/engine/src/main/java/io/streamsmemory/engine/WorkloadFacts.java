@@ -131,6 +131,14 @@ public record WorkloadFacts(
     /** Problems with the facts themselves (not with fitting them): each names the field. Empty when valid. */
     public List<String> validate() {
         List<String> problems = new ArrayList<>();
+        validateTopology(problems);
+        validateJvm(problems);
+        validateSplit(problems);
+        return problems;
+    }
+
+    /** The pod, its replicas and its topology. */
+    private void validateTopology(List<String> problems) {
         if (memoryBytes <= 0) {
             problems.add("memory must be positive, got " + memoryBytes);
         }
@@ -166,6 +174,10 @@ public record WorkloadFacts(
         if (globalStores < 0) {
             problems.add("globalStores must not be negative, got " + globalStores);
         }
+    }
+
+    /** The record size, the JVM's figures and the Kafka Streams version. */
+    private void validateJvm(List<String> problems) {
         if (recordBytes < 1) {
             problems.add("recordBytes must be at least 1, got " + recordBytes);
         }
@@ -189,6 +201,10 @@ public record WorkloadFacts(
         if (observedJvm != null && observedJvm.problem() != null) {
             problems.add(observedJvm.problem());
         }
+    }
+
+    /** The overrides' and the tuner's split of the memory. */
+    private void validateSplit(List<String> problems) {
         Overrides o = overrides == null ? Overrides.NONE : overrides;
         if (o.heapBytes() != null && o.heapBytes() <= 0) {
             problems.add("heap override must be positive, got " + o.heapBytes());
@@ -218,7 +234,6 @@ public record WorkloadFacts(
                             + "the block cache, got %.2f",
                     (1 - MAX_CACHE_RESERVED) * 100, reserved));
         }
-        return problems;
     }
 
     private static void checkFraction(List<String> problems, String name, Double value, double min, double max) {

@@ -19,7 +19,7 @@ public record FittingPlan(WorkloadPlanner.Plan plan, AllocationResult result, Pl
 
     /**
      * @param seen   what the workload's pods reported over the window, empty before any report
-     * @param before what the published plan had learned ({@link LearnedFacts#parse})
+     * @param before what the published plan had learned ({@link LearnedAnnotation#parse})
      * @throws IllegalArgumentException naming the field when the spec cannot be read
      */
     public static FittingPlan of(

@@ -1,5 +1,14 @@
 package io.streamsmemory.operator.plan;
 
+import static io.streamsmemory.operator.plan.LearnedAnnotation.CODE_CACHE_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.DIRECT_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.HEADROOM_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.LIVE_THREADS;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.LOADED_CLASSES;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.METASPACE_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.ROCKSDB_PER_TASK;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.liftedKey;
+
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.JvmCap;
 import io.streamsmemory.engine.MemoryModel;
@@ -25,6 +34,9 @@ import java.util.Optional;
  * annotation), what the workload's pods reported over the observation window, or a provisional default until they
  * report. A declared fact always wins, so a user who knows the topology keeps full control; the defaults err towards
  * more of what costs memory (tasks, RocksDB instances) so the first plan leaves room rather than takes it.
+ *
+ * <p>Each fact is resolved by a step of its own ({@link #apply} lists them). What was learned is kept for the
+ * published ConfigMap's annotation ({@link LearnedAnnotation}), with the JVM caps' way back ({@link LearnedCaps}).
  */
 public final class LearnedFacts {
     /** Where a fact's value came from. */
@@ -56,41 +68,12 @@ public final class LearnedFacts {
      */
     static final double CLASSES_MARGIN = 1.25;
 
-    private static final String ROCKSDB_PER_TASK = "rocksDbInstancesPerTask";
-    // The JVM's peaks a plan with learned caps used, each only growing as the topology's facts do.
-    public static final String METASPACE_PEAK_KIB = "metaspacePeakKiB";
-    static final String CODE_CACHE_PEAK_KIB = "codeCachePeakKiB";
-    static final String LIVE_THREADS = "liveThreads";
-    /**
-     * The most resident memory a settled pod held beyond the bounded parts, in KiB (in steps of
-     * {@link #HEADROOM_PEAK_STEP_MIB} MiB): the learned headroom is planned from it.
-     */
-    public static final String HEADROOM_PEAK_KIB = "headroomPeakKiB";
-
+    /** A settled pod's headroom peak is learned in steps of this many MiB. */
     static final long HEADROOM_PEAK_STEP_MIB = 16;
-    /** Set once a pod crossed 90% of a learned cap: the workload keeps the model's caps until its policy is deleted. */
-    public static final String CAPS_RESTORED = "jvmCapsRestored";
-    /** The learned caps that were restored, in MiB: MemoryPressure holds while the window's peak is above 90% of them. */
-    public static final String RESTORED_METASPACE_CAP_MIB = "restoredMetaspaceCapMiB";
-
-    public static final String RESTORED_CODE_CACHE_CAP_MIB = "restoredCodeCacheCapMiB";
-
-    public static final String RESTORED_HEADROOM_MIB = "restoredHeadroomMiB";
-    private static final String JVM_CAPS = "jvmCaps";
-    /** The most direct memory a pod held, in KiB (in steps of 4 MiB): the direct memory cap is planned from it. */
-    public static final String DIRECT_PEAK_KIB = "directPeakKiB";
-
+    /** A direct memory peak is learned in steps of this many MiB. */
     static final long DIRECT_PEAK_STEP_MIB = 4;
-    /** The learned fact a cap is planned from once the pods report it. */
-    public static final String LOADED_CLASSES = "loadedClasses";
-
-    /**
-     * A lifted cap's key in the learned-facts annotation; its value is the policy's generation when it was lifted, so
-     * a change of the policy (a user raising spec.jvm.loadedClasses, say) plans the cap again ({@link #liftsOf}).
-     */
-    public static String liftedKey(JvmCap cap) {
-        return cap == JvmCap.METASPACE ? "metaspaceCapLifted" : "directMemoryCapLifted";
-    }
+    /** The status fact that tells where the JVM caps come from (spec.jvm.sizing: Observed). */
+    private static final String JVM_CAPS = "jvmCaps";
 
     private final List<Fact> facts = new ArrayList<>();
     private final EnumSet<JvmCap> awaitingReport = EnumSet.noneOf(JvmCap.class);
@@ -108,7 +91,7 @@ public final class LearnedFacts {
      * Fills the builder's topology facts and says where each came from.
      *
      * @param threadsAnnotation the workload's stream-threads annotation, already checked, or empty
-     * @param before            what the published plan had learned ({@link #parse}): a learned fact never falls
+     * @param before            what the published plan had learned ({@link LearnedAnnotation#parse}): a learned fact never falls
      *                          below it, so an operator restarted with an empty observation window (or a pod
      *                          reporting fewer tasks during a rebalance) plans what it planned before, and no
      *                          workload is rolled for it
@@ -123,8 +106,23 @@ public final class LearnedFacts {
         StreamsSpec streams = declared == null ? new StreamsSpec() : declared;
         ObservedTopology observed = seen.orElse(ObservedTopology.NONE);
         LearnedFacts learned = new LearnedFacts(before);
+        learned.threads(streams, threadsAnnotation, observed, builder);
+        learned.partitions(streams, observed, builder);
+        learned.standbys(streams, observed, builder);
+        learned.stores(streams.getStores(), observed, builder);
+        learned.metaspace(jvm, observed, builder);
+        learned.directMemory(jvm, observed.jvmCaps(), builder);
+        builder.uncappedJvmCaps(learned.uncapped());
+        return learned;
+    }
 
-        int instances = learned.pick(
+    /** KafkaStreams instances per JVM, and num.stream.threads of each. */
+    private void threads(
+            StreamsSpec streams,
+            Optional<Integer> threadsAnnotation,
+            ObservedTopology observed,
+            WorkloadFacts.Builder builder) {
+        int instances = pick(
                 "instancesPerPod",
                 Optional.ofNullable(streams.getInstancesPerPod()),
                 positive(observed.instancesPerPod()),
@@ -134,63 +132,71 @@ public final class LearnedFacts {
         Optional<Integer> threadsDeclared = threadsAnnotation.or(() -> Optional.ofNullable(streams.getThreads()));
         // The report counts the threads of every instance of the JVM; the fact is num.stream.threads of one.
         Optional<Integer> threadsSeen = positive(observed.streamThreads()).map(t -> (t + instances - 1) / instances);
-        builder.streamThreads(learned.pick("threads", threadsDeclared, threadsSeen, DEFAULT_THREADS));
+        builder.streamThreads(pick("threads", threadsDeclared, threadsSeen, DEFAULT_THREADS));
+    }
 
+    /** The application's partitions, or the tasks a pod runs. */
+    private void partitions(StreamsSpec streams, ObservedTopology observed, WorkloadFacts.Builder builder) {
         if (streams.getPartitions() != null) {
-            builder.partitions(learned.declared("partitions", streams.getPartitions()));
+            builder.partitions(declared("partitions", streams.getPartitions()));
         } else if (streams.getTasksPerPod() != null) {
-            builder.tasksPerPod(learned.declared("tasksPerPod", streams.getTasksPerPod()));
+            builder.tasksPerPod(declared("tasksPerPod", streams.getTasksPerPod()));
         } else {
             // Every pod's active tasks together are the application's partitions: planned over replicas as declared.
-            learned.atLeastBefore("partitions", positive(observed.activeTasks()))
+            atLeastBefore("partitions", positive(observed.activeTasks()))
                     .ifPresentOrElse(
-                            partitions -> builder.partitions(learned.observed("partitions", partitions)),
-                            () -> builder.tasksPerPod(learned.byDefault("tasksPerPod", DEFAULT_TASKS_PER_POD)));
+                            partitions -> builder.partitions(observed("partitions", partitions)),
+                            () -> builder.tasksPerPod(byDefault("tasksPerPod", DEFAULT_TASKS_PER_POD)));
         }
+    }
 
+    /** Standby replicas: declared, or the standby tasks a pod runs per active one. */
+    private void standbys(StreamsSpec streams, ObservedTopology observed, WorkloadFacts.Builder builder) {
         Optional<Integer> standbysSeen = positive(observed.activeTasks())
                 .map(active -> (int) ((nonNegative(observed.standbyTasks()) + active - 1) / active));
         builder.standbyReplicas(
-                learned.pick("standbyReplicas", Optional.ofNullable(streams.getStandbyReplicas()), standbysSeen, 0));
+                pick("standbyReplicas", Optional.ofNullable(streams.getStandbyReplicas()), standbysSeen, 0));
+    }
 
-        StoresSpec stores = streams.getStores();
+    /** The state stores: declared by kind, or the RocksDB instances a task opens, each as a key-value store. */
+    private void stores(StoresSpec stores, ObservedTopology observed, WorkloadFacts.Builder builder) {
         if (stores != null) {
             StoreCounts counts = new StoreCounts(
                     orZero(stores.getKeyValue()), orZero(stores.getWindow()), orZero(stores.getSession()));
             builder.stores(counts);
-            learned.facts.add(new Fact("stores", describe(counts), Source.Declared));
-        } else {
-            // Zero RocksDB instances is not learned: a pod reports before its tasks open their stores.
-            Optional<Integer> perTask = learned.atLeastBefore(
-                    ROCKSDB_PER_TASK,
-                    positive(observed.tasksPerPod())
-                            .flatMap(tasks -> positive(observed.rocksDbInstances())
-                                    .map(instancesSeen -> (instancesSeen + tasks - 1) / tasks)));
-            perTask.ifPresent(value -> learned.learned.put(ROCKSDB_PER_TASK, value));
-            int rocksDbPerTask = perTask.orElse(DEFAULT_ROCKSDB_INSTANCES_PER_TASK);
-            // What the pods show is RocksDB instances, not store kinds: each counts as one key-value store.
-            builder.stores(new StoreCounts(rocksDbPerTask, 0, 0));
-            learned.facts.add(new Fact(
-                    "stores",
-                    rocksDbPerTask + " RocksDB instances per task",
-                    perTask.isPresent() ? Source.Observed : Source.Default));
+            facts.add(new Fact("stores", describe(counts), Source.Declared));
+            return;
         }
+        // Zero RocksDB instances is not learned: a pod reports before its tasks open their stores.
+        Optional<Integer> perTask = atLeastBefore(
+                ROCKSDB_PER_TASK,
+                positive(observed.tasksPerPod())
+                        .flatMap(tasks -> positive(observed.rocksDbInstances())
+                                .map(instancesSeen -> (instancesSeen + tasks - 1) / tasks)));
+        perTask.ifPresent(value -> learned.put(ROCKSDB_PER_TASK, value));
+        int rocksDbPerTask = perTask.orElse(DEFAULT_ROCKSDB_INSTANCES_PER_TASK);
+        // What the pods show is RocksDB instances, not store kinds: each counts as one key-value store.
+        builder.stores(new StoreCounts(rocksDbPerTask, 0, 0));
+        facts.add(new Fact(
+                "stores",
+                rocksDbPerTask + " RocksDB instances per task",
+                perTask.isPresent() ? Source.Observed : Source.Default));
+    }
 
+    /**
+     * The loaded classes the metaspace is planned for and, with spec.jvm.sizing: Observed, the JVM's peaks; the
+     * metaspace cap is known from a class count declared or seen, or (Observed sizing) from its own peak.
+     */
+    private void metaspace(JvmSpec jvm, ObservedTopology observed, WorkloadFacts.Builder builder) {
         Optional<Integer> classesSeen = positive(observed.loadedClasses())
                 .map(loaded -> classesToPlan(loaded, observed.jvmCaps().metaspacePeakBytes()));
         Optional<Integer> classesDeclared = Optional.ofNullable(jvm == null ? null : jvm.getLoadedClasses());
-        builder.loadedClasses(
-                learned.pick(LOADED_CLASSES, classesDeclared, classesSeen, MemoryModel.DEFAULT_LOADED_CLASSES));
+        builder.loadedClasses(pick(LOADED_CLASSES, classesDeclared, classesSeen, MemoryModel.DEFAULT_LOADED_CLASSES));
         if (jvm != null && jvm.getSizing() == JvmSizing.Observed) {
-            learned.jvmCaps(observed.jvmCaps(), builder);
+            jvmCaps(observed.jvmCaps(), builder);
         }
-        // The metaspace is known from a class count declared or seen, or (Observed sizing) from its own peak.
-        learned.capUnlessUnknown(
-                JvmCap.METASPACE,
-                classesDeclared.isPresent() || learned.has(LOADED_CLASSES) || learned.has(METASPACE_PEAK_KIB));
-        learned.directMemory(jvm, observed.jvmCaps(), builder);
-        builder.uncappedJvmCaps(learned.uncapped());
-        return learned;
+        capUnlessUnknown(
+                JvmCap.METASPACE, classesDeclared.isPresent() || has(LOADED_CLASSES) || has(METASPACE_PEAK_KIB));
     }
 
     /**
@@ -234,9 +240,9 @@ public final class LearnedFacts {
      * otherwise the plan leaves it unset, and the status says which caps wait for a report and which were lifted.
      */
     private void capUnlessUnknown(JvmCap cap, boolean known) {
-        Integer liftedAt = before.get(liftedKey(cap));
-        if (liftedAt != null) {
-            learned.put(liftedKey(cap), liftedAt);
+        Optional<Integer> liftedAt = LearnedCaps.liftedAt(before, cap);
+        if (liftedAt.isPresent()) {
+            learned.put(liftedKey(cap), liftedAt.get());
             lifted.add(cap);
             facts.add(new Fact(
                     capFact(cap),
@@ -290,32 +296,12 @@ public final class LearnedFacts {
     }
 
     /**
-     * What the published plan learned, with {@code caps} lifted at the policy's {@code generation}: the next plan
-     * leaves them unset until the policy changes.
-     */
-    public static Map<String, Integer> lift(Map<String, Integer> before, java.util.Set<JvmCap> caps, int generation) {
-        Map<String, Integer> lifted = new LinkedHashMap<>(before);
-        caps.forEach(cap -> lifted.put(liftedKey(cap), generation));
-        return lifted;
-    }
-
-    /** What the published plan learned, without the lifts of an earlier generation of the policy. */
-    public static Map<String, Integer> liftsOf(Map<String, Integer> before, int generation) {
-        Map<String, Integer> current = new LinkedHashMap<>(before);
-        for (JvmCap cap : JvmCap.values()) {
-            current.computeIfPresent(liftedKey(cap), (key, at) -> at == generation ? at : null);
-        }
-        return current;
-    }
-
-    /**
      * spec.jvm.sizing: Observed: the JVM's peaks for the engine to size the caps from, once every pod figure is known;
-     * the model's caps until then, and for good once a pod crossed 90% of a learned cap ({@link #restored}).
+     * the model's caps until then, and for good once a pod crossed 90% of a learned cap ({@link LearnedCaps#restored}).
      */
     private void jvmCaps(JvmCapsUse seen, WorkloadFacts.Builder builder) {
-        if (before.containsKey(CAPS_RESTORED)) {
-            for (String key : List.of(
-                    CAPS_RESTORED, RESTORED_METASPACE_CAP_MIB, RESTORED_CODE_CACHE_CAP_MIB, RESTORED_HEADROOM_MIB)) {
+        if (LearnedCaps.restoredIn(before).isPresent()) {
+            for (String key : LearnedCaps.RESTORE_KEYS) {
                 Optional.ofNullable(before.get(key)).ifPresent(value -> learned.put(key, value));
             }
             facts.add(new Fact(
@@ -359,24 +345,6 @@ public final class LearnedFacts {
                 Source.Observed));
     }
 
-    /**
-     * What the published plan learned, with the JVM caps restored: the next plan uses the model's caps and headroom,
-     * and keeps the learned caps and headroom it replaced (MiB, the headroom's 0 when it was the model's) to hold
-     * MemoryPressure against.
-     */
-    public static Map<String, Integer> restored(
-            Map<String, Integer> before, long metaspaceCapMiB, long codeCacheCapMiB, long headroomMiB) {
-        Map<String, Integer> restored = new LinkedHashMap<>(before);
-        restored.keySet().removeAll(List.of(METASPACE_PEAK_KIB, CODE_CACHE_PEAK_KIB, LIVE_THREADS, HEADROOM_PEAK_KIB));
-        restored.put(CAPS_RESTORED, 1);
-        restored.put(RESTORED_METASPACE_CAP_MIB, (int) metaspaceCapMiB);
-        restored.put(RESTORED_CODE_CACHE_CAP_MIB, (int) codeCacheCapMiB);
-        if (headroomMiB > 0) {
-            restored.put(RESTORED_HEADROOM_MIB, (int) headroomMiB);
-        }
-        return restored;
-    }
-
     /** A byte figure in whole KiB, rounded up, for the annotation's int values. */
     private static Optional<Integer> kib(Long bytes) {
         return positive(bytes == null ? null : (bytes + 1023) / 1024);
@@ -394,35 +362,9 @@ public final class LearnedFacts {
                 .toList();
     }
 
-    /** The learned values, as the published ConfigMap's annotation keeps them: "threads=2,partitions=8". */
+    /** The learned values, as the published ConfigMap's annotation keeps them ({@link LearnedAnnotation}). */
     public String annotation() {
-        return String.join(
-                ",",
-                learned.entrySet().stream()
-                        .map(e -> e.getKey() + "=" + e.getValue())
-                        .toList());
-    }
-
-    /** An annotation {@link #annotation} wrote; what is not a name=count pair is left out. */
-    public static Map<String, Integer> parse(String annotation) {
-        Map<String, Integer> values = new LinkedHashMap<>();
-        if (annotation == null) {
-            return values;
-        }
-        for (String pair : annotation.split(",")) {
-            String[] nameAndValue = pair.split("=", 2);
-            if (nameAndValue.length == 2) {
-                try {
-                    int value = Integer.parseInt(nameAndValue[1].trim());
-                    if (value > 0) {
-                        values.put(nameAndValue[0].trim(), value);
-                    }
-                } catch (NumberFormatException notACount) {
-                    // left out: the next plan learns it again
-                }
-            }
-        }
-        return values;
+        return LearnedAnnotation.format(learned);
     }
 
     private int pick(String name, Optional<Integer> declared, Optional<Integer> observed, int fallback) {

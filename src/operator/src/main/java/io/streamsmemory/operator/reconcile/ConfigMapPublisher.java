@@ -24,6 +24,17 @@ import org.slf4j.LoggerFactory;
  * Writes and removes the operator's allocation ConfigMaps, and only those: a ConfigMap under the operator's name
  * that it did not publish for the workload is never applied over, and every delete carries a precondition, so
  * what changed hands since the operator read it is left alone.
+ *
+ * <p>Why not java-operator-sdk's {@code BulkDependentResource}, as its samples publish N objects of one kind: (1) a
+ * {@code KubernetesDependentResource} reads its objects through an informer of its own, while these ConfigMaps are
+ * read from {@code WorkloadCache}, the one cache the admission webhook reads too, so the two never disagree on what is
+ * published; (2) a dependent's {@code desired()} is computed apart from the reconcile and its N objects reconciled as
+ * one step, while each ConfigMap here is decided after its workload's plan, the JVM caps' way back and a model
+ * upgrade's hold, a workload's failure (a user's ConfigMap under the name, a plan that does not fit) must leave the
+ * others published, and what publishing changed (first, re-split, nothing) decides the workload's restart and its
+ * Event; (3) a removal waits while a pod still mounts a ConfigMap of the previous name, and deletes only the object
+ * that was read (uid and resourceVersion). What this class keeps of the idiom: one desired object per workload
+ * ({@code AllocationConfigMap#desired}), a matcher ({@code AllocationConfigMap#sameAs}) and server-side apply.
  */
 final class ConfigMapPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigMapPublisher.class);

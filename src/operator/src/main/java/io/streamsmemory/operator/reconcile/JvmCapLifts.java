@@ -8,7 +8,8 @@ import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.observe.CrashLoop;
 import io.streamsmemory.operator.observe.JvmCapsUse;
-import io.streamsmemory.operator.plan.LearnedFacts;
+import io.streamsmemory.operator.plan.LearnedAnnotation;
+import io.streamsmemory.operator.plan.LearnedCaps;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -61,7 +62,7 @@ final class JvmCapLifts {
         // A JVM that filled a cap it runs with has hit it, whatever planned the cap: an OutOfMemoryError in a thread
         // that does not end the JVM (a stream thread replaced, a request failed) leaves it running at the cap. A
         // metaspace cap of Observed sizing is LearnedCapsGuard's: it restores the model's cap first.
-        boolean observedSizing = before.containsKey(LearnedFacts.METASPACE_PEAK_KIB);
+        boolean observedSizing = LearnedCaps.learnedFromPeaks(before);
         EnumSet<JvmCap> hit = EnumSet.noneOf(JvmCap.class);
         List<String> hitWhy = new ArrayList<>();
         if (!observedSizing) {
@@ -75,10 +76,10 @@ final class JvmCapLifts {
         EnumSet<JvmCap> pressed = EnumSet.noneOf(JvmCap.class);
         List<String> why = new ArrayList<>();
         String learned = " learned from the pods' reports";
-        if (before.containsKey(LearnedFacts.LOADED_CLASSES) && !observedSizing) {
+        if (before.containsKey(LearnedAnnotation.LOADED_CLASSES) && !observedSizing) {
             crossed(JvmCap.METASPACE, seen.metaspacePeakBytes(), inForce, PRESSURE, learned, pressed, why);
         }
-        if (before.containsKey(LearnedFacts.DIRECT_PEAK_KIB)) {
+        if (before.containsKey(LearnedAnnotation.DIRECT_PEAK_KIB)) {
             crossed(JvmCap.DIRECT_MEMORY, seen.directPeakBytes(), inForce, PRESSURE, learned, pressed, why);
         }
         return pressed.isEmpty()
@@ -121,7 +122,7 @@ final class JvmCapLifts {
             return caps;
         }
         for (JvmCap cap : JvmCap.values()) {
-            if (before.containsKey(LearnedFacts.liftedKey(cap))) {
+            if (LearnedCaps.liftedAt(before, cap).isPresent()) {
                 continue;
             }
             for (String option : published.jvmOptions()) {

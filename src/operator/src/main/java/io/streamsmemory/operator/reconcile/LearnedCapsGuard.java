@@ -8,7 +8,7 @@ import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.observe.JvmCapsUse;
-import io.streamsmemory.operator.plan.LearnedFacts;
+import io.streamsmemory.operator.plan.LearnedCaps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -41,15 +41,16 @@ final class LearnedCapsGuard {
      * learned them ({@code before}, its learned-facts annotation), else those it restored.
      */
     static Optional<Crossing> check(Map<String, Integer> before, AllocationDocument published, JvmCapsUse seen) {
-        boolean restored = before.containsKey(LearnedFacts.CAPS_RESTORED);
+        Optional<LearnedCaps.Restored> restoredCaps = LearnedCaps.restoredIn(before);
+        boolean restored = restoredCaps.isPresent();
         Long metaspaceCap;
         Long codeCacheCap;
         Long headroom;
         if (restored) {
-            metaspaceCap = mib(before.get(LearnedFacts.RESTORED_METASPACE_CAP_MIB));
-            codeCacheCap = mib(before.get(LearnedFacts.RESTORED_CODE_CACHE_CAP_MIB));
-            headroom = mib(before.get(LearnedFacts.RESTORED_HEADROOM_MIB));
-        } else if (before.containsKey(LearnedFacts.METASPACE_PEAK_KIB) && published != null) {
+            metaspaceCap = mib(restoredCaps.get().metaspaceCapMiB());
+            codeCacheCap = mib(restoredCaps.get().codeCacheCapMiB());
+            headroom = mib(restoredCaps.get().headroomMiB());
+        } else if (LearnedCaps.learnedFromPeaks(before) && published != null) {
             metaspaceCap = option(published.jvmOptions(), "-XX:MaxMetaspaceSize=");
             codeCacheCap = option(published.jvmOptions(), "-XX:ReservedCodeCacheSize=");
             // Only a headroom below the model's is held: the model's is no learned bound to cross.

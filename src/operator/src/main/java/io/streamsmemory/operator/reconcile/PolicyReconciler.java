@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -37,7 +36,6 @@ import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
 import io.streamsmemory.operator.workload.WorkloadCache;
-import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -45,10 +43,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -62,25 +56,19 @@ import java.util.stream.Stream;
  * The reconciler is called for delete events too ({@code triggerReconcilerOnAllEvents}) and then tells the
  * workloads; a policy deleted while the operator was down is reported from the workload side
  * ({@link MissingPolicyReporter}) when the operator starts.
+ *
+ * <p>The memory observer is started by the first reconcile, not by a leader callback: java-operator-sdk calls
+ * {@code reconcile} only where it processes events, which is the Lease holder with leader election and the one
+ * instance without; its {@code LeaderCallbacks} fire with leader election only, and would need a second start for
+ * the other case (tests, {@code make run}). {@link MemoryObserver#start} runs once.
  */
 @ControllerConfiguration(name = "streamsmemorypolicy", triggerReconcilerOnAllEvents = true)
 public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     /** The finalizer the previous version put on every policy (java-operator-sdk's default name); removed. */
     static final String PREVIOUS_FINALIZER = "streamsmemorypolicies.streamsmemory.io/finalizer";
 
-    /** How soon a policy whose workload waits for something nothing else announces is reconciled again. */
-    static final Duration RETRY_SOON = Duration.ofSeconds(5);
-
-    /** Workloads of one policy reconciled at once. */
-    static final int WORKLOAD_THREADS = 8;
-
     private final KubernetesClient client;
     private final EventRecorder events;
-    private final ExecutorService workers = Executors.newFixedThreadPool(WORKLOAD_THREADS, r -> {
-        Thread thread = new Thread(r, "workload-reconciler");
-        thread.setDaemon(true);
-        return thread;
-    });
     private final MemoryObserver observer;
     private final AllocationMetrics metrics;
     private final ConfigMapPublisher publisher;
@@ -166,7 +154,9 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             return UpdateControl
                     .noUpdate(); // going away (another finalizer holds it); its delete event tells the workloads
         }
-        observer.start(); // here, so only the leader reads the pods' reports
+        // java-operator-sdk reconciles on the leader only (with leader election on or off), so this starts the
+        // pods' reads on the replica that acts on them; see the class comment.
+        observer.start();
         PolicyStatusBuilder status = new PolicyStatusBuilder(policy, statusSettings.maxWorkloadRows());
         WorkloadFacts policyFacts;
         try {
@@ -185,13 +175,12 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 .list(policy.getMetadata().getNamespace())
                 .toList();
         NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
-        // Each workload on its own (its failure is its own), several at once: most of the time is API round trips.
-        List<Future<WorkloadOutcome>> running = named.stream()
-                .map(w -> workers.submit(() -> workloads.reconcile(
-                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods)))
-                .toList();
-        List<WorkloadOutcome> outcomes =
-                running.stream().map(PolicyReconciler::outcome).toList();
+        // Each workload on its own (its failure is its own), several at once on the SDK's executor.
+        List<WorkloadOutcome> outcomes = WorkloadFanOut.each(
+                named,
+                w -> workloads.reconcile(
+                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods),
+                context.getWorkflowExecutorService());
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control =
@@ -205,20 +194,11 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 .orElse(control);
     }
 
-    /**
-     * A policy deleted while it was reconciled fails the status patch with 404. Reported as an error, that
-     * failure makes java-operator-sdk 5.2 forget the delete event when a workload event came in meanwhile (its
-     * retry marks a plain event over the delete), so the workloads would never be told. Ended without an error,
-     * the delete event that waits is reconciled next.
-     */
+    /** A 404 on the status patch of a policy deleted meanwhile ends the reconcile without an error. */
     @Override
     public ErrorStatusUpdateControl<StreamsMemoryPolicy> updateErrorStatus(
             StreamsMemoryPolicy policy, Context<StreamsMemoryPolicy> context, Exception e) {
-        if (e instanceof KubernetesClientException failure && failure.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-            return ErrorStatusUpdateControl.<StreamsMemoryPolicy>noStatusUpdate()
-                    .withNoRetry();
-        }
-        return ErrorStatusUpdateControl.defaultErrorProcessing();
+        return DeletedMidReconcile.errorStatus(e);
     }
 
     /**
@@ -286,18 +266,6 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 : status.getConditions().stream()
                         .filter(c -> type.equals(c.getType()))
                         .findFirst();
-    }
-
-    private static WorkloadOutcome outcome(Future<WorkloadOutcome> running) {
-        try {
-            return running.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reconciling the policy's workloads", e);
-        } catch (ExecutionException e) {
-            // WorkloadReconciler turns every RuntimeException into a failed outcome; an Error is not ours to hide.
-            throw new IllegalStateException(e.getCause());
-        }
     }
 
     /**

@@ -74,7 +74,7 @@ public final class RolloutGate {
     /** Why a rollout must wait and when to look again; empty when it may start now. */
     Optional<Wait> check(Workload workload, Urgency urgency) {
         if (urgency != Urgency.SUPERSEDE && workload.rolloutInProgress()) {
-            return Optional.of(new Wait("its previous rollout is still in progress", PolicyReconciler.RETRY_SOON));
+            return Optional.of(new Wait("its previous rollout is still in progress", WorkloadOutcome.RETRY_SOON));
         }
         Optional<Instant> last = workload.annotation(MetadataKeys.LAST_ROLLOUT).flatMap(RolloutGate::instant);
         Instant now = clock.instant();

@@ -39,7 +39,7 @@ public class RolloutStamper {
             return Optional.of(new RolloutGate.Wait(
                     "the admission webhook does not serve yet (" + problem.get()
                             + "), so the new pods would start without the agent",
-                    PolicyReconciler.RETRY_SOON));
+                    WorkloadOutcome.RETRY_SOON));
         }
         return gate.check(workload, urgency);
     }

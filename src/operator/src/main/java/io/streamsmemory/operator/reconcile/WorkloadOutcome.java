@@ -20,7 +20,15 @@ record WorkloadOutcome(
         List<String> warnings,
         Duration retryAfter,
         MemoryVerdict verdict) {
+    /** How soon a policy whose workload waits for something nothing else announces is reconciled again. */
+    static final Duration RETRY_SOON = Duration.ofSeconds(5);
+
     boolean failed() {
         return failure != null;
+    }
+
+    /** The sooner of two waits, either null when nothing waits. */
+    static Duration earliest(Duration a, Duration b) {
+        return a == null ? b : b == null ? a : a.compareTo(b) <= 0 ? a : b;
     }
 }

@@ -48,7 +48,7 @@ public final class AllocationConfigMap {
         return workloadName + "-streams-memory";
     }
 
-    /** @param learned the topology facts the plan learned from the pods ({@link LearnedFacts#annotation}) */
+    /** @param learned the topology facts the plan learned from the pods (written by {@code plan/LearnedAnnotation}) */
     public static ConfigMap desired(String policyName, Workload workload, Allocation allocation, String learned) {
         return desired(policyName, workload, allocation, learned, "");
     }

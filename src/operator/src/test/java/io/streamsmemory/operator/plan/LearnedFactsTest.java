@@ -138,7 +138,12 @@ class LearnedFactsTest {
         // An empty window (the operator restarted): the published plan, not the defaults.
         WorkloadFacts.Builder restarted = builder();
         LearnedFacts again = LearnedFacts.apply(
-                null, null, Optional.empty(), Optional.empty(), LearnedFacts.parse(published.annotation()), restarted);
+                null,
+                null,
+                Optional.empty(),
+                Optional.empty(),
+                LearnedAnnotation.parse(published.annotation()),
+                restarted);
         assertThat(restarted.build()).isEqualTo(first.build());
         assertThat(again.provisional()).isEmpty();
 
@@ -150,11 +155,12 @@ class LearnedFactsTest {
                 null,
                 Optional.empty(),
                 Optional.of(rebalancing),
-                LearnedFacts.parse(published.annotation()),
+                LearnedAnnotation.parse(published.annotation()),
                 during);
         assertThat(during.build()).isEqualTo(first.build());
         // What is not a name=count pair is left out, not fatal.
-        assertThat(LearnedFacts.parse("threads=x,partitions=4,garbage")).containsExactly(Map.entry("partitions", 4));
+        assertThat(LearnedAnnotation.parse("threads=x,partitions=4,garbage"))
+                .containsExactly(Map.entry("partitions", 4));
     }
 
     @Test
@@ -179,10 +185,10 @@ class LearnedFactsTest {
         // A JVM hit the metaspace cap at generation 3: unset until the policy changes, whatever was declared.
         JvmSpec declared = new JvmSpec();
         declared.setLoadedClasses(2_000);
-        Map<String, Integer> lifted = LearnedFacts.lift(Map.of(), java.util.Set.of(JvmCap.METASPACE), 3);
+        Map<String, Integer> lifted = LearnedCaps.lift(Map.of(), java.util.Set.of(JvmCap.METASPACE), 3);
         WorkloadFacts.Builder again = builder();
         LearnedFacts afterLift = LearnedFacts.apply(
-                null, declared, Optional.empty(), Optional.of(heavy), LearnedFacts.liftsOf(lifted, 3), again);
+                null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 3), again);
         assertThat(again.build().uncappedJvmCaps()).containsExactly(JvmCap.METASPACE);
         assertThat(afterLift.lifted()).containsExactly(JvmCap.METASPACE);
         assertThat(afterLift.annotation()).contains("metaspaceCapLifted=3");
@@ -191,7 +197,7 @@ class LearnedFactsTest {
         // The policy changed (generation 4): the declared count caps the metaspace again.
         WorkloadFacts.Builder edited = builder();
         LearnedFacts.apply(
-                null, declared, Optional.empty(), Optional.of(heavy), LearnedFacts.liftsOf(lifted, 4), edited);
+                null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 4), edited);
         assertThat(edited.build().uncappedJvmCaps()).isEmpty();
         assertThat(edited.build().loadedClasses()).isEqualTo(2_000);
     }

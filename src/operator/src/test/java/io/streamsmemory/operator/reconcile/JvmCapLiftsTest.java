@@ -11,7 +11,8 @@ import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.observe.CrashLoop;
 import io.streamsmemory.operator.observe.JvmCapsUse;
-import io.streamsmemory.operator.plan.LearnedFacts;
+import io.streamsmemory.operator.plan.LearnedAnnotation;
+import io.streamsmemory.operator.plan.LearnedCaps;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,7 +23,7 @@ class JvmCapLiftsTest {
     /** 1 GiB, declared 15,000 classes: -XX:MaxMetaspaceSize=97m and a direct memory cap. */
     static final AllocationDocument CAPPED = document(Set.of());
 
-    static final Map<String, Integer> LEARNED = Map.of(LearnedFacts.LOADED_CLASSES, 15_000);
+    static final Map<String, Integer> LEARNED = Map.of(LearnedAnnotation.LOADED_CLASSES, 15_000);
 
     @Test
     void aCrashLoopLiftsTheCapItsMessageNamesOrEveryCapWhenItNamesNone() {
@@ -40,7 +41,7 @@ class JvmCapLiftsTest {
                 .containsExactly(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
 
         // A cap already lifted, or not set at all, is not lifted again: nothing to do.
-        Map<String, Integer> liftedBefore = LearnedFacts.lift(Map.of(), Set.of(JvmCap.METASPACE), 1);
+        Map<String, Integer> liftedBefore = LearnedCaps.lift(Map.of(), Set.of(JvmCap.METASPACE), 1);
         assertThat(JvmCapLifts.check(CAPPED, liftedBefore, Optional.of(metaspace), JvmCapsUse.NONE))
                 .isEmpty();
         assertThat(JvmCapLifts.check(

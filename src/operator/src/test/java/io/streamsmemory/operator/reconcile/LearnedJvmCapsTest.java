@@ -11,6 +11,8 @@ import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.plan.LearnedAnnotation;
+import io.streamsmemory.operator.plan.LearnedCaps;
 import io.streamsmemory.operator.plan.LearnedFacts;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +39,7 @@ class LearnedJvmCapsTest {
         WorkloadFacts.Builder again = builder();
         ObservedTopology fresh =
                 new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L));
-        apply(observed(), Optional.of(fresh), LearnedFacts.parse(learned.annotation()), again);
+        apply(observed(), Optional.of(fresh), LearnedAnnotation.parse(learned.annotation()), again);
         assertThat(again.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
     }
 
@@ -74,13 +76,13 @@ class LearnedJvmCapsTest {
                 .contains("restoring the model's caps at once");
 
         // The next plan takes the model's caps, and keeps them whatever the pods report later.
-        Map<String, Integer> restored = LearnedFacts.restored(published, 50, 32, 0);
+        Map<String, Integer> restored = LearnedCaps.restored(published, 50, 32, 0);
         WorkloadFacts.Builder builder = builder();
         LearnedFacts learned = apply(observed(), Optional.of(SEEN), restored, builder);
         assertThat(builder.build().observedJvm()).isNull();
         assertThat(fact(learned)).isEqualTo("the model's: a pod used 90% of a learned cap Restored");
         assertThat(learned.provisional()).doesNotContain("jvmCaps");
-        Map<String, Integer> next = LearnedFacts.parse(learned.annotation());
+        Map<String, Integer> next = LearnedAnnotation.parse(learned.annotation());
         assertThat(next).containsEntry("jvmCapsRestored", 1).doesNotContainKey("metaspacePeakKiB");
 
         // MemoryPressure holds while the window keeps the peak above 90% of the restored cap; nothing more restores.
@@ -102,7 +104,7 @@ class LearnedJvmCapsTest {
         WorkloadFacts facts = builder.build();
         assertThat(facts.observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46, 112L * MiB));
         assertThat(fact(learned)).endsWith("46 threads, 112 MiB held beyond the bounded parts Observed");
-        Map<String, Integer> published = LearnedFacts.parse(learned.annotation());
+        Map<String, Integer> published = LearnedAnnotation.parse(learned.annotation());
         assertThat(published).containsEntry("headroomPeakKiB", 112 * 1024);
 
         // A restarted operator, or pods not settled yet, report less or nothing: the published figure stays.
@@ -123,12 +125,12 @@ class LearnedJvmCapsTest {
                 .contains("a pod's resident memory beyond the bounded parts reached 126 MiB, 90% of its learned 140 "
                         + "MiB headroom");
         assertThat(crossing.headroomMiB()).isEqualTo(140);
-        Map<String, Integer> restored = LearnedFacts.restored(published, 0, 0, crossing.headroomMiB());
+        Map<String, Integer> restored = LearnedCaps.restored(published, 0, 0, crossing.headroomMiB());
         WorkloadFacts.Builder back = builder().memoryBytes(2L << 30);
         apply(observed(), Optional.of(settled), restored, back);
         assertThat(back.build().observedJvm()).isNull();
         assertThat(LearnedCapsGuard.check(
-                                LearnedFacts.parse("jvmCapsRestored=1,restoredHeadroomMiB=140"),
+                                LearnedAnnotation.parse("jvmCapsRestored=1,restoredHeadroomMiB=140"),
                                 null,
                                 new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 126L * MiB))
                         .orElseThrow()

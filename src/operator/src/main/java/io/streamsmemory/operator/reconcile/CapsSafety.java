@@ -1,0 +1,79 @@
+package io.streamsmemory.operator.reconcile;
+
+import static io.streamsmemory.operator.workload.MetadataKeys.LEARNED;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.streamsmemory.engine.json.AllocationDocument;
+import io.streamsmemory.operator.api.JvmSizing;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.observe.JvmCapsUse;
+import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.observe.ObservedTopology;
+import io.streamsmemory.operator.plan.LearnedAnnotation;
+import io.streamsmemory.operator.plan.LearnedCaps;
+import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
+import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.Workload;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What the published plan learned, with the JVM caps' way back applied: a learned cap of Observed sizing crossed
+ * (the model's restored, {@link LearnedCapsGuard}) or a cap a JVM hit (lifted, {@link JvmCapLifts}), each told in an
+ * Event; and how urgently the plan that follows may roll.
+ *
+ * @param before  what the next plan learns on top of ({@link LearnedAnnotation})
+ * @param crossed a learned cap a pod crossed, held as MemoryPressure
+ */
+record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, RolloutGate.Urgency urgency) {
+    static CapsSafety check(
+            StreamsMemoryPolicy policy,
+            Workload workload,
+            ConfigMap current,
+            Optional<ObservedTopology> seen,
+            MemoryObserver observer,
+            EventRecorder events) {
+        // A cap lifted under an earlier generation of the policy is planned again: the user changed the policy.
+        int generation = (int)
+                Math.max(1, Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L));
+        Map<String, Integer> published = LearnedCaps.liftsOf(
+                LearnedAnnotation.parse(
+                        AllocationConfigMap.annotation(current, LEARNED).orElse(null)),
+                generation);
+        AllocationDocument document = AllocationConfigMap.document(current);
+        Optional<Crossing> crossed = observesJvm(policy)
+                ? seen.flatMap(topology -> LearnedCapsGuard.check(published, document, topology.jvmCaps()))
+                : Optional.empty();
+        Map<String, Integer> before = published;
+        if (crossed.isPresent() && !crossed.get().alreadyRestored()) {
+            Crossing crossing = crossed.get();
+            before = LearnedCaps.restored(
+                    published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB(), crossing.headroomMiB());
+            events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
+        }
+        Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
+                document,
+                before,
+                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
+                seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
+        if (lift.isPresent()) {
+            before = LearnedCaps.lift(before, lift.get().caps(), generation);
+            events.record(
+                    workload.resource(),
+                    Type.Warning,
+                    "JvmCapLifted",
+                    lift.get().message());
+        }
+        RolloutGate.Urgency urgency = lift.filter(JvmCapLifts.Lift::afterCrash).isPresent()
+                ? RolloutGate.Urgency.SUPERSEDE
+                : crossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
+        return new CapsSafety(before, crossed, urgency);
+    }
+
+    private static boolean observesJvm(StreamsMemoryPolicy policy) {
+        return policy.getSpec().getJvm() != null && policy.getSpec().getJvm().getSizing() == JvmSizing.Observed;
+    }
+}
