@@ -31,7 +31,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -56,23 +55,59 @@ public final class Fixtures {
     }
 
     /** deploy/'s {@code files}, applied server-side as a user would. */
-    static void applyDeployFiles(KubernetesClient client, List<String> files) {
-        files.forEach(file -> deployFile(client, file).forEach(item -> client.resource(item).serverSideApply()));
+    public static void applyDeployFiles(KubernetesClient client, List<String> files) {
+        files.forEach(file ->
+                deployFile(client, file).forEach(item -> client.resource(item).serverSideApply()));
     }
 
     /**
      * deploy/'s {@code files}, deleted: their cluster roles, webhook configuration and admission policies must not meet
      * the next class in the control plane it shares.
      */
-    static void deleteDeployFiles(KubernetesClient client, List<String> files) {
-        files.forEach(file -> deployFile(client, file).forEach(item -> client.resource(item).delete()));
+    public static void deleteDeployFiles(KubernetesClient client, List<String> files) {
+        files.forEach(file ->
+                deployFile(client, file).forEach(item -> client.resource(item).delete()));
     }
 
     /** What {@link #installWebhookConfiguration} installed, deleted, for the same reason. */
-    static void deleteWebhookConfiguration(KubernetesClient client) {
+    public static void deleteWebhookConfiguration(KubernetesClient client) {
         deleteDeployFiles(client, List.of("webhook.yaml"));
     }
 
+    public static void installCrd(KubernetesClient client) throws IOException {
+        try (InputStream in = Files.newInputStream(CRD)) {
+            CustomResourceDefinition crd = client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .load(in)
+                    .item();
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .resource(crd)
+                    .serverSideApply();
+            await().atMost(WAIT)
+                    .until(() -> isEstablished(client.apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .withName(crd.getMetadata().getName())
+                            .get()));
+        }
+    }
+
+    /**
+     * Whether the API server serves the CRD yet. The status, and its conditions, appear a moment after the CRD is
+     * stored, so an early read finds neither.
+     */
+    private static boolean isEstablished(CustomResourceDefinition crd) {
+        return crd != null
+                && crd.getStatus() != null
+                && crd.getStatus().getConditions() != null
+                && crd.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    /** The objects of one file of deploy/, as a user would {@code kubectl apply} them. */
     public static List<HasMetadata> deployFile(KubernetesClient client, String file) {
         try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
             return client.load(in).items();

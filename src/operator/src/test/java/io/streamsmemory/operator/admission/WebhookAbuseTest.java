@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import java.io.IOException;
 import java.io.InputStream;

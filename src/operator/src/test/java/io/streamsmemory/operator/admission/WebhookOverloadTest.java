@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import java.io.IOException;
 import java.io.InputStream;
