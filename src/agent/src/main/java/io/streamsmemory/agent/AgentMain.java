@@ -1,5 +1,13 @@
 package io.streamsmemory.agent;
 
+import io.streamsmemory.agent.allocation.AgentAllocation;
+import io.streamsmemory.agent.hook.KafkaStreamsTransformer;
+import io.streamsmemory.agent.hook.StreamsConfigTransformer;
+import io.streamsmemory.agent.hook.StreamsInstances;
+import io.streamsmemory.agent.log.AgentLog;
+import io.streamsmemory.agent.report.InertNotice;
+import io.streamsmemory.agent.report.ReportEndpoint;
+import io.streamsmemory.agent.state.AgentState;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +39,7 @@ public final class AgentMain {
             // Load the hooks before any transform can need them.
             Class.forName(StreamsConfigHook.class.getName());
             Class.forName(StreamsInstances.class.getName());
-            instrumentation.addTransformer(new StreamsConfigTransformer(), true);
+            instrumentation.addTransformer(new StreamsConfigTransformer(StreamsConfigHook.class), true);
             instrumentation.addTransformer(new KafkaStreamsTransformer(), true);
             StreamsInstances.watch();
             InertNotice.configure(System.getenv());

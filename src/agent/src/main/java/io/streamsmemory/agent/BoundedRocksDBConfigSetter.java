@@ -1,5 +1,10 @@
 package io.streamsmemory.agent;
 
+import io.streamsmemory.agent.config.ConfigMerger;
+import io.streamsmemory.agent.log.AgentLog;
+import io.streamsmemory.agent.report.AgentMXBeanImpl;
+import io.streamsmemory.agent.rocksdb.RocksDbStats;
+import io.streamsmemory.agent.rocksdb.SharedRocksDb;
 import java.util.Map;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.Options;
@@ -15,7 +20,7 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
 
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
-        Object own = configs == null ? null : configs.get(StreamsMemory.CHAINED_SETTER_CONFIG);
+        Object own = configs == null ? null : configs.get(ConfigMerger.CHAINED_SETTER_CONFIG);
         if (own != null
                 && !ConfigMerger.setterName(own).isEmpty()
                 && !ConfigMerger.setterName(own).equals(BoundedRocksDBConfigSetter.class.getName())) {
@@ -28,6 +33,7 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
         if (shared == null) {
             return;
         }
+        AgentMXBeanImpl.register();
         try {
             shared.apply(storeName, options);
             counted = true;

@@ -1,5 +1,7 @@
 package io.streamsmemory.agent;
 
+import io.streamsmemory.agent.hook.StreamsConfigTransformer;
+import io.streamsmemory.agent.log.AgentLog;
 import java.util.Map;
 
 /**
@@ -18,7 +20,7 @@ public final class StreamsConfigHook {
         }
         ACTIVE.set(Boolean.TRUE);
         try {
-            return AgentState.merge(props, streamsConfigClass);
+            return StreamsConfigMerge.merge(props, streamsConfigClass);
         } catch (Throwable t) {
             AgentLog.warnOnce(
                     "hook-failure",

@@ -1,5 +1,9 @@
 package io.streamsmemory.agent;
 
+import io.streamsmemory.agent.allocation.AllocationLoader;
+import io.streamsmemory.agent.config.ConfigMerger;
+import io.streamsmemory.agent.log.AgentLog;
+import io.streamsmemory.agent.state.AgentState;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
@@ -17,7 +21,7 @@ import java.util.Properties;
  */
 public final class StreamsMemory {
     /** Where the agent keeps the application's own {@code rocksdb.config.setter}, which it calls first. */
-    public static final String CHAINED_SETTER_CONFIG = "streamsmemory.chained.rocksdb.config.setter";
+    public static final String CHAINED_SETTER_CONFIG = ConfigMerger.CHAINED_SETTER_CONFIG;
 
     private static final String STREAMS_CONFIG = "org.apache.kafka.streams.StreamsConfig";
 
@@ -64,7 +68,7 @@ public final class StreamsMemory {
             return props;
         }
         Class<?> streamsConfig = streamsConfigClass();
-        Map<?, ?> merged = AgentState.merge(props, streamsConfig);
+        Map<?, ?> merged = StreamsConfigMerge.merge(props, streamsConfig);
         if (merged != props) {
             for (Map.Entry<?, ?> entry : merged.entrySet()) {
                 if (entry.getKey() != null

@@ -4,7 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamsmemory.agent.KafkaCatalog.Client;
+import io.streamsmemory.agent.allocation.AgentAllocation;
+import io.streamsmemory.agent.allocation.AllocationLoader;
+import io.streamsmemory.agent.allocation.Allocations;
+import io.streamsmemory.agent.allocation.JvmLimits;
+import io.streamsmemory.agent.config.ConfigMerger;
+import io.streamsmemory.agent.config.KafkaCatalog;
+import io.streamsmemory.agent.config.KafkaCatalog.Client;
+import io.streamsmemory.agent.config.ReflectiveKafkaCatalog;
+import io.streamsmemory.agent.log.Bytes;
+import io.streamsmemory.agent.log.CapturedAgentLog;
+import io.streamsmemory.agent.report.AgentMXBeanImpl;
+import io.streamsmemory.agent.state.AgentState;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -385,8 +396,8 @@ class ConfigMergerTest {
         AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
         assertThat(AgentState.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.NONE);
         long planned = alloc("statestore.cache.max.bytes");
-        AgentState.merge(Map.of("application.id", "a"), KAFKA, StreamsConfig.class);
-        AgentState.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
+        StreamsConfigMerge.merge(Map.of("application.id", "a"), KAFKA, StreamsConfig.class);
+        StreamsConfigMerge.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
         assertThat(lines)
                 .filteredOn(l -> l.contains("set statestore.cache.max.bytes"))
                 .containsExactly("[streams-memory-agent] INFO set statestore.cache.max.bytes: 10485760 (default) -> "
@@ -395,8 +406,8 @@ class ConfigMergerTest {
 
         log.restart();
         AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
-        AgentState.merge(Map.of("statestore.cache.max.bytes", "1000"), KAFKA, StreamsConfig.class);
-        AgentState.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
+        StreamsConfigMerge.merge(Map.of("statestore.cache.max.bytes", "1000"), KAFKA, StreamsConfig.class);
+        StreamsConfigMerge.merge(Map.of("group.id", "a"), KAFKA, StreamsConfig.class);
         assertThat(lines).noneMatch(l -> l.contains("set statestore.cache.max.bytes"));
         assertThat(AgentState.applied()).doesNotContainKey("statestore.cache.max.bytes");
         assertThat(AgentState.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.APPLICATION);
@@ -412,8 +423,10 @@ class ConfigMergerTest {
             log.restart();
             AgentState.accept(AllocationLoader.Result.ok(ALLOCATION), "agent");
             KafkaCatalog catalog = new FakeCatalog(version, Set.of("statestore.cache.max.bytes"));
-            assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
-            assertThat(AgentState.merge(app, catalog, StreamsConfig.class)).isSameAs(app);
+            assertThat(StreamsConfigMerge.merge(app, catalog, StreamsConfig.class))
+                    .isSameAs(app);
+            assertThat(StreamsConfigMerge.merge(app, catalog, StreamsConfig.class))
+                    .isSameAs(app);
             assertThat(lines.stream().filter(l -> l.contains("WARN")).toList())
                     .hasSize(1)
                     .allSatisfy(l -> assertThat(l).contains(version).contains("own memory settings"));

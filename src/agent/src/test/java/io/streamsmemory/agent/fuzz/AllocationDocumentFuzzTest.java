@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.streamsmemory.agent.AllocationLoaderFuzzAccess;
-import io.streamsmemory.agent.AllocationLoaderFuzzAccess.Outcome;
+import io.streamsmemory.agent.allocation.AllocationLoaderFuzzAccess;
+import io.streamsmemory.agent.allocation.AllocationLoaderFuzzAccess.Outcome;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.io.IOException;

@@ -214,7 +214,7 @@ public final class StreamsApp {
         for (String part : List.of(
                 "ProcStatus.read:/proc/self/status", "CgroupMemory.read", "JvmMemory.read", "StreamsFigures.read")) {
             String[] name = part.split("[.:]");
-            Class<?> type = Class.forName("io.streamsmemory.agent." + name[0]);
+            Class<?> type = Class.forName("io.streamsmemory.agent.report." + name[0]);
             Method method = null;
             for (Method m : type.getDeclaredMethods()) {
                 if (m.getName().equals(name[1])
@@ -251,7 +251,7 @@ public final class StreamsApp {
             return;
         }
         if (reportCost == null) {
-            Class<?> report = Class.forName("io.streamsmemory.agent.MemoryReport");
+            Class<?> report = Class.forName("io.streamsmemory.agent.report.MemoryReport");
             Method build = report.getDeclaredMethod("build");
             Method toJson = report.getDeclaredMethod("toJson");
             build.setAccessible(true);

@@ -1,0 +1,160 @@
+package io.streamsmemory.agent.report;
+
+import io.streamsmemory.agent.allocation.AgentAllocation;
+import io.streamsmemory.agent.hook.StreamsInstances;
+import io.streamsmemory.agent.rocksdb.RocksDbStats;
+import io.streamsmemory.agent.state.AgentState;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the JVM's KafkaStreams instances hold, read without taking a lock a stream thread may hold:
+ * <ul>
+ *   <li>threads and tasks from each StreamThread's {@code threadMetadata()}, a field the stream thread itself
+ *       replaces on every change (not {@code KafkaStreams.metadataForLocalThreads()}, which takes each thread's state
+ *       lock, held by a stream thread while it changes state and runs the application's state listener);</li>
+ *   <li>stores and memtable bytes from the instance's own metrics registry (the {@code Metrics} object behind
+ *       {@code KafkaStreams.metrics()}, whose map is a concurrent one, read in place instead of the public method's
+ *       copy of every client metric), see {@link StoreMetrics};</li>
+ *   <li>the record cache in force: {@code KafkaStreams.totalCacheSize}.</li>
+ * </ul>
+ * By reflection on the fields and methods Kafka Streams 2.8 to 4.4 share; whatever cannot be read is left out.
+ */
+final class StreamsFigures {
+    static final String KAFKA_STREAMS = "org.apache.kafka.streams.KafkaStreams";
+
+    private final Map<String, Long> streams = new LinkedHashMap<>();
+    /** Kafka Streams' RocksDB gauges summed over every store ({@link StoreMetrics#ROCKSDB_GAUGES}). */
+    private final Map<String, Long> rocksDb = new LinkedHashMap<>();
+
+    private StreamsFigures() {}
+
+    /** Reads the live instances; the {@code streams} section is empty when instances are not counted here. */
+    static StreamsFigures read() {
+        StreamsFigures figures = new StreamsFigures();
+        if (!StreamsInstances.watching()) {
+            return figures;
+        }
+        List<Object> instances = StreamsInstances.liveInstances();
+        figures.streams.put("instances", (long) instances.size());
+        long threads = 0;
+        long active = 0;
+        long standby = 0;
+        long cache = 0;
+        Set<Map<String, String>> stores = new HashSet<>();
+        boolean threadsRead = true;
+        boolean cacheRead = true;
+        boolean storesRead = true;
+        for (Object instance : instances) {
+            long[] counts = threadCounts(instance);
+            if (counts == null) {
+                threadsRead = false;
+            } else {
+                threads += counts[0];
+                active += counts[1];
+                standby += counts[2];
+            }
+            Long total = (Long) field(instance, "totalCacheSize");
+            if (total == null) {
+                cacheRead = false;
+            } else {
+                cache += total;
+            }
+            storesRead &= figures.readMetrics(instance, stores);
+        }
+        if (threadsRead) {
+            figures.streams.put("streamThreads", threads);
+            figures.streams.put("activeTasks", active);
+            figures.streams.put("standbyTasks", standby);
+        }
+        if (storesRead) {
+            figures.streams.put("stateStores", (long) stores.size());
+        }
+        AgentAllocation allocation = AgentState.allocation();
+        if (allocation != null && allocation.rocksDb() != null) {
+            // The agent's setter counts every RocksDB instance (store x task x segment) it puts on the shared cache.
+            figures.streams.put("rocksDbInstances", (long) RocksDbStats.OPEN.get());
+        }
+        if (cacheRead) {
+            figures.streams.put("recordCacheBytes", cache);
+        }
+        return figures;
+    }
+
+    Map<String, Long> streams() {
+        return streams;
+    }
+
+    /** Kafka Streams' RocksDB gauges summed over every store; a gauge no store reports is left out. */
+    Map<String, Long> rocksDb() {
+        return rocksDb;
+    }
+
+    /** {threads, active tasks, standby tasks} of one instance, or null when unreadable. */
+    private static long[] threadCounts(Object instance) {
+        Object list = field(instance, "threads");
+        if (!(list instanceof Collection)) {
+            return null;
+        }
+        try {
+            // A copy, as KafkaStreams.processStreamThread makes it (the list is a synchronized one).
+            List<?> threads = new ArrayList<>((Collection<?>) list);
+            long[] counts = new long[3];
+            Class<?> api = Class.forName(
+                    "org.apache.kafka.streams.ThreadMetadata",
+                    false,
+                    instance.getClass().getClassLoader());
+            for (Object thread : threads) {
+                Object metadata = thread.getClass().getMethod("threadMetadata").invoke(thread);
+                if (metadata == null) {
+                    continue;
+                }
+                if ("DEAD".equals(api.getMethod("threadState").invoke(metadata))) {
+                    continue;
+                }
+                counts[0]++;
+                counts[1] += ((Collection<?>) api.getMethod("activeTasks").invoke(metadata)).size();
+                counts[2] += ((Collection<?>) api.getMethod("standbyTasks").invoke(metadata)).size();
+            }
+            return counts;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** Stores and RocksDB's gauges from the instance's metrics registry; false when it cannot be read. */
+    private boolean readMetrics(Object instance, Set<Map<String, String>> stores) {
+        Object registry = field(instance, "metrics");
+        if (registry == null) {
+            return false;
+        }
+        try {
+            StoreMetrics.read(registry, stores, rocksDb);
+            return true;
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** A declared field of KafkaStreams (the instance may be a subclass), or null. */
+    private static Object field(Object instance, String name) {
+        for (Class<?> type = instance.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals(KAFKA_STREAMS)) {
+                try {
+                    Field field = type.getDeclaredField(name);
+                    field.setAccessible(true);
+                    return field.get(instance);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+}

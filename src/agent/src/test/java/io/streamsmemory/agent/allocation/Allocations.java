@@ -1,0 +1,45 @@
+package io.streamsmemory.agent.allocation;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.json.AllocationJson;
+import java.io.IOException;
+
+/** Real allocation documents from the engine, as {@code plan --output json} prints them. */
+public final class Allocations {
+    private Allocations() {}
+
+    public static String json(long memoryBytes, int threads, int partitions, int kv, int window) {
+        return json(memoryBytes, threads, partitions, kv, window, "4.4");
+    }
+
+    public static String json(long memoryBytes, int threads, int partitions, int kv, int window, String version) {
+        WorkloadFacts facts = WorkloadFacts.builder()
+                .memoryBytes(memoryBytes)
+                .streamThreads(threads)
+                .partitions(partitions)
+                .stores(new StoreCounts(kv, window, 0))
+                .kafkaStreamsVersion(version)
+                .build();
+        AllocationResult result = new AllocationEngine().allocate(facts);
+        if (!result.ok()) {
+            throw new IllegalStateException(result.message());
+        }
+        return AllocationJson.write(result.allocation());
+    }
+
+    public static AgentAllocation agentAllocation(String json) {
+        try {
+            return AgentAllocation.of(new ObjectMapper().readTree(json), "test");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static String oneGiB() {
+        return json(1L << 30, 4, 8, 2, 1);
+    }
+}
