@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
@@ -56,7 +55,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code observed.oomKills} from kubelet's container status, {@code MemoryPressure} with the figures, and the
  * {@code unexplained} figure growing before the kill as the dashboard's alert expression reads it.
  */
-@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+@OnTheRealNode
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealLimitTest {
     static final String NAMESPACE = "limit";

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * namespace enforcing the {@code restricted} Pod Security Standard runs an injected pod, and the chart upgrades.
  * kubectl's views of the run are kept in target/real-node/.
  */
-@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+@OnTheRealNode
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealNodeTest {
     static final String OPERATOR_NAMESPACE = OperatorChart.NAMESPACE;

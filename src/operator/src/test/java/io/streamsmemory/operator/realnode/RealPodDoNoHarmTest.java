@@ -22,7 +22,6 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.json.AllocationDocument;
@@ -63,7 +62,7 @@ import org.junit.jupiter.api.TestInfo;
  * class count far too low, which crash-loops the JVM, has its cap lifted and the pods run. Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
  * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
  */
-@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+@OnTheRealNode
 class RealPodDoNoHarmTest {
     static final String NAMESPACE = "harm";
     static final String LIMITED = "harm-limited";
