@@ -8,7 +8,6 @@ import static io.streamsmemory.operator.Fixtures.templateRestartHash;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
@@ -119,20 +118,6 @@ class DeployManifestsTest {
     }
 
     private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace) {
-        return as.authorization()
-                .v1()
-                .selfSubjectAccessReview()
-                .create(new SelfSubjectAccessReviewBuilder()
-                        .withNewSpec()
-                        .withNewResourceAttributes()
-                        .withGroup(group)
-                        .withResource(resource)
-                        .withVerb(verb)
-                        .withNamespace(namespace)
-                        .endResourceAttributes()
-                        .endSpec()
-                        .build())
-                .getStatus()
-                .getAllowed();
+        return Fixtures.allowed(as, group, resource, verb, namespace, null);
     }
 }

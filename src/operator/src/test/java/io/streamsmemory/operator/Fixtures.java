@@ -1,5 +1,6 @@
 package io.streamsmemory.operator;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -129,6 +131,49 @@ public final class Fixtures {
                     .build());
         }
         return client.resource(configuration).serverSideApply();
+    }
+
+    /** The MutatingWebhookConfiguration named {@code name}, to read, edit or delete. */
+    public static Resource<MutatingWebhookConfiguration> webhookConfiguration(KubernetesClient client, String name) {
+        return client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(name);
+    }
+
+    /** Every webhook of {@code webhooks} fails with {@code failurePolicy} after {@code timeoutSeconds}. */
+    public static void assertFailureAndTimeout(
+            MutatingWebhookConfiguration webhooks, String failurePolicy, int timeoutSeconds) {
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getFailurePolicy)
+                .containsOnly(failurePolicy);
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getTimeoutSeconds)
+                .containsOnly(timeoutSeconds);
+    }
+
+    /**
+     * Whether {@code as} may {@code verb} the {@code resource} of API {@code group} ("" for the core API) in
+     * {@code namespace} (null: cluster-wide), the object named {@code name} (null: any), as the API server answers.
+     */
+    public static boolean allowed(
+            KubernetesClient as, String group, String resource, String verb, String namespace, String name) {
+        return as.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withNewResourceAttributes()
+                        .withGroup(group)
+                        .withResource(resource)
+                        .withVerb(verb)
+                        .withNamespace(namespace)
+                        .withName(name)
+                        .endResourceAttributes()
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getAllowed();
     }
 
     /** The Events of {@code namespace} about the object named {@code objectName} with {@code reason}. */

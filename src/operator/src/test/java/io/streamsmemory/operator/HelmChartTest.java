@@ -10,7 +10,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -83,12 +82,7 @@ class HelmChartTest {
     void defaultsRenderTheOperatorsOwnCertificatesAndFailOpen() {
         List<HasMetadata> objects = template();
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getFailurePolicy)
-                .containsOnly("Ignore");
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getTimeoutSeconds)
-                .containsOnly(2);
+        Fixtures.assertFailureAndTimeout(webhooks, "Ignore", 2);
         assertThat(webhooks.getMetadata().getAnnotations()).isNullOrEmpty();
         assertThat(objects)
                 .anyMatch(o -> o.getKind().equals("Secret")
@@ -193,12 +187,7 @@ class HelmChartTest {
                 .containsEntry("STREAMSMEMORY_WEBHOOK_PORT", "9443")
                 .containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getFailurePolicy)
-                .containsOnly("Fail");
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getTimeoutSeconds)
-                .containsOnly(5);
+        Fixtures.assertFailureAndTimeout(webhooks, "Fail", 5);
     }
 
     @Test
@@ -289,19 +278,14 @@ class HelmChartTest {
 
             // The operator's webhook (not run in this test) keeps the policies' namespaces in the configuration's
             // namespaceSelector; an upgrade must keep them, or pods created before its next refresh miss the agent.
-            Fixtures.edit(
-                    client.admissionRegistration()
-                            .v1()
-                            .mutatingWebhookConfigurations()
-                            .withName(NAME),
-                    c -> {
-                        c.getWebhooks()
-                                .forEach(w -> w.getNamespaceSelector().getMatchExpressions().stream()
-                                        .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")
-                                                && r.getOperator().equals("In"))
-                                        .forEach(r -> r.setValues(List.of(ns))));
-                        return c;
-                    });
+            Fixtures.edit(Fixtures.webhookConfiguration(client, NAME), c -> {
+                c.getWebhooks()
+                        .forEach(w -> w.getNamespaceSelector().getMatchExpressions().stream()
+                                .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")
+                                        && r.getOperator().equals("In"))
+                                .forEach(r -> r.setValues(List.of(ns))));
+                return c;
+            });
             Helm.Result upgrade = helm.run(
                             "upgrade",
                             RELEASE,
@@ -331,17 +315,9 @@ class HelmChartTest {
                             .get(0)
                             .getImage())
                     .endsWith(":0.1.1");
-            MutatingWebhookConfiguration webhooks = client.admissionRegistration()
-                    .v1()
-                    .mutatingWebhookConfigurations()
-                    .withName(NAME)
-                    .get();
-            assertThat(webhooks.getWebhooks())
-                    .extracting(MutatingWebhook::getFailurePolicy)
-                    .containsOnly("Fail");
-            assertThat(webhooks.getWebhooks())
-                    .extracting(MutatingWebhook::getTimeoutSeconds)
-                    .containsOnly(5);
+            MutatingWebhookConfiguration webhooks =
+                    Fixtures.webhookConfiguration(client, NAME).get();
+            Fixtures.assertFailureAndTimeout(webhooks, "Fail", 5);
             assertThat(webhooks.getWebhooks())
                     .allSatisfy(w -> assertThat(w.getNamespaceSelector().getMatchExpressions())
                             .anySatisfy(r -> {
@@ -358,12 +334,7 @@ class HelmChartTest {
         helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");
         assertThat(client.rbac().clusterRoles().withName(NAME).get()).isNull();
         assertThat(client.rbac().clusterRoleBindings().withName(NAME).get()).isNull();
-        assertThat(client.admissionRegistration()
-                        .v1()
-                        .mutatingWebhookConfigurations()
-                        .withName(NAME)
-                        .get())
-                .isNull();
+        assertThat(Fixtures.webhookConfiguration(client, NAME).get()).isNull();
         assertThat(leftIn(NAMESPACE))
                 .as("objects left in %s after helm uninstall", NAMESPACE)
                 .isEmpty();

@@ -1,6 +1,5 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
 import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
 import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
 import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
@@ -77,11 +76,9 @@ class WebhookDoNoHarmTest {
 
     @BeforeAll
     void start() throws Exception {
-        Fixtures.installCrd(client);
-        WebhookOperator.namespace(client, OPERATOR_NAMESPACE, Map.of());
         Map<String, String> restricted = Map.of("pod-security.kubernetes.io/enforce", "restricted");
-        WebhookOperator.namespace(client, NS, restricted);
-        WebhookOperator.namespace(client, LIMITED_NS, restricted);
+        Fixtures.namespace(client, NS, restricted);
+        Fixtures.namespace(client, LIMITED_NS, restricted);
         client.resource(new LimitRangeBuilder()
                         .withNewMetadata()
                         .withName("small-containers")
@@ -95,8 +92,7 @@ class WebhookDoNoHarmTest {
                         .endSpec()
                         .build())
                 .create();
-        int port = WebhookOperator.freePort();
-        Fixtures.installWebhookConfiguration(client, port);
+        int port = WebhookOperator.prepareLocal(client);
         operator = WebhookOperator.start(
                 client,
                 WebhookOperator.localSettings(port).runAsUser(null).imagePullSecrets(List.of(AGENT_PULL_SECRET)));

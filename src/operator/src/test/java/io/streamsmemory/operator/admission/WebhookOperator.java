@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
@@ -125,24 +124,13 @@ final class WebhookOperator implements AutoCloseable {
      */
     static int prepareLocal(KubernetesClient client, String... namespaces) throws IOException {
         Fixtures.installCrd(client);
-        namespace(client, OPERATOR_NAMESPACE, Map.of());
+        Fixtures.namespace(client, OPERATOR_NAMESPACE);
         for (String namespace : namespaces) {
-            namespace(client, namespace, Map.of());
+            Fixtures.namespace(client, namespace);
         }
         int port = freePort();
         Fixtures.installWebhookConfiguration(client, port);
         return port;
-    }
-
-    static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withLabels(labels)
-                        .endMetadata()
-                        .build())
-                .serverSideApply();
     }
 
     /** {@link Fixtures#policy}'s 2Gi policy with the given rollout. */
