@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -87,14 +86,7 @@ class DeployManifestsTest {
                                     .withName("orders-app")
                                     .get())
                             != null);
-            await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                        .inNamespace(ns)
-                        .withName("orders")
-                        .get();
-                return p.getStatus() != null
-                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
-            });
+            Fixtures.awaitWorkloadCount(client, ns, "orders", 1);
             await().atMost(WAIT)
                     .until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
                             .anyMatch(e -> e.getReason().equals("Allocated")));

@@ -3,6 +3,7 @@ package io.streamsmemory.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -35,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /** Objects the operator tests create, the way a user would write them. */
@@ -178,10 +180,43 @@ public final class Fixtures {
 
     /** The Events of {@code namespace} about the object named {@code objectName} with {@code reason}. */
     public static List<Event> events(KubernetesClient client, String namespace, String objectName, String reason) {
-        return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
-                        && e.getReason().equals(reason))
+        return events(client, namespace, reason).stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName))
                 .toList();
+    }
+
+    /** The Events of {@code namespace} with {@code reason}, about any object. */
+    public static List<Event> events(KubernetesClient client, String namespace, String reason) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> e.getReason().equals(reason))
+                .toList();
+    }
+
+    /** The policy as the API server has it now; null when there is none. */
+    public static StreamsMemoryPolicy policyIn(KubernetesClient client, String namespace, String name) {
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
+    }
+
+    /** Waits until the policy's status counts {@code count} workloads (the operator has written it since). */
+    public static void awaitWorkloadCount(KubernetesClient client, String namespace, String policy, int count) {
+        await().atMost(WAIT).until(() -> {
+            StreamsMemoryPolicy p = policyIn(client, namespace, policy);
+            return p.getStatus() != null
+                    && Integer.valueOf(count).equals(p.getStatus().getWorkloadCount());
+        });
+    }
+
+    /** The policy's condition of {@code type}; empty while the policy, its status or that condition is missing. */
+    public static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
+        if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return policy.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst();
     }
 
     public static void namespace(KubernetesClient client, String name) {

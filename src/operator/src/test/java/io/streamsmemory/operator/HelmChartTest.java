@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -265,14 +264,7 @@ class HelmChartTest {
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-            await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                        .inNamespace(ns)
-                        .withName("orders")
-                        .get();
-                return p.getStatus() != null
-                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
-            });
+            Fixtures.awaitWorkloadCount(client, ns, "orders", 1);
             Files.writeString(
                     OUT.resolve("get-smp.txt"), "$ kubectl get smp -A\n" + controlPlane.kubectl("get", "smp", "-A"));
 

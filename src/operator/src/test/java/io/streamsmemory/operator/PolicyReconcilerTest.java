@@ -58,10 +58,7 @@ class PolicyReconcilerTest {
     }
 
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
-        return client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get();
+        return Fixtures.policyIn(client, namespace, name);
     }
 
     /** The policy's status.workloadCount; null until the operator first writes the status. */
@@ -83,12 +80,7 @@ class PolicyReconcilerTest {
     }
 
     private static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
-        if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
-            return Optional.empty();
-        }
-        return policy.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals(type))
-                .findFirst();
+        return Fixtures.condition(policy, type);
     }
 
     private static boolean isReady(StreamsMemoryPolicy policy, String status) {

@@ -641,10 +641,7 @@ class MemoryObserverTest {
     }
 
     private StreamsMemoryPolicy policy(String ns) {
-        return client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .get();
+        return Fixtures.policyIn(client, ns, "orders");
     }
 
     private WorkloadAllocationStatus observedRow(String ns) {
@@ -663,15 +660,10 @@ class MemoryObserverTest {
     }
 
     private static Condition condition(StreamsMemoryPolicy policy, String type) {
-        return policy.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals(type))
-                .findFirst()
-                .orElseThrow();
+        return Fixtures.condition(policy, type).orElseThrow();
     }
 
     private List<Event> events(String ns, String reason) {
-        return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, ns, reason);
     }
 }
