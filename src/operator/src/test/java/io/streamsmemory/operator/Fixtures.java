@@ -21,6 +21,10 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewB
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -233,6 +237,24 @@ public final class Fixtures {
                         .endMetadata()
                         .build())
                 .serverSideApply();
+    }
+
+    /** The engine's plan for {@code memoryBytes}, 2 threads, 8 partitions over 2 pods and 1 key-value store per task. */
+    public static Allocation smallAllocation(long memoryBytes) {
+        return smallAllocation(memoryBytes, 2);
+    }
+
+    /** {@link #smallAllocation(long)} with {@code threads} stream threads. */
+    public static Allocation smallAllocation(long memoryBytes, int threads) {
+        return new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(memoryBytes)
+                        .streamThreads(threads)
+                        .partitions(8)
+                        .replicas(2)
+                        .stores(new StoreCounts(1, 0, 0))
+                        .build())
+                .allocation();
     }
 
     /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */
