@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
@@ -241,14 +242,7 @@ class WebhookDoNoHarmTest {
     void javaToolOptionsFromEnvFromIsKeptAndThePodSaysWhy(TestInfo test) {
         harm = new DoNoHarm(client);
         String userOptions = "-Djavax.net.ssl.trustStore=/etc/tls/truststore.jks -javaagent:/apm/apm-agent.jar";
-        client.resource(new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName("jvm-options")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .addToData("JAVA_TOOL_OPTIONS", userOptions)
-                        .build())
-                .serverSideApply();
+        applyConfigMap("jvm-options", "JAVA_TOOL_OPTIONS", userOptions);
         client.resource(new SecretBuilder()
                         .withNewMetadata()
                         .withName("jvm-secrets")
@@ -257,18 +251,12 @@ class WebhookDoNoHarmTest {
                         .addToStringData("JAVA_TOOL_OPTIONS", userOptions)
                         .build())
                 .serverSideApply();
-        Pod fromConfigMap = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewConfigMapRef("jvm-options", false)
-                        .build())))));
-        Pod fromSecret = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewSecretRef("jvm-secrets", false)
-                        .build())))));
+        Pod fromConfigMap = admittedWithEnvFrom(new EnvFromSourceBuilder()
+                .withNewConfigMapRef("jvm-options", false)
+                .build());
+        Pod fromSecret = admittedWithEnvFrom(new EnvFromSourceBuilder()
+                .withNewSecretRef("jvm-secrets", false)
+                .build());
 
         for (Pod pod : List.of(fromConfigMap, fromSecret)) {
             assertSkipped(pod, "may take JAVA_TOOL_OPTIONS from ");
@@ -279,20 +267,9 @@ class WebhookDoNoHarmTest {
                         .anyMatch(e -> e.getMessage().contains("Secret jvm-secrets (envFrom)")));
 
         // An envFrom ConfigMap with the application's own settings only is read, and does not stop the injection.
-        client.resource(new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName("app-env")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .addToData("BOOTSTRAP_SERVERS", "kafka:9092")
-                        .build())
-                .serverSideApply();
-        Pod withAppEnv = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewConfigMapRef("app-env", false)
-                        .build())))));
+        applyConfigMap("app-env", "BOOTSTRAP_SERVERS", "kafka:9092");
+        Pod withAppEnv = admittedWithEnvFrom(
+                new EnvFromSourceBuilder().withNewConfigMapRef("app-env", false).build());
         assertThat(annotation(withAppEnv, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
         // The agent finds its allocation: the variable the envFrom does not set is added.
@@ -531,6 +508,23 @@ class WebhookDoNoHarmTest {
                 .reduce((a, b) -> b)
                 .map(EnvVar::getValue)
                 .orElse("");
+    }
+
+    /** A ConfigMap of NS holding {@code key}, applied server-side. */
+    private void applyConfigMap(String name, String key, String value) {
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToData(key, value)
+                        .build())
+                .serverSideApply();
+    }
+
+    /** A pod of Deployment "named" whose streams container takes its environment from {@code envFrom}, admitted. */
+    private Pod admittedWithEnvFrom(EnvFromSource envFrom) {
+        return admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(envFrom)))));
     }
 
     private List<Event> events(String objectName, String reason) {
