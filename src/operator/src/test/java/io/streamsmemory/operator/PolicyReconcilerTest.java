@@ -87,6 +87,15 @@ class PolicyReconcilerTest {
         return condition(policy, "Ready").map(c -> c.getStatus().equals(status)).orElse(false);
     }
 
+    /** The API server refuses to create {@code policy} as Invalid (422), naming {@code field}. */
+    private void assertInvalid(StreamsMemoryPolicy policy, String field) {
+        assertThatThrownBy(() -> client.resource(policy).create())
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(422))
+                .hasMessageContaining(field);
+    }
+
     private List<Event> events(String namespace, String objectName, String reason) {
         return Fixtures.events(client, namespace, objectName, reason);
     }
@@ -118,11 +127,7 @@ class PolicyReconcilerTest {
         String ns = "validation";
         Fixtures.namespace(client, ns);
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-memory", "two gigs");
-        assertThatThrownBy(() -> client.resource(badQuantity).create())
-                .isInstanceOfSatisfying(
-                        KubernetesClientException.class,
-                        e -> assertThat(e.getCode()).isEqualTo(422))
-                .hasMessageContaining("spec.memory");
+        assertInvalid(badQuantity, "spec.memory");
         StreamsMemoryPolicy both = policy(ns, "both", "2Gi");
         both.getSpec().getStreams().setTasksPerPod(4);
         assertThatThrownBy(() -> client.resource(both).create())
@@ -223,11 +228,7 @@ class PolicyReconcilerTest {
         StreamsMemoryPolicy tooFew = policy(ns, "too-few-classes", "2Gi");
         tooFew.getSpec().setJvm(new JvmSpec());
         tooFew.getSpec().getJvm().setLoadedClasses(10);
-        assertThatThrownBy(() -> client.resource(tooFew).create())
-                .isInstanceOfSatisfying(
-                        KubernetesClientException.class,
-                        e -> assertThat(e.getCode()).isEqualTo(422))
-                .hasMessageContaining("spec.jvm.loadedClasses");
+        assertInvalid(tooFew, "spec.jvm.loadedClasses");
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-direct", "2Gi");
         badQuantity.getSpec().setJvm(new JvmSpec());
         badQuantity.getSpec().getJvm().setExtraDirectMemory("a lot");

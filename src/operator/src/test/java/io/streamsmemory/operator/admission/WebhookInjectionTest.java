@@ -1,6 +1,5 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
 import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
 import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
 import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
@@ -251,11 +250,7 @@ class WebhookInjectionTest {
         X509Certificate ca = Certificates.parseCertificates(bundle).get(0);
         assertThat(Certificates.signedBy(operator.webhook.servingCertificate(), ca))
                 .isTrue();
-        assertThat(client.secrets()
-                        .inNamespace(OPERATOR_NAMESPACE)
-                        .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                        .get()
-                        .getData())
+        assertThat(WebhookOperator.tlsSecret(client).get().getData())
                 .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
     }
 

@@ -7,11 +7,13 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.Fixtures;
@@ -131,6 +133,11 @@ final class WebhookOperator implements AutoCloseable {
         int port = freePort();
         Fixtures.installWebhookConfiguration(client, port);
         return port;
+    }
+
+    /** The Secret holding the webhook's CA and serving certificate. */
+    static Resource<Secret> tlsSecret(KubernetesClient client) {
+        return client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME);
     }
 
     /** {@link Fixtures#policy}'s 2Gi policy with the given rollout. */

@@ -164,32 +164,17 @@ class WebhookRbacTest {
         int port = WebhookOperator.freePort();
         Fixtures.installWebhookConfiguration(client, port);
         // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
-        client.secrets()
-                .inNamespace(OPERATOR_NAMESPACE)
-                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                .delete();
-        await().atMost(WAIT)
-                .until(() -> client.secrets()
-                                .inNamespace(OPERATOR_NAMESPACE)
-                                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                                .get()
-                        == null);
+        WebhookOperator.tlsSecret(client).delete();
+        await().atMost(WAIT).until(() -> WebhookOperator.tlsSecret(client).get() == null);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
         try (AdmissionWebhook webhook = AdmissionWebhook.start(
                 asOperator, new EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
-            assertThat(client.secrets()
-                            .inNamespace(OPERATOR_NAMESPACE)
-                            .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                            .get()
-                            .getData())
+            assertThat(WebhookOperator.tlsSecret(client).get().getData())
                     .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
             assertThat(webhook.servingCertificate()).isNotNull();
         } finally {
             // The other test of this class starts from the shipped (empty) Secret, with its own certificate validity.
-            client.secrets()
-                    .inNamespace(OPERATOR_NAMESPACE)
-                    .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                    .delete();
+            WebhookOperator.tlsSecret(client).delete();
         }
     }
 
