@@ -57,6 +57,14 @@ class PolicyReconcilerTest {
         return configMap(client, ns, "orders-app");
     }
 
+    /** In a new namespace: the fixture's policy "orders" (2Gi) and a Deployment naming it. */
+    private void ordersPolicyAndDeployment(String ns, String deployment, int replicas, String memoryLimit) {
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, deployment, "orders", replicas, memoryLimit))
+                .create();
+    }
+
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
         return Fixtures.policyIn(client, namespace, name);
     }
@@ -354,9 +362,7 @@ class PolicyReconcilerTest {
     @Test
     void aChangeThatNeedsNoRestartDoesNotRollThePods() {
         String ns = "no-restart";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 3, "2Gi");
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "orders-app")) != null);
         Deployment before = deploymentIn(ns, "orders-app");
         String hashBefore = configMap(client, ns, "orders-app")
@@ -391,9 +397,7 @@ class PolicyReconcilerTest {
     @Test
     void unsatisfiablePolicyIsNotReadyAndChangesNothingPublished() {
         String ns = "unsatisfiable";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "4Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 3, "4Gi");
         // The ConfigMap is published before the template is stamped, in the same reconcile: wait for both.
         await().atMost(WAIT)
                 .until(() -> configMap(client, ns, "orders-app") != null
@@ -478,9 +482,7 @@ class PolicyReconcilerTest {
     @Test
     void concurrentEditsOfTheWorkloadConverge() {
         String ns = "conflicts";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 2, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 2, "2Gi");
         // Someone else keeps editing the workload while the operator reconciles it.
         // Someone else keeps editing the workload while the operator reconciles it; like kubectl, they retry
         // when their optimistic update loses to the operator's.
@@ -553,9 +555,7 @@ class PolicyReconcilerTest {
     @Test
     void aDeploymentAndAStatefulSetOfTheSameNameEachGetTheirOwnConfigMap() {
         String ns = "twins";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "twin", "orders", 3, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "twin", 3, "2Gi");
         client.resource(Fixtures.statefulSet(ns, "twin", "orders", 4, "2Gi")).create();
 
         await().atMost(WAIT)
