@@ -8,12 +8,10 @@ import static io.streamsmemory.operator.Fixtures.templateRestartHash;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -88,14 +86,7 @@ class DeployManifestsTest {
                                     .withName("orders-app")
                                     .get())
                             != null);
-            await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                        .inNamespace(ns)
-                        .withName("orders")
-                        .get();
-                return p.getStatus() != null
-                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
-            });
+            Fixtures.awaitWorkloadCount(client, ns, "orders", 1);
             await().atMost(WAIT)
                     .until(() -> client.v1().events().inNamespace(ns).list().getItems().stream()
                             .anyMatch(e -> e.getReason().equals("Allocated")));
@@ -119,20 +110,6 @@ class DeployManifestsTest {
     }
 
     private static boolean allowed(KubernetesClient as, String group, String resource, String verb, String namespace) {
-        return as.authorization()
-                .v1()
-                .selfSubjectAccessReview()
-                .create(new SelfSubjectAccessReviewBuilder()
-                        .withNewSpec()
-                        .withNewResourceAttributes()
-                        .withGroup(group)
-                        .withResource(resource)
-                        .withVerb(verb)
-                        .withNamespace(namespace)
-                        .endResourceAttributes()
-                        .endSpec()
-                        .build())
-                .getStatus()
-                .getAllowed();
+        return Fixtures.allowed(as, group, resource, verb, namespace, null);
     }
 }

@@ -1,7 +1,9 @@
 package io.streamsmemory.operator;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -15,9 +17,14 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.streamsmemory.engine.Allocation;
+import io.streamsmemory.engine.AllocationEngine;
+import io.streamsmemory.engine.StoreCounts;
+import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -33,6 +40,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /** Objects the operator tests create, the way a user would write them. */
@@ -131,12 +139,88 @@ public final class Fixtures {
         return client.resource(configuration).serverSideApply();
     }
 
+    /** The MutatingWebhookConfiguration named {@code name}, to read, edit or delete. */
+    public static Resource<MutatingWebhookConfiguration> webhookConfiguration(KubernetesClient client, String name) {
+        return client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(name);
+    }
+
+    /** Every webhook of {@code webhooks} fails with {@code failurePolicy} after {@code timeoutSeconds}. */
+    public static void assertFailureAndTimeout(
+            MutatingWebhookConfiguration webhooks, String failurePolicy, int timeoutSeconds) {
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getFailurePolicy)
+                .containsOnly(failurePolicy);
+        assertThat(webhooks.getWebhooks())
+                .extracting(MutatingWebhook::getTimeoutSeconds)
+                .containsOnly(timeoutSeconds);
+    }
+
+    /**
+     * Whether {@code as} may {@code verb} the {@code resource} of API {@code group} ("" for the core API) in
+     * {@code namespace} (null: cluster-wide), the object named {@code name} (null: any), as the API server answers.
+     */
+    public static boolean allowed(
+            KubernetesClient as, String group, String resource, String verb, String namespace, String name) {
+        return as.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withNewResourceAttributes()
+                        .withGroup(group)
+                        .withResource(resource)
+                        .withVerb(verb)
+                        .withNamespace(namespace)
+                        .withName(name)
+                        .endResourceAttributes()
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getAllowed();
+    }
+
     /** The Events of {@code namespace} about the object named {@code objectName} with {@code reason}. */
     public static List<Event> events(KubernetesClient client, String namespace, String objectName, String reason) {
-        return client.v1().events().inNamespace(namespace).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals(objectName)
-                        && e.getReason().equals(reason))
+        return events(client, namespace, reason).stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(objectName))
                 .toList();
+    }
+
+    /** The Events of {@code namespace} with {@code reason}, about any object. */
+    public static List<Event> events(KubernetesClient client, String namespace, String reason) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> e.getReason().equals(reason))
+                .toList();
+    }
+
+    /** The policy as the API server has it now; null when there is none. */
+    public static StreamsMemoryPolicy policyIn(KubernetesClient client, String namespace, String name) {
+        return client.resources(StreamsMemoryPolicy.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
+    }
+
+    /** Waits until the policy's status counts {@code count} workloads (the operator has written it since). */
+    public static void awaitWorkloadCount(KubernetesClient client, String namespace, String policy, int count) {
+        await().atMost(WAIT).until(() -> {
+            StreamsMemoryPolicy p = policyIn(client, namespace, policy);
+            return p.getStatus() != null
+                    && Integer.valueOf(count).equals(p.getStatus().getWorkloadCount());
+        });
+    }
+
+    /** The policy's condition of {@code type}; empty while the policy, its status or that condition is missing. */
+    public static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
+        if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return policy.getStatus().getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst();
     }
 
     public static void namespace(KubernetesClient client, String name) {
@@ -153,6 +237,24 @@ public final class Fixtures {
                         .endMetadata()
                         .build())
                 .serverSideApply();
+    }
+
+    /** The engine's plan for {@code memoryBytes}, 2 threads, 8 partitions over 2 pods and 1 key-value store per task. */
+    public static Allocation smallAllocation(long memoryBytes) {
+        return smallAllocation(memoryBytes, 2);
+    }
+
+    /** {@link #smallAllocation(long)} with {@code threads} stream threads. */
+    public static Allocation smallAllocation(long memoryBytes, int threads) {
+        return new AllocationEngine()
+                .allocate(WorkloadFacts.builder()
+                        .memoryBytes(memoryBytes)
+                        .streamThreads(threads)
+                        .partitions(8)
+                        .replicas(2)
+                        .stores(new StoreCounts(1, 0, 0))
+                        .build())
+                .allocation();
     }
 
     /** 2Gi, 4 threads, 24 partitions, 2 key-value + 1 window store per task. */

@@ -10,7 +10,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -18,7 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
-import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -83,12 +81,7 @@ class HelmChartTest {
     void defaultsRenderTheOperatorsOwnCertificatesAndFailOpen() {
         List<HasMetadata> objects = template();
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getFailurePolicy)
-                .containsOnly("Ignore");
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getTimeoutSeconds)
-                .containsOnly(2);
+        Fixtures.assertFailureAndTimeout(webhooks, "Ignore", 2);
         assertThat(webhooks.getMetadata().getAnnotations()).isNullOrEmpty();
         assertThat(objects)
                 .anyMatch(o -> o.getKind().equals("Secret")
@@ -193,12 +186,7 @@ class HelmChartTest {
                 .containsEntry("STREAMSMEMORY_WEBHOOK_PORT", "9443")
                 .containsEntry("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         MutatingWebhookConfiguration webhooks = one(objects, MutatingWebhookConfiguration.class);
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getFailurePolicy)
-                .containsOnly("Fail");
-        assertThat(webhooks.getWebhooks())
-                .extracting(MutatingWebhook::getTimeoutSeconds)
-                .containsOnly(5);
+        Fixtures.assertFailureAndTimeout(webhooks, "Fail", 5);
     }
 
     @Test
@@ -261,12 +249,7 @@ class HelmChartTest {
                 "$ helm install " + RELEASE + " deploy/helm/streams-memory-operator" + " --namespace " + NAMESPACE
                         + " --create-namespace\n" + install.output());
         assertThat(install.output()).contains("STATUS: deployed");
-        assertThat(client.apiextensions()
-                        .v1()
-                        .customResourceDefinitions()
-                        .withName("streamsmemorypolicies.streamsmemory.io")
-                        .get())
-                .isNotNull();
+        assertCrdPresent();
 
         // The operator under the chart's ServiceAccount and RBAC (no kubelet here: the chart's pods never run).
         KubernetesClient asOperator = controlPlane.clientAs(NAMESPACE, NAME);
@@ -276,32 +259,20 @@ class HelmChartTest {
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
-            await().atMost(WAIT).until(() -> {
-                StreamsMemoryPolicy p = client.resources(StreamsMemoryPolicy.class)
-                        .inNamespace(ns)
-                        .withName("orders")
-                        .get();
-                return p.getStatus() != null
-                        && Integer.valueOf(1).equals(p.getStatus().getWorkloadCount());
-            });
+            Fixtures.awaitWorkloadCount(client, ns, "orders", 1);
             Files.writeString(
                     OUT.resolve("get-smp.txt"), "$ kubectl get smp -A\n" + controlPlane.kubectl("get", "smp", "-A"));
 
             // The operator's webhook (not run in this test) keeps the policies' namespaces in the configuration's
             // namespaceSelector; an upgrade must keep them, or pods created before its next refresh miss the agent.
-            Fixtures.edit(
-                    client.admissionRegistration()
-                            .v1()
-                            .mutatingWebhookConfigurations()
-                            .withName(NAME),
-                    c -> {
-                        c.getWebhooks()
-                                .forEach(w -> w.getNamespaceSelector().getMatchExpressions().stream()
-                                        .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")
-                                                && r.getOperator().equals("In"))
-                                        .forEach(r -> r.setValues(List.of(ns))));
-                        return c;
-                    });
+            Fixtures.edit(Fixtures.webhookConfiguration(client, NAME), c -> {
+                c.getWebhooks()
+                        .forEach(w -> w.getNamespaceSelector().getMatchExpressions().stream()
+                                .filter(r -> r.getKey().equals("kubernetes.io/metadata.name")
+                                        && r.getOperator().equals("In"))
+                                .forEach(r -> r.setValues(List.of(ns))));
+                return c;
+            });
             Helm.Result upgrade = helm.run(
                             "upgrade",
                             RELEASE,
@@ -331,17 +302,9 @@ class HelmChartTest {
                             .get(0)
                             .getImage())
                     .endsWith(":0.1.1");
-            MutatingWebhookConfiguration webhooks = client.admissionRegistration()
-                    .v1()
-                    .mutatingWebhookConfigurations()
-                    .withName(NAME)
-                    .get();
-            assertThat(webhooks.getWebhooks())
-                    .extracting(MutatingWebhook::getFailurePolicy)
-                    .containsOnly("Fail");
-            assertThat(webhooks.getWebhooks())
-                    .extracting(MutatingWebhook::getTimeoutSeconds)
-                    .containsOnly(5);
+            MutatingWebhookConfiguration webhooks =
+                    Fixtures.webhookConfiguration(client, NAME).get();
+            Fixtures.assertFailureAndTimeout(webhooks, "Fail", 5);
             assertThat(webhooks.getWebhooks())
                     .allSatisfy(w -> assertThat(w.getNamespaceSelector().getMatchExpressions())
                             .anySatisfy(r -> {
@@ -358,18 +321,18 @@ class HelmChartTest {
         helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");
         assertThat(client.rbac().clusterRoles().withName(NAME).get()).isNull();
         assertThat(client.rbac().clusterRoleBindings().withName(NAME).get()).isNull();
-        assertThat(client.admissionRegistration()
-                        .v1()
-                        .mutatingWebhookConfigurations()
-                        .withName(NAME)
-                        .get())
-                .isNull();
+        assertThat(Fixtures.webhookConfiguration(client, NAME).get()).isNull();
         assertThat(leftIn(NAMESPACE))
                 .as("objects left in %s after helm uninstall", NAMESPACE)
                 .isEmpty();
         // A policy is deleted at once without the operator: it carries no finalizer to wait for.
         Fixtures.deletePolicy(client, ns, "orders");
         // Helm keeps the CRDs of crds/ on uninstall (the chart README says how to remove it).
+        assertCrdPresent();
+    }
+
+    /** The chart's CRD is on the API server (Helm installs crds/ before the templates). */
+    private void assertCrdPresent() {
         assertThat(client.apiextensions()
                         .v1()
                         .customResourceDefinitions()

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -102,25 +103,13 @@ class OperatorWritePolicyTest {
                 new Forbidden(
                         "change the image",
                         "pod spec",
-                        () -> editDeployment(
-                                asOperator,
-                                d -> d.getSpec()
-                                        .getTemplate()
-                                        .getSpec()
-                                        .getContainers()
-                                        .get(0)
-                                        .setImage("example.test/other:1"))),
+                        () -> editContainer(asOperator, c -> c.setImage("example.test/other:1"))),
                 new Forbidden(
                         "add an env var",
                         "pod spec",
-                        () -> editDeployment(
+                        () -> editContainer(
                                 asOperator,
-                                d -> d.getSpec()
-                                        .getTemplate()
-                                        .getSpec()
-                                        .getContainers()
-                                        .get(0)
-                                        .getEnv()
+                                c -> c.getEnv()
                                         .add(new EnvVar("JAVA_TOOL_OPTIONS", "-javaagent:/tmp/evil.jar", null)))),
                 new Forbidden("scale", "replicas", () -> scale(asOperator, 5)),
                 new Forbidden(
@@ -243,6 +232,14 @@ class OperatorWritePolicyTest {
 
     private static void scale(KubernetesClient asOperator, int replicas) {
         editDeployment(asOperator, d -> d.getSpec().setReplicas(replicas));
+    }
+
+    /** Edits the first container of Deployment orders-app's pod template. */
+    private static void editContainer(KubernetesClient asOperator, java.util.function.Consumer<Container> change) {
+        editDeployment(
+                asOperator,
+                d -> change.accept(
+                        d.getSpec().getTemplate().getSpec().getContainers().get(0)));
     }
 
     private static void editDeployment(KubernetesClient asOperator, java.util.function.Consumer<Deployment> change) {

@@ -33,10 +33,7 @@ class PolicyDeletionTest {
     }
 
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
-        return client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get();
+        return Fixtures.policyIn(client, namespace, name);
     }
 
     private boolean told(String namespace, String workload, String reason) {

@@ -57,11 +57,16 @@ class PolicyReconcilerTest {
         return configMap(client, ns, "orders-app");
     }
 
+    /** In a new namespace: the fixture's policy "orders" (2Gi) and a Deployment naming it. */
+    private void ordersPolicyAndDeployment(String ns, String deployment, int replicas, String memoryLimit) {
+        Fixtures.namespace(client, ns);
+        client.resource(policy(ns, "orders", "2Gi")).create();
+        client.resource(deployment(ns, deployment, "orders", replicas, memoryLimit))
+                .create();
+    }
+
     private StreamsMemoryPolicy policyIn(String namespace, String name) {
-        return client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get();
+        return Fixtures.policyIn(client, namespace, name);
     }
 
     /** The policy's status.workloadCount; null until the operator first writes the status. */
@@ -83,16 +88,20 @@ class PolicyReconcilerTest {
     }
 
     private static Optional<Condition> condition(StreamsMemoryPolicy policy, String type) {
-        if (policy == null || policy.getStatus() == null || policy.getStatus().getConditions() == null) {
-            return Optional.empty();
-        }
-        return policy.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals(type))
-                .findFirst();
+        return Fixtures.condition(policy, type);
     }
 
     private static boolean isReady(StreamsMemoryPolicy policy, String status) {
         return condition(policy, "Ready").map(c -> c.getStatus().equals(status)).orElse(false);
+    }
+
+    /** The API server refuses to create {@code policy} as Invalid (422), naming {@code field}. */
+    private void assertInvalid(StreamsMemoryPolicy policy, String field) {
+        assertThatThrownBy(() -> client.resource(policy).create())
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(422))
+                .hasMessageContaining(field);
     }
 
     private List<Event> events(String namespace, String objectName, String reason) {
@@ -126,11 +135,7 @@ class PolicyReconcilerTest {
         String ns = "validation";
         Fixtures.namespace(client, ns);
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-memory", "two gigs");
-        assertThatThrownBy(() -> client.resource(badQuantity).create())
-                .isInstanceOfSatisfying(
-                        KubernetesClientException.class,
-                        e -> assertThat(e.getCode()).isEqualTo(422))
-                .hasMessageContaining("spec.memory");
+        assertInvalid(badQuantity, "spec.memory");
         StreamsMemoryPolicy both = policy(ns, "both", "2Gi");
         both.getSpec().getStreams().setTasksPerPod(4);
         assertThatThrownBy(() -> client.resource(both).create())
@@ -231,11 +236,7 @@ class PolicyReconcilerTest {
         StreamsMemoryPolicy tooFew = policy(ns, "too-few-classes", "2Gi");
         tooFew.getSpec().setJvm(new JvmSpec());
         tooFew.getSpec().getJvm().setLoadedClasses(10);
-        assertThatThrownBy(() -> client.resource(tooFew).create())
-                .isInstanceOfSatisfying(
-                        KubernetesClientException.class,
-                        e -> assertThat(e.getCode()).isEqualTo(422))
-                .hasMessageContaining("spec.jvm.loadedClasses");
+        assertInvalid(tooFew, "spec.jvm.loadedClasses");
         StreamsMemoryPolicy badQuantity = policy(ns, "bad-direct", "2Gi");
         badQuantity.getSpec().setJvm(new JvmSpec());
         badQuantity.getSpec().getJvm().setExtraDirectMemory("a lot");
@@ -361,9 +362,7 @@ class PolicyReconcilerTest {
     @Test
     void aChangeThatNeedsNoRestartDoesNotRollThePods() {
         String ns = "no-restart";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 3, "2Gi");
         await().atMost(WAIT).until(() -> templateRestartHash(deploymentIn(ns, "orders-app")) != null);
         Deployment before = deploymentIn(ns, "orders-app");
         String hashBefore = configMap(client, ns, "orders-app")
@@ -398,9 +397,7 @@ class PolicyReconcilerTest {
     @Test
     void unsatisfiablePolicyIsNotReadyAndChangesNothingPublished() {
         String ns = "unsatisfiable";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 3, "4Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 3, "4Gi");
         // The ConfigMap is published before the template is stamped, in the same reconcile: wait for both.
         await().atMost(WAIT)
                 .until(() -> configMap(client, ns, "orders-app") != null
@@ -485,9 +482,7 @@ class PolicyReconcilerTest {
     @Test
     void concurrentEditsOfTheWorkloadConverge() {
         String ns = "conflicts";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "orders-app", "orders", 2, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "orders-app", 2, "2Gi");
         // Someone else keeps editing the workload while the operator reconciles it.
         // Someone else keeps editing the workload while the operator reconciles it; like kubectl, they retry
         // when their optimistic update loses to the operator's.
@@ -560,9 +555,7 @@ class PolicyReconcilerTest {
     @Test
     void aDeploymentAndAStatefulSetOfTheSameNameEachGetTheirOwnConfigMap() {
         String ns = "twins";
-        Fixtures.namespace(client, ns);
-        client.resource(policy(ns, "orders", "2Gi")).create();
-        client.resource(deployment(ns, "twin", "orders", 3, "2Gi")).create();
+        ordersPolicyAndDeployment(ns, "twin", 3, "2Gi");
         client.resource(Fixtures.statefulSet(ns, "twin", "orders", 4, "2Gi")).create();
 
         await().atMost(WAIT)

@@ -7,14 +7,10 @@ import static io.streamsmemory.operator.Fixtures.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,18 +34,11 @@ class RolloutWaitsForWebhookTest {
     }
 
     private String templateRestartHash(String namespace, String name) {
-        Deployment d = client.apps()
+        return Fixtures.templateRestartHash(client.apps()
                 .deployments()
                 .inNamespace(namespace)
                 .withName(name)
-                .get();
-        Map<String, String> annotations =
-                d.getSpec().getTemplate().getMetadata().getAnnotations();
-        return annotations == null ? null : annotations.get(MetadataKeys.RESTART_HASH);
-    }
-
-    private List<Event> events(String namespace, String workload, String reason) {
-        return Fixtures.events(client, namespace, workload, reason);
+                .get());
     }
 
     @Test
@@ -64,13 +53,14 @@ class RolloutWaitsForWebhookTest {
 
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
             await().atMost(WAIT)
-                    .until(() -> events(ns, "orders-app", "RestartPending").stream()
+                    .until(() -> Fixtures.events(client, ns, "orders-app", "RestartPending").stream()
                             .anyMatch(e ->
                                     e.getMessage().contains("the admission webhook does not serve yet (starting)")));
             // A reconcile more (the operator retries every 5 s while it waits): still not rolled.
             await().pollDelay(Duration.ofSeconds(6)).atMost(WAIT).until(() -> true);
             assertThat(templateRestartHash(ns, "orders-app")).isNull();
-            assertThat(events(ns, "orders-app", "RollingRestart")).isEmpty();
+            assertThat(Fixtures.events(client, ns, "orders-app", "RollingRestart"))
+                    .isEmpty();
 
             webhookProblem.set(null);
             String restartHash = configMap(client, ns, "orders-app")
@@ -80,7 +70,7 @@ class RolloutWaitsForWebhookTest {
             await().atMost(WAIT).until(() -> restartHash.equals(templateRestartHash(ns, "orders-app")));
             // The Event is posted after the stamp it tells of.
             await().atMost(WAIT)
-                    .untilAsserted(() -> assertThat(events(ns, "orders-app", "RollingRestart"))
+                    .untilAsserted(() -> assertThat(Fixtures.events(client, ns, "orders-app", "RollingRestart"))
                             .hasSize(1));
         }
     }

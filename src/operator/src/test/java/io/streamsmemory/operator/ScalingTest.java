@@ -219,20 +219,10 @@ class ScalingTest {
     }
 
     private Condition condition(String ns, String type) {
-        StreamsMemoryPolicy policy = client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .get();
-        return policy.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals(type))
-                .findFirst()
-                .orElseThrow();
+        return Fixtures.condition(Fixtures.policyIn(client, ns, "orders"), type).orElseThrow();
     }
 
     private List<Event> events(String ns, String reason) {
-        return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> e.getInvolvedObject().getName().equals("orders-app")
-                        && e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, ns, "orders-app", reason);
     }
 }

@@ -31,17 +31,7 @@ class PlanCommandTest {
 
     @Test
     void tablePrintsEveryPartWithItsConfigAndTheKafkaDefaults() {
-        Run run = plan(
-                "--memory",
-                "2Gi",
-                "--threads",
-                "4",
-                "--partitions",
-                "24",
-                "--replicas",
-                "3",
-                "--stores",
-                "kv=2,window=1");
+        Run run = plan(typical("4"));
         assertThat(run.exitCode()).isZero();
         // The cache: 518 MiB of RocksDB less 40 instances x 320 KiB of native overhead (MemoryModel).
         assertThat(run.out())
@@ -60,19 +50,7 @@ class PlanCommandTest {
 
     @Test
     void jsonHasVersionedDocumentWithPartsSummingToMemory() throws Exception {
-        Run run = plan(
-                "--memory",
-                "2Gi",
-                "--threads",
-                "4",
-                "--partitions",
-                "24",
-                "--replicas",
-                "3",
-                "--stores",
-                "kv=2,window=1",
-                "--output",
-                "json");
+        Run run = plan(typical("4", "--output", "json"));
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertThat(doc.get("formatVersion").asInt()).isEqualTo(1);
@@ -85,25 +63,8 @@ class PlanCommandTest {
 
     @Test
     void instancesDivideTheRecordCacheAmongKafkaStreamsInstances() throws Exception {
-        String[] base = {
-            "--memory",
-            "2Gi",
-            "--threads",
-            "2",
-            "--partitions",
-            "24",
-            "--replicas",
-            "3",
-            "--stores",
-            "kv=2,window=1",
-            "--output",
-            "json"
-        };
-        JsonNode one = JSON.readTree(plan(base).out());
-        String[] withInstances = Arrays.copyOf(base, base.length + 2);
-        withInstances[base.length] = "--instances";
-        withInstances[base.length + 1] = "2";
-        Run run = plan(withInstances);
+        JsonNode one = JSON.readTree(plan(typical("2", "--output", "json")).out());
+        Run run = plan(typical("2", "--output", "json", "--instances", "2"));
         assertThat(run.exitCode()).isZero();
         JsonNode two = JSON.readTree(run.out());
         assertThat(two.get("inputs").get("instancesPerPod").asInt()).isEqualTo(2);
@@ -122,25 +83,8 @@ class PlanCommandTest {
 
     @Test
     void loadedClassesAndExtraDirectMemoryRaiseTheirJvmCaps() throws Exception {
-        String[] base = {
-            "--memory",
-            "2Gi",
-            "--threads",
-            "4",
-            "--partitions",
-            "24",
-            "--replicas",
-            "3",
-            "--stores",
-            "kv=2,window=1",
-            "--output",
-            "json"
-        };
-        JsonNode standard = JSON.readTree(plan(base).out());
-        String[] spring = Arrays.copyOf(base, base.length + 4);
-        System.arraycopy(
-                new String[] {"--loaded-classes", "25000", "--extra-direct-memory", "64Mi"}, 0, spring, base.length, 4);
-        Run run = plan(spring);
+        JsonNode standard = JSON.readTree(plan(typical("4", "--output", "json")).out());
+        Run run = plan(typical("4", "--output", "json", "--loaded-classes", "25000", "--extra-direct-memory", "64Mi"));
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertPartsSum(doc);
@@ -167,20 +111,7 @@ class PlanCommandTest {
 
     @Test
     void transactionalStateStoresBoundTheUncommittedWrites() throws Exception {
-        Run run = plan(
-                "--memory",
-                "2Gi",
-                "--threads",
-                "4",
-                "--partitions",
-                "24",
-                "--replicas",
-                "3",
-                "--stores",
-                "kv=2,window=1",
-                "--transactional-state-stores",
-                "--output",
-                "json");
+        Run run = plan(typical("4", "--transactional-state-stores", "--output", "json"));
         assertThat(run.exitCode()).isZero();
         JsonNode doc = JSON.readTree(run.out());
         assertPartsSum(doc);
@@ -255,6 +186,23 @@ class PlanCommandTest {
         Run reversed = plan("--memory", "2Gi", "--partitions", "24", "--min-replicas", "7", "--max-replicas", "6");
         assertThat(reversed.exitCode()).isEqualTo(1);
         assertThat(reversed.err()).contains("replicaRange must satisfy 1 <= min <= max");
+    }
+
+    /** 2 GiB, 24 partitions over 3 replicas, two key-value stores and a window store; then {@code more}. */
+    private static String[] typical(String threads, String... more) {
+        String[] base = {
+            "--memory",
+            "2Gi",
+            "--threads",
+            threads,
+            "--partitions",
+            "24",
+            "--replicas",
+            "3",
+            "--stores",
+            "kv=2,window=1"
+        };
+        return with(base, more);
     }
 
     private static String[] with(String[] base, String... more) {

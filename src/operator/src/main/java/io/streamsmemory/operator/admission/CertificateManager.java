@@ -301,11 +301,8 @@ public final class CertificateManager implements AutoCloseable {
     }
 
     private MutatingWebhookConfiguration readConfiguration() {
-        MutatingWebhookConfiguration configuration = client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(settings.configurationName)
-                .get();
+        MutatingWebhookConfiguration configuration =
+                settings.configuration(client).get();
         if (configuration == null && !warnedNoConfiguration) {
             warnedNoConfiguration = true;
             LOG.warn(
@@ -326,18 +323,14 @@ public final class CertificateManager implements AutoCloseable {
         if (!stale) {
             return;
         }
-        client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(settings.configurationName)
-                .edit(c -> {
-                    for (MutatingWebhook webhook : c.getWebhooks()) {
-                        if (webhook.getClientConfig() != null) {
-                            webhook.getClientConfig().setCaBundle(wanted);
-                        }
-                    }
-                    return c;
-                });
+        settings.configuration(client).edit(c -> {
+            for (MutatingWebhook webhook : c.getWebhooks()) {
+                if (webhook.getClientConfig() != null) {
+                    webhook.getClientConfig().setCaBundle(wanted);
+                }
+            }
+            return c;
+        });
         LOG.info(
                 "caBundle of MutatingWebhookConfiguration {} set ({} CA certificate(s))",
                 settings.configurationName,

@@ -116,22 +116,15 @@ final class PolicyNamespaceSelector implements AutoCloseable {
             return;
         }
         List<String> wanted = namespaces();
-        MutatingWebhookConfiguration configuration = client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(settings.configurationName)
-                .get();
+        MutatingWebhookConfiguration configuration =
+                settings.configuration(client).get();
         if (configuration == null || configuration.getWebhooks().stream().allMatch(w -> current(w, wanted))) {
             return;
         }
-        client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(settings.configurationName)
-                .edit(c -> {
-                    c.getWebhooks().forEach(w -> restrict(w, wanted));
-                    return c;
-                });
+        settings.configuration(client).edit(c -> {
+            c.getWebhooks().forEach(w -> restrict(w, wanted));
+            return c;
+        });
         LOG.info("webhook called for pods in namespaces {} only (those with a StreamsMemoryPolicy)", wanted);
     }
 

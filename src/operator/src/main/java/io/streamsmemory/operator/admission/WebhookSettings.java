@@ -1,5 +1,8 @@
 package io.streamsmemory.operator.admission;
 
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.nio.file.Path;
@@ -282,5 +285,13 @@ public final class WebhookSettings {
     /** True when the certificate comes from files (cert-manager) rather than the operator's own CA. */
     public boolean certificateFromFiles() {
         return certFile != null && keyFile != null;
+    }
+
+    /** The MutatingWebhookConfiguration whose caBundle and namespaceSelector the operator keeps. */
+    Resource<MutatingWebhookConfiguration> configuration(KubernetesClient client) {
+        return client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(configurationName);
     }
 }

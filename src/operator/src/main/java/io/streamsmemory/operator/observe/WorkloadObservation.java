@@ -59,56 +59,25 @@ public record WorkloadObservation(
     }
 
     WorkloadObservation notAnswering() {
-        return new WorkloadObservation(
-                podsReporting,
-                podsNotAnswering + 1,
-                usedBytes,
-                peakBytes,
-                heapUsedBytes,
-                blockCacheUsageBytes,
-                rocksDbInstances,
-                activeTasks,
-                standbyTasks,
-                streamThreads,
-                oomKills,
-                unexplainedBytes,
-                loadedClasses,
-                metaspaceUsedBytes,
-                recordCacheBytes,
-                recordCacheSource,
-                capHit,
-                tuning);
+        return withRoundTotals(podsNotAnswering + 1, peakBytes, oomKills);
     }
 
     /** Adds the kills kubelet reported (containers the kernel killed) to those the running pods' cgroups counted. */
     WorkloadObservation withKubeletOomKills(long killedContainers) {
+        return withRoundTotals(podsNotAnswering, peakBytes, (oomKills == null ? 0 : oomKills) + killedContainers);
+    }
+
+    WorkloadObservation withPeak(Long windowPeak) {
+        return withRoundTotals(podsNotAnswering, AgentReport.max(peakBytes, windowPeak), oomKills);
+    }
+
+    /** This observation with the three figures that come from outside one pod's report replaced. */
+    private WorkloadObservation withRoundTotals(int podsNotAnswering, Long peakBytes, Long oomKills) {
         return new WorkloadObservation(
                 podsReporting,
                 podsNotAnswering,
                 usedBytes,
                 peakBytes,
-                heapUsedBytes,
-                blockCacheUsageBytes,
-                rocksDbInstances,
-                activeTasks,
-                standbyTasks,
-                streamThreads,
-                (oomKills == null ? 0 : oomKills) + killedContainers,
-                unexplainedBytes,
-                loadedClasses,
-                metaspaceUsedBytes,
-                recordCacheBytes,
-                recordCacheSource,
-                capHit,
-                tuning);
-    }
-
-    WorkloadObservation withPeak(Long windowPeak) {
-        return new WorkloadObservation(
-                podsReporting,
-                podsNotAnswering,
-                usedBytes,
-                AgentReport.max(peakBytes, windowPeak),
                 heapUsedBytes,
                 blockCacheUsageBytes,
                 rocksDbInstances,

@@ -29,15 +29,7 @@ public class AllocationMetrics {
     }
 
     void recordPolicy(StreamsMemoryPolicy policy, List<WorkloadAllocationStatus> workloads) {
-        gauge(
-                        "streamsmemory.workloads.managed",
-                        "Workloads that name the policy",
-                        Tags.of(
-                                "namespace",
-                                policy.getMetadata().getNamespace(),
-                                "policy",
-                                policy.getMetadata().getName()))
-                .set(workloads.size());
+        workloadsManaged(policy).set(workloads.size());
     }
 
     /** The planned parts and, when its pods reported, what the busiest of them really uses next to them. */
@@ -107,15 +99,18 @@ public class AllocationMetrics {
     }
 
     void forgetPolicy(StreamsMemoryPolicy policy) {
-        gauge(
-                        "streamsmemory.workloads.managed",
-                        "Workloads that name the policy",
-                        Tags.of(
-                                "namespace",
-                                policy.getMetadata().getNamespace(),
-                                "policy",
-                                policy.getMetadata().getName()))
-                .set(0);
+        workloadsManaged(policy).set(0);
+    }
+
+    private AtomicLong workloadsManaged(StreamsMemoryPolicy policy) {
+        return gauge(
+                "streamsmemory.workloads.managed",
+                "Workloads that name the policy",
+                Tags.of(
+                        "namespace",
+                        policy.getMetadata().getNamespace(),
+                        "policy",
+                        policy.getMetadata().getName()));
     }
 
     private AtomicLong gauge(String name, String description, Tags tags) {

@@ -5,10 +5,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.engine.StoreCounts;
-import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder;
@@ -77,15 +74,7 @@ public final class AdmissionFuzzAccess {
     }
 
     private static io.streamsmemory.engine.Allocation allocation() {
-        return new AllocationEngine()
-                .allocate(WorkloadFacts.builder()
-                        .memoryBytes(2 * ByteSize.GiB)
-                        .streamThreads(2)
-                        .partitions(8)
-                        .replicas(2)
-                        .stores(new StoreCounts(1, 0, 0))
-                        .build())
-                .allocation();
+        return Fixtures.smallAllocation(2 * ByteSize.GiB);
     }
 
     /** One Deployment and its ConfigMap; no LimitRanges; a live read finds what the cache holds. */

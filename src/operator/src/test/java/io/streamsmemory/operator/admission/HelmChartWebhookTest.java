@@ -25,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,28 +77,19 @@ class HelmChartWebhookTest {
                         "webhook.timeoutSeconds=10")
                 .orFail("helm install");
         int port = WebhookOperator.freePort();
-        client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(NAME)
-                .edit(configuration -> {
-                    for (MutatingWebhook webhook : configuration.getWebhooks()) {
-                        webhook.setClientConfig(new WebhookClientConfigBuilder()
-                                .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH)
-                                .build());
-                    }
-                    return configuration;
-                });
+        Fixtures.webhookConfiguration(client, NAME).edit(configuration -> {
+            for (MutatingWebhook webhook : configuration.getWebhooks()) {
+                webhook.setClientConfig(new WebhookClientConfigBuilder()
+                        .withUrl("https://127.0.0.1:" + port + WebhookSettings.PATH)
+                        .build());
+            }
+            return configuration;
+        });
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, NAME);
         String ns = "shop";
-        WebhookOperator.namespace(client, ns, Map.of());
+        Fixtures.namespace(client, ns);
         try (WebhookOperator operator = WebhookOperator.start(asOperator, WebhookOperator.localSettings(port))) {
-            assertThat(client.admissionRegistration()
-                            .v1()
-                            .mutatingWebhookConfigurations()
-                            .withName(NAME)
-                            .get()
-                            .getWebhooks())
+            assertThat(Fixtures.webhookConfiguration(client, NAME).get().getWebhooks())
                     .extracting(MutatingWebhook::getTimeoutSeconds)
                     .containsOnly(10);
             // The operator filled the chart's empty Secret (and the caBundle, which the API server's calls below need).
@@ -158,12 +148,7 @@ class HelmChartWebhookTest {
         }
 
         helm.run("uninstall", NAME, "--namespace", OPERATOR_NAMESPACE, "--wait").orFail("helm uninstall");
-        assertThat(client.admissionRegistration()
-                        .v1()
-                        .mutatingWebhookConfigurations()
-                        .withName(NAME)
-                        .get())
-                .isNull();
+        assertThat(Fixtures.webhookConfiguration(client, NAME).get()).isNull();
         assertThat(client.secrets()
                         .inNamespace(OPERATOR_NAMESPACE)
                         .withName(NAME + "-webhook-tls")

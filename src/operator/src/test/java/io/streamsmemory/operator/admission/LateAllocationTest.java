@@ -7,10 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.streamsmemory.engine.Allocation;
-import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.engine.StoreCounts;
-import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -50,15 +47,7 @@ class LateAllocationTest {
     }
 
     private static Allocation allocation(int threads) {
-        return new AllocationEngine()
-                .allocate(WorkloadFacts.builder()
-                        .memoryBytes(2 * ByteSize.GiB)
-                        .streamThreads(threads)
-                        .partitions(8)
-                        .replicas(2)
-                        .stores(new StoreCounts(1, 0, 0))
-                        .build())
-                .allocation();
+        return Fixtures.smallAllocation(2 * ByteSize.GiB, threads);
     }
 
     private static String restartHash(ConfigMap configMap) {

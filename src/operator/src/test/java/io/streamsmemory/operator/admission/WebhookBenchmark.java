@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.ControlPlaneOptions;
 import io.streamsmemory.controlplane.LocalControlPlane;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -68,10 +69,8 @@ public final class WebhookBenchmark {
                 Bench elsewhere = new Bench(client, noPolicy);
                 await().atMost(WebhookOperator.WAIT).until(() -> bench.probe());
                 // Taken once the operator has put the policy's namespace into the namespaceSelector.
-                MutatingWebhookConfiguration on = client.admissionRegistration()
-                        .v1()
-                        .mutatingWebhookConfigurations()
-                        .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME)
+                MutatingWebhookConfiguration on = Fixtures.webhookConfiguration(
+                                client, WebhookSettings.DEFAULT_CONFIGURATION_NAME)
                         .get();
                 bench.run(warmup, null);
                 off(client);
@@ -154,10 +153,7 @@ public final class WebhookBenchmark {
     }
 
     private static void off(KubernetesClient client) {
-        client.admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(WebhookSettings.DEFAULT_CONFIGURATION_NAME)
+        Fixtures.webhookConfiguration(client, WebhookSettings.DEFAULT_CONFIGURATION_NAME)
                 .delete();
     }
 

@@ -1,6 +1,5 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
 import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
 import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
 import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
@@ -16,6 +15,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
@@ -77,11 +77,9 @@ class WebhookDoNoHarmTest {
 
     @BeforeAll
     void start() throws Exception {
-        Fixtures.installCrd(client);
-        WebhookOperator.namespace(client, OPERATOR_NAMESPACE, Map.of());
         Map<String, String> restricted = Map.of("pod-security.kubernetes.io/enforce", "restricted");
-        WebhookOperator.namespace(client, NS, restricted);
-        WebhookOperator.namespace(client, LIMITED_NS, restricted);
+        Fixtures.namespace(client, NS, restricted);
+        Fixtures.namespace(client, LIMITED_NS, restricted);
         client.resource(new LimitRangeBuilder()
                         .withNewMetadata()
                         .withName("small-containers")
@@ -95,8 +93,7 @@ class WebhookDoNoHarmTest {
                         .endSpec()
                         .build())
                 .create();
-        int port = WebhookOperator.freePort();
-        Fixtures.installWebhookConfiguration(client, port);
+        int port = WebhookOperator.prepareLocal(client);
         operator = WebhookOperator.start(
                 client,
                 WebhookOperator.localSettings(port).runAsUser(null).imagePullSecrets(List.of(AGENT_PULL_SECRET)));
@@ -245,14 +242,7 @@ class WebhookDoNoHarmTest {
     void javaToolOptionsFromEnvFromIsKeptAndThePodSaysWhy(TestInfo test) {
         harm = new DoNoHarm(client);
         String userOptions = "-Djavax.net.ssl.trustStore=/etc/tls/truststore.jks -javaagent:/apm/apm-agent.jar";
-        client.resource(new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName("jvm-options")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .addToData("JAVA_TOOL_OPTIONS", userOptions)
-                        .build())
-                .serverSideApply();
+        applyConfigMap("jvm-options", "JAVA_TOOL_OPTIONS", userOptions);
         client.resource(new SecretBuilder()
                         .withNewMetadata()
                         .withName("jvm-secrets")
@@ -261,18 +251,12 @@ class WebhookDoNoHarmTest {
                         .addToStringData("JAVA_TOOL_OPTIONS", userOptions)
                         .build())
                 .serverSideApply();
-        Pod fromConfigMap = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewConfigMapRef("jvm-options", false)
-                        .build())))));
-        Pod fromSecret = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewSecretRef("jvm-secrets", false)
-                        .build())))));
+        Pod fromConfigMap = admittedWithEnvFrom(new EnvFromSourceBuilder()
+                .withNewConfigMapRef("jvm-options", false)
+                .build());
+        Pod fromSecret = admittedWithEnvFrom(new EnvFromSourceBuilder()
+                .withNewSecretRef("jvm-secrets", false)
+                .build());
 
         for (Pod pod : List.of(fromConfigMap, fromSecret)) {
             assertSkipped(pod, "may take JAVA_TOOL_OPTIONS from ");
@@ -283,20 +267,9 @@ class WebhookDoNoHarmTest {
                         .anyMatch(e -> e.getMessage().contains("Secret jvm-secrets (envFrom)")));
 
         // An envFrom ConfigMap with the application's own settings only is read, and does not stop the injection.
-        client.resource(new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName("app-env")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .addToData("BOOTSTRAP_SERVERS", "kafka:9092")
-                        .build())
-                .serverSideApply();
-        Pod withAppEnv = admitted(harm.admit(pod(
-                NS,
-                "named",
-                streams(c -> c.addToEnvFrom(new EnvFromSourceBuilder()
-                        .withNewConfigMapRef("app-env", false)
-                        .build())))));
+        applyConfigMap("app-env", "BOOTSTRAP_SERVERS", "kafka:9092");
+        Pod withAppEnv = admittedWithEnvFrom(
+                new EnvFromSourceBuilder().withNewConfigMapRef("app-env", false).build());
         assertThat(annotation(withAppEnv, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(javaToolOptions(withAppEnv.getSpec().getContainers().get(1))).startsWith("-javaagent:");
         // The agent finds its allocation: the variable the envFrom does not set is added.
@@ -535,6 +508,23 @@ class WebhookDoNoHarmTest {
                 .reduce((a, b) -> b)
                 .map(EnvVar::getValue)
                 .orElse("");
+    }
+
+    /** A ConfigMap of NS holding {@code key}, applied server-side. */
+    private void applyConfigMap(String name, String key, String value) {
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .addToData(key, value)
+                        .build())
+                .serverSideApply();
+    }
+
+    /** A pod of Deployment "named" whose streams container takes its environment from {@code envFrom}, admitted. */
+    private Pod admittedWithEnvFrom(EnvFromSource envFrom) {
+        return admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(envFrom)))));
     }
 
     private List<Event> events(String objectName, String reason) {

@@ -1,6 +1,5 @@
 package io.streamsmemory.operator.admission;
 
-import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
 import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
 import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
 import static io.streamsmemory.operator.admission.WebhookOperator.configMap;
@@ -68,12 +67,9 @@ class WebhookInjectionTest {
 
     @BeforeAll
     void start() throws Exception {
-        Fixtures.installCrd(client);
-        WebhookOperator.namespace(client, OPERATOR_NAMESPACE, Map.of());
         // Pods here must pass the restricted Pod Security Standard, the injected init container included.
-        WebhookOperator.namespace(client, NS, Map.of("pod-security.kubernetes.io/enforce", "restricted"));
-        port = WebhookOperator.freePort();
-        Fixtures.installWebhookConfiguration(client, port);
+        Fixtures.namespace(client, NS, Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+        port = WebhookOperator.prepareLocal(client);
         operator = WebhookOperator.start(client, WebhookOperator.localSettings(port));
 
         client.resource(policy(NS, "orders", Rollout.Automatic)).create();
@@ -244,10 +240,7 @@ class WebhookInjectionTest {
         // The API server trusted the operator's own CA: it is what the configuration's caBundle holds.
         String bundle = new String(
                 Base64.getDecoder()
-                        .decode(client.admissionRegistration()
-                                .v1()
-                                .mutatingWebhookConfigurations()
-                                .withName("streams-memory-operator")
+                        .decode(Fixtures.webhookConfiguration(client, "streams-memory-operator")
                                 .get()
                                 .getWebhooks()
                                 .get(0)
@@ -257,11 +250,7 @@ class WebhookInjectionTest {
         X509Certificate ca = Certificates.parseCertificates(bundle).get(0);
         assertThat(Certificates.signedBy(operator.webhook.servingCertificate(), ca))
                 .isTrue();
-        assertThat(client.secrets()
-                        .inNamespace(OPERATOR_NAMESPACE)
-                        .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                        .get()
-                        .getData())
+        assertThat(WebhookOperator.tlsSecret(client).get().getData())
                 .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
     }
 

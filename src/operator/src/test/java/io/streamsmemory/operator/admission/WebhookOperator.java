@@ -5,14 +5,15 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.Fixtures;
@@ -125,24 +126,18 @@ final class WebhookOperator implements AutoCloseable {
      */
     static int prepareLocal(KubernetesClient client, String... namespaces) throws IOException {
         Fixtures.installCrd(client);
-        namespace(client, OPERATOR_NAMESPACE, Map.of());
+        Fixtures.namespace(client, OPERATOR_NAMESPACE);
         for (String namespace : namespaces) {
-            namespace(client, namespace, Map.of());
+            Fixtures.namespace(client, namespace);
         }
         int port = freePort();
         Fixtures.installWebhookConfiguration(client, port);
         return port;
     }
 
-    static void namespace(KubernetesClient client, String name, Map<String, String> labels) {
-        client.namespaces()
-                .resource(new NamespaceBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withLabels(labels)
-                        .endMetadata()
-                        .build())
-                .serverSideApply();
+    /** The Secret holding the webhook's CA and serving certificate. */
+    static Resource<Secret> tlsSecret(KubernetesClient client) {
+        return client.secrets().inNamespace(OPERATOR_NAMESPACE).withName(WebhookSettings.DEFAULT_SECRET_NAME);
     }
 
     /** {@link Fixtures#policy}'s 2Gi policy with the given rollout. */

@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.admission;
 
+import static io.streamsmemory.operator.Fixtures.allowed;
 import static io.streamsmemory.operator.admission.WebhookOperator.OPERATOR_NAMESPACE;
 import static io.streamsmemory.operator.admission.WebhookOperator.WAIT;
 import static io.streamsmemory.operator.admission.WebhookOperator.annotation;
@@ -11,7 +12,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
@@ -24,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -106,7 +105,7 @@ class WebhookRbacTest {
         WebhookSettings settings =
                 WebhookOperator.localSettings(port).certificateValidity(Duration.ofSeconds(30), Duration.ofSeconds(20));
         String ns = "shop";
-        WebhookOperator.namespace(client, ns, Map.of());
+        Fixtures.namespace(client, ns);
         try (WebhookOperator operator = WebhookOperator.start(asOperator, settings)) {
             // Every cache it answers from could be listed and watched (LimitRanges included).
             assertThat(operator.webhook.cachesSynced()).isTrue();
@@ -116,10 +115,7 @@ class WebhookRbacTest {
                             .get()
                             .getData())
                     .containsKeys("ca.crt", "tls.crt");
-            String caBundle = client.admissionRegistration()
-                    .v1()
-                    .mutatingWebhookConfigurations()
-                    .withName("streams-memory-operator")
+            String caBundle = Fixtures.webhookConfiguration(client, "streams-memory-operator")
                     .get()
                     .getWebhooks()
                     .get(1)
@@ -140,10 +136,7 @@ class WebhookRbacTest {
                             .getSerialNumber()
                             .equals(first));
             // The API server verifies the renewed certificate with the unchanged caBundle: a new pod is injected.
-            assertThat(client.admissionRegistration()
-                            .v1()
-                            .mutatingWebhookConfigurations()
-                            .withName("streams-memory-operator")
+            assertThat(Fixtures.webhookConfiguration(client, "streams-memory-operator")
                             .get()
                             .getWebhooks()
                             .get(0)
@@ -171,32 +164,17 @@ class WebhookRbacTest {
         int port = WebhookOperator.freePort();
         Fixtures.installWebhookConfiguration(client, port);
         // Deleted by hand, or never applied (webhook.yaml left out of a kustomization).
-        client.secrets()
-                .inNamespace(OPERATOR_NAMESPACE)
-                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                .delete();
-        await().atMost(WAIT)
-                .until(() -> client.secrets()
-                                .inNamespace(OPERATOR_NAMESPACE)
-                                .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                                .get()
-                        == null);
+        WebhookOperator.tlsSecret(client).delete();
+        await().atMost(WAIT).until(() -> WebhookOperator.tlsSecret(client).get() == null);
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
         try (AdmissionWebhook webhook = AdmissionWebhook.start(
                 asOperator, new EventRecorder(asOperator), WebhookOperator.localSettings(port))) {
-            assertThat(client.secrets()
-                            .inNamespace(OPERATOR_NAMESPACE)
-                            .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                            .get()
-                            .getData())
+            assertThat(WebhookOperator.tlsSecret(client).get().getData())
                     .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
             assertThat(webhook.servingCertificate()).isNotNull();
         } finally {
             // The other test of this class starts from the shipped (empty) Secret, with its own certificate validity.
-            client.secrets()
-                    .inNamespace(OPERATOR_NAMESPACE)
-                    .withName(WebhookSettings.DEFAULT_SECRET_NAME)
-                    .delete();
+            WebhookOperator.tlsSecret(client).delete();
         }
     }
 
@@ -217,25 +195,5 @@ class WebhookRbacTest {
         });
         firstPodUid = livePods(client, ns, "orders-app").get(0).getMetadata().getUid();
         return annotation(configMap(client, ns, "orders-app"), MetadataKeys.ALLOCATION_HASH);
-    }
-
-    private static boolean allowed(
-            KubernetesClient as, String group, String resource, String verb, String namespace, String name) {
-        return as.authorization()
-                .v1()
-                .selfSubjectAccessReview()
-                .create(new SelfSubjectAccessReviewBuilder()
-                        .withNewSpec()
-                        .withNewResourceAttributes()
-                        .withGroup(group)
-                        .withResource(resource)
-                        .withVerb(verb)
-                        .withNamespace(namespace)
-                        .withName(name)
-                        .endResourceAttributes()
-                        .endSpec()
-                        .build())
-                .getStatus()
-                .getAllowed();
     }
 }

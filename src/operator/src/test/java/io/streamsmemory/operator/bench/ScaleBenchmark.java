@@ -3,7 +3,6 @@ package io.streamsmemory.operator.bench;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -74,13 +73,7 @@ public final class ScaleBenchmark {
                     workloads, bystanders, heap.jvmOptions(), heap.env(), heap.limitMiB());
             Fixtures.installCrd(client);
             for (String ns : List.of(NS, BYSTANDERS, "streams-memory-system")) {
-                client.namespaces()
-                        .resource(new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(ns)
-                                .endMetadata()
-                                .build())
-                        .serverSideApply();
+                Fixtures.namespace(client, ns);
             }
             long created = System.nanoTime();
             create(client, workloads, bystanders);

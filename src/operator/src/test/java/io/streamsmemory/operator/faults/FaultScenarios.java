@@ -70,9 +70,7 @@ class FaultScenarios {
     void operatorKilledWhileReSplitting() throws Exception {
         ManagedWorkloads workloads = ManagedWorkloads.create(client, "kill-operator", WORKLOADS, CONVERGE);
         int startsBefore = operator.starts();
-        workloads.changeThreads(2);
-        waitUntilSomePublished(workloads, 2);
-        int before = workloads.publishedFor(2);
+        int before = startReSplit(workloads);
         operator.kill9();
         record(
                 "operator killed -9 with " + before + "/" + WORKLOADS + " re-split",
@@ -84,9 +82,7 @@ class FaultScenarios {
     @Order(2)
     void apiServerRestartedWhileReSplitting() throws Exception {
         ManagedWorkloads workloads = ManagedWorkloads.create(client, "restart-apiserver", WORKLOADS, CONVERGE);
-        workloads.changeThreads(2);
-        waitUntilSomePublished(workloads, 2);
-        int before = workloads.publishedFor(2);
+        int before = startReSplit(workloads);
         new ControlPlaneFaults(controlPlane).restartApiServer();
         record(
                 "kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
@@ -98,9 +94,7 @@ class FaultScenarios {
     void etcdFrozenForTenSeconds() throws Exception {
         ManagedWorkloads workloads = ManagedWorkloads.create(client, "freeze-etcd", WORKLOADS, CONVERGE);
         int startsBefore = operator.starts();
-        workloads.changeThreads(2);
-        waitUntilSomePublished(workloads, 2);
-        int before = workloads.publishedFor(2);
+        int before = startReSplit(workloads);
         new ControlPlaneFaults(controlPlane).freezeEtcd(Duration.ofSeconds(10));
         Convergence result = workloads.awaitConverged(2, CONVERGE);
         record(
@@ -166,10 +160,13 @@ class FaultScenarios {
                 .isZero();
     }
 
-    private static void waitUntilSomePublished(ManagedWorkloads workloads, int threads) throws InterruptedException {
+    /** Moves the workloads to 2 threads, waits (60 s at most) until one is re-split and returns how many are by then. */
+    private static int startReSplit(ManagedWorkloads workloads) throws InterruptedException {
+        workloads.changeThreads(2);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (workloads.publishedFor(threads) == 0 && System.nanoTime() < deadline) {
+        while (workloads.publishedFor(2) == 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
+        return workloads.publishedFor(2);
     }
 }

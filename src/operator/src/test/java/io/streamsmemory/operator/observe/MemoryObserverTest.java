@@ -205,12 +205,7 @@ class MemoryObserverTest {
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
                 .create();
         String allocation = publishedAllocation(ns);
-        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(
-                Path.of("target", "live-kafka-streams"),
-                allocation,
-                PackagedOperator.freePort(),
-                threads,
-                partitions)) {
+        try (LiveKafkaStreams jvm = liveJvm("live-kafka-streams", allocation, threads, partitions, Map.of())) {
             runningPod(ns, "orders-app-abc-1", jvm.reportPort());
             // The message holds the numbers the JVM reports now: 2 key-value stores per task, and once the record cache
             // first flushes (at the first commit) one RocksDB instance per live segment of its window store. Until the
@@ -287,12 +282,7 @@ class MemoryObserverTest {
         assertThat(sources(observedRow(ns))).containsEntry("tasksPerPod", "8 Default");
         String plannedRecordCache = observedRow(ns).getRecordCache();
 
-        try (LiveKafkaStreams jvm = LiveKafkaStreams.start(
-                Path.of("target", "live-kafka-streams-learned"),
-                allocation,
-                PackagedOperator.freePort(),
-                threads,
-                partitions)) {
+        try (LiveKafkaStreams jvm = liveJvm("live-kafka-streams-learned", allocation, threads, partitions, Map.of())) {
             runningPod(ns, "orders-app-abc-1", jvm.reportPort());
             await().atMost(WAIT)
                     .ignoreExceptions()
@@ -467,13 +457,8 @@ class MemoryObserverTest {
         String first = publishedAllocation(ns);
         assertThat(observedRow(ns).getTunedSplit()).isNull();
 
-        try (LiveKafkaStreams live = LiveKafkaStreams.start(
-                Path.of("target", "live-kafka-streams-tuning"),
-                first,
-                PackagedOperator.freePort(),
-                threads,
-                partitions,
-                Map.of("ORDERS_APP_LOAD", "heavy"))) {
+        try (LiveKafkaStreams live =
+                liveJvm("live-kafka-streams-tuning", first, threads, partitions, Map.of("ORDERS_APP_LOAD", "heavy"))) {
             runningPod(ns, "orders-app-abc-1", live.reportPort());
             await().atMost(SETTLE.plus(WAIT).plus(WAIT))
                     .ignoreExceptions()
@@ -641,10 +626,7 @@ class MemoryObserverTest {
     }
 
     private StreamsMemoryPolicy policy(String ns) {
-        return client.resources(StreamsMemoryPolicy.class)
-                .inNamespace(ns)
-                .withName("orders")
-                .get();
+        return Fixtures.policyIn(client, ns, "orders");
     }
 
     private WorkloadAllocationStatus observedRow(String ns) {
@@ -662,16 +644,18 @@ class MemoryObserverTest {
         return row == null || row.getObserved() == null ? null : row;
     }
 
+    /** The example application with the agent under target/{@code dir}, its report on a free port. */
+    private static LiveKafkaStreams liveJvm(
+            String dir, String allocation, int threads, int partitions, Map<String, String> appEnv) throws Exception {
+        return LiveKafkaStreams.start(
+                Path.of("target", dir), allocation, PackagedOperator.freePort(), threads, partitions, appEnv);
+    }
+
     private static Condition condition(StreamsMemoryPolicy policy, String type) {
-        return policy.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals(type))
-                .findFirst()
-                .orElseThrow();
+        return Fixtures.condition(policy, type).orElseThrow();
     }
 
     private List<Event> events(String ns, String reason) {
-        return client.v1().events().inNamespace(ns).list().getItems().stream()
-                .filter(e -> e.getReason().equals(reason))
-                .toList();
+        return Fixtures.events(client, ns, reason);
     }
 }

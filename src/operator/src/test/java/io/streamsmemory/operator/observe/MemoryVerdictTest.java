@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.engine.StoreCounts;
-import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.operator.Fixtures;
 import java.time.Duration;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
@@ -15,15 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The observed figures against the engine's own plan (1Gi, 2 threads, 8 partitions over 2 pods, 1 store per task). */
 class MemoryVerdictTest {
     private static final Duration DAY = Duration.ofHours(24);
-    private final Allocation plan = new AllocationEngine()
-            .allocate(WorkloadFacts.builder()
-                    .memoryBytes(ByteSize.GiB)
-                    .streamThreads(2)
-                    .partitions(8)
-                    .replicas(2)
-                    .stores(new StoreCounts(1, 0, 0))
-                    .build())
-            .allocation();
+    private final Allocation plan = Fixtures.smallAllocation(ByteSize.GiB);
 
     @Test
     void aPodWithinItsPlanGetsNoConditionAndAMemoryAdvice() {

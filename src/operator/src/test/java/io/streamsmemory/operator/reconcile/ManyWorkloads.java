@@ -1,7 +1,5 @@
 package io.streamsmemory.operator.reconcile;
 
-import static io.streamsmemory.engine.ByteSize.format;
-
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
@@ -108,8 +106,7 @@ final class ManyWorkloads {
                 look ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace" : null,
                 null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
-        row.setObserved(verdict.observed());
-        row.setRecommendation(verdict.recommendation());
+        WorkloadRows.showVerdict(row, verdict);
         return new WorkloadOutcome(row, allocation, null, null, warnings, null, verdict);
     }
 
@@ -127,14 +124,7 @@ final class ManyWorkloads {
     }
 
     private void fillAllocation(WorkloadAllocationStatus row) {
-        row.setTasksPerPod(allocation.topology().activeTasksPerPod());
-        row.setRocksDbInstances(allocation.topology().rocksDbInstances());
-        row.setPlannedRocksDbInstances(allocation.plannedTopology().rocksDbInstances());
-        row.setHeap(format(allocation.part("heap").bytes()));
-        row.setRocksDb(format(allocation.part("rocksdb").bytes()));
-        row.setRecordCache(format(allocation.part("record-cache").bytes()));
-        row.setAllocationHash(allocation.hash());
-        row.setRestartHash(allocation.restartHash());
+        WorkloadRows.showAllocation(row, allocation);
     }
 
     /** The status a reconcile of these workloads builds, listing at most {@code maxRows}. */

@@ -7,10 +7,8 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.streamsmemory.engine.Allocation;
-import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
-import io.streamsmemory.engine.StoreCounts;
-import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.WorkloadObservations;
 import io.streamsmemory.operator.workload.Workload;
@@ -35,15 +33,7 @@ class MonitoringRulesTest {
     @Test
     void theDashboardAndTheAlertsUseOnlyExportedMetrics() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        Allocation allocation = new AllocationEngine()
-                .allocate(WorkloadFacts.builder()
-                        .memoryBytes(ByteSize.GiB)
-                        .streamThreads(2)
-                        .partitions(8)
-                        .replicas(2)
-                        .stores(new StoreCounts(1, 0, 0))
-                        .build())
-                .allocation();
+        Allocation allocation = Fixtures.smallAllocation(ByteSize.GiB);
         Workload workload = Workload.of(new DeploymentBuilder()
                         .withNewMetadata()
                         .withName("orders")
