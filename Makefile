@@ -44,6 +44,7 @@ test: control-plane-binaries helm node-binaries images ## All tests: engine, pla
 	@src/scripts/slowest-tests.sh
 
 test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, the agent's and the operator's tests that need no control plane and no Kafka broker (JUnit tags control-plane and kafka-broker left out)
+	rm -rf src/*/target/surefire-reports
 	$(MVN) test -pl src/engine,src/plan,src/agent,src/operator -am -DexcludedGroups=control-plane,kafka-broker
 	@src/scripts/slowest-tests.sh 5
 
@@ -51,6 +52,7 @@ test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, 
 LONG_TRIES ?= 10000
 
 test-long: ## The properties and fuzz targets at LONG_TRIES=10000 tries each, beyond make test's budget of a few seconds per property (CI does not run it; ~15 min)
+	rm -rf src/*/target/surefire-reports
 	$(MVN) -pl src/engine,src/agent,src/operator -am test -Dtest='*PropertiesTest,SizingExplainerAgreementTest,*FuzzTest' \
 		-Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(LONG_TRIES)
 	@src/scripts/slowest-tests.sh 5
