@@ -65,11 +65,30 @@ class OperatorWritePolicyTest {
                         Map.of(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)))
                 .create();
         KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
-        // The API server loads a new policy within a second or so: wait until a harmless forbidden write is denied.
+        // The API server loads a new policy within a second or so, each of the two on its own (and later when one of
+        // the same name was deleted a moment before, as a class before this one in the shared control plane does):
+        // wait until a harmless forbidden write is denied by each, the second on a Deployment only this probe uses.
         await().atMost(WAIT)
                 .until(() -> denied(() -> asOperator
                                 .resource(configMap("probe-" + UUID.randomUUID(), Map.of()))
                                 .create())
+                        != null);
+        client.resource(Fixtures.deployment(NS, "probe-app", "orders", 1, "2Gi")).create();
+        await().atMost(WAIT)
+                .until(() -> denied(() -> asOperator
+                                .apps()
+                                .deployments()
+                                .inNamespace(NS)
+                                .withName("probe-app")
+                                .edit(d -> {
+                                    d.getSpec()
+                                            .getTemplate()
+                                            .getSpec()
+                                            .getContainers()
+                                            .get(0)
+                                            .setImage("example.test/probe:" + UUID.randomUUID());
+                                    return d;
+                                }))
                         != null);
 
         // Allowed: the operator's own writes, made by its own code.
