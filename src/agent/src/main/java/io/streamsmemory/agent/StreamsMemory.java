@@ -29,15 +29,7 @@ public final class StreamsMemory {
 
     /** Applies the allocation named by the environment to {@code props}, in place; returns {@code props}. */
     public static Properties apply(Properties props) {
-        try {
-            AgentState.ensureLoaded("library");
-            return mergeInPlace(props);
-        } catch (Throwable t) {
-            AgentLog.warnOnce(
-                    "library-failure",
-                    "could not apply the allocation (" + t + "); the application runs on its own memory settings");
-            return props;
-        }
+        return loadThenMerge(props, () -> AgentState.ensureLoaded("library"));
     }
 
     /**
@@ -45,10 +37,22 @@ public final class StreamsMemory {
      * is the one it keeps (an agent's, if there is one).
      */
     public static Properties apply(Properties props, Path allocationFile) {
-        try {
+        return loadThenMerge(props, () -> {
             if (!AgentState.loaded()) {
                 AgentState.accept(AllocationLoader.read(allocationFile.toString(), "argument"), "library");
             }
+        });
+    }
+
+    /** Loading an allocation, which may throw anything: {@link #loadThenMerge} turns that into its one warning. */
+    private interface Load {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code load}, then merges the allocation into {@code props}; a failure of either is one warning. */
+    private static Properties loadThenMerge(Properties props, Load load) {
+        try {
+            load.run();
             return mergeInPlace(props);
         } catch (Throwable t) {
             AgentLog.warnOnce(

@@ -2,7 +2,6 @@ package io.streamsmemory.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.AllocationLoader;
@@ -473,13 +472,8 @@ class ConfigMergerTest {
      */
     @Test
     void onlyEngineKeysWithValuesTheApplicationsKafkaAcceptsAreApplied() throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        ObjectNode document = (ObjectNode) json.readTree(Allocations.oneGiB());
-        document.put("memoryBytes", 4L << 30);
-        ObjectNode config = (ObjectNode) document.get("streamsConfig");
-        config.put("main.consumer.max.poll.records", "0");
-        config.put("main.consumer.fetch.max.bytes", "3000000000");
-        config.put("producer.acks", "0");
+        ObjectNode document = Allocations.editedByHand(Allocations.oneGiB());
+        ((ObjectNode) document.get("streamsConfig")).put("producer.acks", "0");
         AgentAllocation tampered = AgentAllocation.of(document, "test");
         Map<String, Object> app = Map.of(
                 "application.id", "a", "bootstrap.servers", "127.0.0.1:1", "main.consumer.fetch.max.bytes", "1048576");

@@ -21,7 +21,7 @@ import java.util.Map;
  * inherited through Kafka Streams' prefix precedence, or the client default) and the allocation's; the application's
  * stricter choices are kept, keys the allocation does not name are untouched. One exception, the record cache: an
  * application that leaves it unset gets the plan's value even above Kafka's default, when the heap in force holds the
- * heap the plan counted it in (see {@link #mergeRecordCache}).
+ * heap the plan counted it in (see {@code Merge.recordCache}).
  */
 public final class ConfigMerger {
     static final String SETTER_KEY = "rocksdb.config.setter";
@@ -186,9 +186,8 @@ public final class ConfigMerger {
      */
     public static Result merge(
             Map<?, ?> app, AgentAllocation allocation, KafkaCatalog catalog, Class<?> setterClass, long heapBytes) {
-        Map<Object, Object> out = new LinkedHashMap<>(app);
-        List<Change> changes = new ArrayList<>();
-        List<String> skipped = new ArrayList<>();
+        Merge merge = new Merge(app, catalog);
+        List<String> skipped = merge.skipped;
         RecordCache recordCache = RecordCache.none("the allocation plans no record cache");
         for (Map.Entry<String, Long> entry : allocation.streamsConfig().entrySet()) {
             String key = entry.getKey();
@@ -199,13 +198,12 @@ public final class ConfigMerger {
                 continue;
             }
             if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
-                recordCache = mergeRecordCache(
-                        app, out, key, bound, catalog, heapShortfall(allocation, heapBytes), changes, skipped);
+                recordCache = merge.recordCache(key, bound, heapShortfall(allocation, heapBytes));
                 continue;
             }
             Prefix prefix = prefixOf(key);
             if (prefix == null) {
-                mergeStreamsKey(app, out, key, bound, catalog, changes, skipped);
+                merge.streamsKey(key, bound);
                 continue;
             }
             String bare = key.substring(prefix.prefix.length());
@@ -214,14 +212,14 @@ public final class ConfigMerger {
                         + catalog.version() + ")");
                 continue;
             }
-            if (rejected(catalog, prefix.client, key, bare, bound, skipped)) {
+            if (merge.rejected(prefix.client, key, bare, bound)) {
                 continue;
             }
             Object fallback = catalog.defaultValue(prefix.client, bare);
-            bound(app, out, key, prefix.chain, bare, fallback, bound, changes, skipped);
+            merge.bound(key, prefix.chain, bare, fallback, bound);
             for (String narrower : prefix.narrower) {
                 if (app.containsKey(narrower + bare)) {
-                    bound(app, out, narrower + bare, List.of(narrower), bare, null, bound, changes, skipped);
+                    merge.bound(narrower + bare, List.of(narrower), bare, null, bound);
                 }
             }
         }
@@ -234,74 +232,9 @@ public final class ConfigMerger {
                     + "transactionalStateStores in the policy)");
         }
         if (setterClass != null && allocation.rocksDb() != null) {
-            installSetter(app, out, setterClass, changes);
+            merge.installSetter(setterClass);
         }
-        return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped, recordCache);
-    }
-
-    /**
-     * The record cache. KIP-770 renamed its key in 3.4; the allocation names one of them, the application's version
-     * decides which one Kafka Streams reads (from 3.4 the deprecated key still counts as the application's value when
-     * it set only that). An application's own value is bounded as any other key. Unlike the other keys, an application
-     * that leaves it unset gets the plan's value even above Kafka's default: the plan counted that cache in the heap,
-     * and a status that shows a cache the JVM does not have misleads. Unless {@code heapShortfall} says the heap in
-     * force is smaller than the planned one: then Kafka's smaller default stays, so the application keeps the heap it
-     * had.
-     */
-    private static RecordCache mergeRecordCache(
-            Map<?, ?> app,
-            Map<Object, Object> out,
-            String key,
-            long bound,
-            KafkaCatalog catalog,
-            String heapShortfall,
-            List<Change> changes,
-            List<String> skipped) {
-        String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE)
-                ? STATESTORE_CACHE
-                : catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
-        if (target == null) {
-            skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
-            return RecordCache.none("Kafka Streams " + catalog.version() + " has no record cache key");
-        }
-        if (rejected(catalog, Client.STREAMS, key, target, bound, skipped)) {
-            return RecordCache.none("the allocation's record cache is rejected by Kafka " + catalog.version());
-        }
-        String from = present(app, target)
-                ? target
-                : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
-        Object raw = from == null ? catalog.defaultValue(Client.STREAMS, target) : app.get(from);
-        Long current = raw == null ? null : asLong(raw);
-        if (raw != null && current == null) {
-            skipped.add(target + " (the application's value \"" + raw + "\" is not a number; left alone)");
-            return RecordCache.none("the application's record cache is not a number");
-        }
-        boolean smaller = current != null && current >= 0 && current < bound;
-        if (smaller && from != null) {
-            return new RecordCache(
-                    RecordCache.Source.APPLICATION,
-                    "the application's own " + current + ", smaller than the plan's " + bound);
-        }
-        if (smaller && heapShortfall != null) {
-            String reason = "kept Kafka's default " + current + ", not the plan's " + bound + ": " + heapShortfall;
-            skipped.add(target + " (" + reason + ")");
-            return new RecordCache(RecordCache.Source.KAFKA_DEFAULT, reason);
-        }
-        boolean equal = current != null && current == bound;
-        String reason;
-        if (smaller) {
-            reason = "the plan's record cache; the heap in force holds it";
-        } else if (equal) {
-            reason = "the plan's record cache";
-        } else {
-            reason =
-                    "the plan's record cache, smaller than " + (from == null ? "Kafka's default" : "the application's");
-        }
-        if (!equal) {
-            out.put(target, Long.toString(bound));
-            changes.add(new Change(target, before(raw, from, target), Long.toString(bound), reason));
-        }
-        return new RecordCache(RecordCache.Source.PLAN, reason);
+        return merge.result(recordCache);
     }
 
     /**
@@ -329,122 +262,171 @@ public final class ConfigMerger {
         return (raw == null ? "unset" : String.valueOf(raw)) + (origin == null ? "" : " (" + origin + ")");
     }
 
-    private static void mergeStreamsKey(
-            Map<?, ?> app,
-            Map<Object, Object> out,
-            String key,
-            long bound,
-            KafkaCatalog catalog,
-            List<Change> changes,
-            List<String> skipped) {
-        if (!catalog.knows(Client.STREAMS, key)) {
-            skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
-            return;
-        }
-        if (key.equals(UNCOMMITTED_MAX_BYTES) && !transactional(app)) {
-            // Without transactional stores Kafka Streams buffers nothing uncommitted: leave the key alone.
-            skipped.add(key + " (the application does not set " + TRANSACTIONAL_STATE_STORES + "=true)");
-            return;
-        }
-        if (rejected(catalog, Client.STREAMS, key, key, bound, skipped)) {
-            return;
-        }
-        boundResolved(
-                app,
-                out,
-                key,
-                present(app, key) ? key : null,
-                catalog.defaultValue(Client.STREAMS, key),
-                bound,
-                changes,
-                skipped);
-    }
-
     /**
-     * Whether the application's own ConfigDef rejects the allocated value (then it is skipped and the application
-     * keeps its own): an allocation the engine did not write, or a type the engine did not expect (a long for an
-     * INT key), must not make the application's StreamsConfig or clients throw.
+     * One merge under way: the application's properties, the Kafka that reads them, and what the merge has written,
+     * changed and skipped so far.
      */
-    private static boolean rejected(
-            KafkaCatalog catalog, Client client, String key, String definedKey, long bound, List<String> skipped) {
-        String reason = catalog.rejects(client, definedKey, Long.toString(bound));
-        if (reason == null) {
-            return false;
-        }
-        skipped.add(key + " (the allocation's " + bound + " is rejected by Kafka " + catalog.version() + ": " + reason
-                + "; the application keeps its own value)");
-        return true;
-    }
+    private static final class Merge {
+        private final Map<?, ?> app;
+        private final KafkaCatalog catalog;
+        private final Map<Object, Object> out;
+        private final List<Change> changes = new ArrayList<>();
+        private final List<String> skipped = new ArrayList<>();
 
-    /** Bounds {@code target}, whose current value is the first of {@code chain}+bare set by the application. */
-    private static void bound(
-            Map<?, ?> app,
-            Map<Object, Object> out,
-            String target,
-            List<String> chain,
-            String bare,
-            Object fallback,
-            long bound,
-            List<Change> changes,
-            List<String> skipped) {
-        String from = null;
-        for (String prefix : chain) {
-            if (present(app, prefix + bare)) {
-                from = prefix + bare;
-                break;
+        Merge(Map<?, ?> app, KafkaCatalog catalog) {
+            this.app = app;
+            this.catalog = catalog;
+            this.out = new LinkedHashMap<>(app);
+        }
+
+        Result result(RecordCache recordCache) {
+            return new Result(changes.isEmpty() ? new LinkedHashMap<>(app) : out, changes, skipped, recordCache);
+        }
+
+        /**
+         * The record cache. KIP-770 renamed its key in 3.4; the allocation names one of them, the application's
+         * version decides which one Kafka Streams reads (from 3.4 the deprecated key still counts as the
+         * application's value when it set only that). An application's own value is bounded as any other key. Unlike
+         * the other keys, an application that leaves it unset gets the plan's value even above Kafka's default: the
+         * plan counted that cache in the heap, and a status that shows a cache the JVM does not have misleads. Unless
+         * {@code heapShortfall} says the heap in force is smaller than the planned one: then Kafka's smaller default
+         * stays, so the application keeps the heap it had.
+         */
+        RecordCache recordCache(String key, long bound, String heapShortfall) {
+            String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE)
+                    ? STATESTORE_CACHE
+                    : catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+            if (target == null) {
+                skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
+                return RecordCache.none("Kafka Streams " + catalog.version() + " has no record cache key");
             }
+            if (rejected(Client.STREAMS, key, target, bound)) {
+                return RecordCache.none("the allocation's record cache is rejected by Kafka " + catalog.version());
+            }
+            String from = present(app, target)
+                    ? target
+                    : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+            Object raw = from == null ? catalog.defaultValue(Client.STREAMS, target) : app.get(from);
+            Long current = raw == null ? null : asLong(raw);
+            if (raw != null && current == null) {
+                skipNotANumber(target, raw);
+                return RecordCache.none("the application's record cache is not a number");
+            }
+            boolean smaller = current != null && current >= 0 && current < bound;
+            if (smaller && from != null) {
+                return new RecordCache(
+                        RecordCache.Source.APPLICATION,
+                        "the application's own " + current + ", smaller than the plan's " + bound);
+            }
+            if (smaller && heapShortfall != null) {
+                String reason = "kept Kafka's default " + current + ", not the plan's " + bound + ": " + heapShortfall;
+                skipped.add(target + " (" + reason + ")");
+                return new RecordCache(RecordCache.Source.KAFKA_DEFAULT, reason);
+            }
+            boolean equal = current != null && current == bound;
+            String reason;
+            if (smaller) {
+                reason = "the plan's record cache; the heap in force holds it";
+            } else if (equal) {
+                reason = "the plan's record cache";
+            } else {
+                reason = "the plan's record cache, smaller than "
+                        + (from == null ? "Kafka's default" : "the application's");
+            }
+            if (!equal) {
+                out.put(target, Long.toString(bound));
+                changes.add(new Change(target, before(raw, from, target), Long.toString(bound), reason));
+            }
+            return new RecordCache(RecordCache.Source.PLAN, reason);
         }
-        boundResolved(app, out, target, from, fallback, bound, changes, skipped);
-    }
 
-    private static void boundResolved(
-            Map<?, ?> app,
-            Map<Object, Object> out,
-            String target,
-            String from,
-            Object fallback,
-            long bound,
-            List<Change> changes,
-            List<String> skipped) {
-        Object raw = from == null ? fallback : app.get(from);
-        Long current;
-        if (raw == null) {
-            current = null; // no default: unbounded
-        } else {
-            current = asLong(raw);
-            if (current == null) {
-                skipped.add(target + " (the application's value \"" + raw + "\" is not a number; left alone)");
+        void streamsKey(String key, long bound) {
+            if (!catalog.knows(Client.STREAMS, key)) {
+                skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
                 return;
             }
-        }
-        // A negative value means "unbounded / OS default" for the size keys the allocation names (and 0 as well for
-        // statestore.uncommitted.max.bytes).
-        boolean bounded = current != null && (current > 0 || current == 0 && !target.equals(UNCOMMITTED_MAX_BYTES));
-        if (bounded && current <= bound) {
-            return;
-        }
-        out.put(target, Long.toString(bound));
-        changes.add(new Change(target, before(raw, from, target), Long.toString(bound)));
-    }
-
-    private static void installSetter(
-            Map<?, ?> app, Map<Object, Object> out, Class<?> setterClass, List<Change> changes) {
-        Object existing = app.get(SETTER_KEY);
-        if (existing instanceof String && ((String) existing).isBlank()) {
-            existing = null;
-        }
-        if (existing != null && setterName(existing).equals(setterClass.getName())) {
-            return;
-        }
-        String after = setterClass.getName();
-        if (existing != null) {
-            if (!present(app, CHAINED_SETTER_CONFIG)) {
-                out.put(CHAINED_SETTER_CONFIG, existing);
+            if (key.equals(UNCOMMITTED_MAX_BYTES) && !transactional(app)) {
+                // Without transactional stores Kafka Streams buffers nothing uncommitted: leave the key alone.
+                skipped.add(key + " (the application does not set " + TRANSACTIONAL_STATE_STORES + "=true)");
+                return;
             }
-            after += " (calls " + setterName(existing) + " first)";
+            if (rejected(Client.STREAMS, key, key, bound)) {
+                return;
+            }
+            boundResolved(key, present(app, key) ? key : null, catalog.defaultValue(Client.STREAMS, key), bound);
         }
-        out.put(SETTER_KEY, setterClass);
-        changes.add(new Change(SETTER_KEY, existing == null ? "unset" : setterName(existing), after));
+
+        /**
+         * Whether the application's own ConfigDef rejects the allocated value (then it is skipped and the application
+         * keeps its own): an allocation the engine did not write, or a type the engine did not expect (a long for an
+         * INT key), must not make the application's StreamsConfig or clients throw.
+         */
+        boolean rejected(Client client, String key, String definedKey, long bound) {
+            String reason = catalog.rejects(client, definedKey, Long.toString(bound));
+            if (reason == null) {
+                return false;
+            }
+            skipped.add(key + " (the allocation's " + bound + " is rejected by Kafka " + catalog.version() + ": "
+                    + reason + "; the application keeps its own value)");
+            return true;
+        }
+
+        /** Bounds {@code target}, whose current value is the first of {@code chain}+bare set by the application. */
+        void bound(String target, List<String> chain, String bare, Object fallback, long bound) {
+            String from = null;
+            for (String prefix : chain) {
+                if (present(app, prefix + bare)) {
+                    from = prefix + bare;
+                    break;
+                }
+            }
+            boundResolved(target, from, fallback, bound);
+        }
+
+        private void boundResolved(String target, String from, Object fallback, long bound) {
+            Object raw = from == null ? fallback : app.get(from);
+            Long current;
+            if (raw == null) {
+                current = null; // no default: unbounded
+            } else {
+                current = asLong(raw);
+                if (current == null) {
+                    skipNotANumber(target, raw);
+                    return;
+                }
+            }
+            // A negative value means "unbounded / OS default" for the size keys the allocation names (and 0 as well
+            // for statestore.uncommitted.max.bytes).
+            boolean bounded = current != null && (current > 0 || current == 0 && !target.equals(UNCOMMITTED_MAX_BYTES));
+            if (bounded && current <= bound) {
+                return;
+            }
+            out.put(target, Long.toString(bound));
+            changes.add(new Change(target, before(raw, from, target), Long.toString(bound)));
+        }
+
+        private void skipNotANumber(String target, Object raw) {
+            skipped.add(target + " (the application's value \"" + raw + "\" is not a number; left alone)");
+        }
+
+        void installSetter(Class<?> setterClass) {
+            Object existing = app.get(SETTER_KEY);
+            if (existing instanceof String && ((String) existing).isBlank()) {
+                existing = null;
+            }
+            if (existing != null && setterName(existing).equals(setterClass.getName())) {
+                return;
+            }
+            String after = setterClass.getName();
+            if (existing != null) {
+                if (!present(app, CHAINED_SETTER_CONFIG)) {
+                    out.put(CHAINED_SETTER_CONFIG, existing);
+                }
+                after += " (calls " + setterName(existing) + " first)";
+            }
+            out.put(SETTER_KEY, setterClass);
+            changes.add(new Change(SETTER_KEY, existing == null ? "unset" : setterName(existing), after));
+        }
     }
 
     public static String setterName(Object setter) {

@@ -208,22 +208,15 @@ final class MemoryReport {
     String toPrometheus() {
         StringBuilder out = new StringBuilder(4096);
         String info = METRIC_PREFIX + "info";
-        out.append("# HELP ")
-                .append(info)
-                .append(" The allocation this JVM runs on (report format ")
-                .append(FORMAT_VERSION)
-                .append(").\n");
-        out.append("# TYPE ").append(info).append(" gauge\n");
+        helpAndType(out, info, "The allocation this JVM runs on (report format " + FORMAT_VERSION + ").");
         out.append(info).append("{format_version=\"").append(FORMAT_VERSION).append('"');
         label(out, "allocation_hash", allocationHash);
         label(out, "restart_hash", restartHash);
         out.append("} 1\n");
         if (recordCacheSource != null) {
             String source = METRIC_PREFIX + "record_cache_source";
-            out.append("# HELP ")
-                    .append(source)
-                    .append(" Which record cache the application got (plan, application, kafka-default, none).\n");
-            out.append("# TYPE ").append(source).append(" gauge\n");
+            helpAndType(
+                    out, source, "Which record cache the application got (plan, application, kafka-default, none).");
             // One of four fixed words: nothing to escape.
             out.append(source).append("{source=\"").append(recordCacheSource).append("\"} 1\n");
         }
@@ -244,13 +237,14 @@ final class MemoryReport {
 
     private static void gauge(StringBuilder out, String name, String field, long value) {
         String metric = METRIC_PREFIX + name;
-        out.append("# HELP ")
-                .append(metric)
-                .append(" The report's ")
-                .append(field)
-                .append(".\n");
-        out.append("# TYPE ").append(metric).append(" gauge\n");
+        helpAndType(out, metric, "The report's " + field + ".");
         out.append(metric).append(' ').append(value).append('\n');
+    }
+
+    /** A gauge's HELP and TYPE lines, which come before its samples. */
+    private static void helpAndType(StringBuilder out, String metric, String help) {
+        out.append("# HELP ").append(metric).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(metric).append(" gauge\n");
     }
 
     private static void label(StringBuilder out, String name, String value) {

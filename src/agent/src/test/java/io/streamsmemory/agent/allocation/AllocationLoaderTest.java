@@ -16,6 +16,8 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Every way the allocation can be missing or broken gives exactly one warning and applies nothing. */
 class AllocationLoaderTest {
@@ -166,39 +168,26 @@ class AllocationLoaderTest {
         assertOneWarning(loadFile(json), "statestore.cache.max.bytes", "larger than the whole pod");
     }
 
-    @Test
-    void absurdPodMemory() throws Exception {
-        String json = Allocations.oneGiB()
-                .replaceFirst("\"memoryBytes\" : 1073741824,", "\"memoryBytes\" : 9223372036854775807,");
-        assertOneWarning(loadFile(json), "memoryBytes");
-    }
-
-    @Test
-    void negativeBlockCache() throws Exception {
-        String json = Allocations.oneGiB()
-                .replaceFirst("\"blockCacheCapacityBytes\" : \\d+", "\"blockCacheCapacityBytes\" : -1");
-        assertOneWarning(loadFile(json), "blockCacheCapacityBytes");
-    }
-
-    @Test
-    void absurdHighPriorityRatio() throws Exception {
-        String json = Allocations.oneGiB()
-                .replaceFirst("\"highPriorityPoolRatio\" : [0-9.]+", "\"highPriorityPoolRatio\" : 7.5");
-        assertOneWarning(loadFile(json), "highPriorityPoolRatio");
-    }
-
-    @Test
-    void absurdMemtableCount() throws Exception {
-        String json = Allocations.oneGiB()
-                .replaceFirst("\"maxWriteBufferNumber\" : \\d+", "\"maxWriteBufferNumber\" : 100000");
-        assertOneWarning(loadFile(json), "maxWriteBufferNumber");
-    }
-
-    @Test
-    void absurdFlushThreadCount() throws Exception {
-        String json = Allocations.oneGiB()
-                .replaceFirst("\"backgroundFlushThreads\" : \\d+", "\"backgroundFlushThreads\" : 100000");
-        assertOneWarning(loadFile(json), "backgroundFlushThreads");
+    /**
+     * An absurd value of a number the agent checks (a pod's memory, a negative block cache, a ratio above 1, a
+     * memtable or flush thread count no JVM runs): the field set to {@code value} in the engine's 1 GiB document,
+     * where it first matches {@code valueRegex}, is one warning naming the field.
+     */
+    @ParameterizedTest(name = "{0}: {2}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "memoryBytes             | 1073741824, | 9223372036854775807,",
+                "blockCacheCapacityBytes | \\d+        | -1",
+                "highPriorityPoolRatio   | [0-9.]+     | 7.5",
+                "maxWriteBufferNumber    | \\d+        | 100000",
+                "backgroundFlushThreads  | \\d+        | 100000"
+            })
+    void anAbsurdNumberIsOneWarning(String field, String valueRegex, String value) throws Exception {
+        String valid = Allocations.oneGiB();
+        String json = valid.replaceFirst("\"" + field + "\" : " + valueRegex, "\"" + field + "\" : " + value);
+        assertThat(json).isNotEqualTo(valid);
+        assertOneWarning(loadFile(json), field);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.streamsmemory.agent.allocation;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.StoreCounts;
@@ -41,5 +42,19 @@ public final class Allocations {
 
     public static String oneGiB() {
         return json(1L << 30, 4, 8, 2, 1);
+    }
+
+    /**
+     * The allocation document {@code json} as if edited by hand (case 8 of issue 9): a 4 GiB pod, a key the engine
+     * never emits ({@code main.consumer.max.poll.records: 0}, which Kafka's consumer refuses) and an engine key with a
+     * value Kafka rejects ({@code main.consumer.fetch.max.bytes} is an INT; 3,000,000,000 does not fit).
+     */
+    public static ObjectNode editedByHand(String json) throws IOException {
+        ObjectNode document = (ObjectNode) new ObjectMapper().readTree(json);
+        document.put("memoryBytes", 4L << 30);
+        ObjectNode config = (ObjectNode) document.get("streamsConfig");
+        config.put("main.consumer.max.poll.records", "0");
+        config.put("main.consumer.fetch.max.bytes", "3000000000");
+        return document;
     }
 }

@@ -3,6 +3,7 @@ package io.streamsmemory.agent.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.it.KafkaBroker;
+import io.streamsmemory.agent.report.LocalHttp;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.ByteSize;
@@ -18,9 +19,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -980,12 +979,8 @@ public final class MemoryBenchmark {
     /** The agent's report now, folded into the peaks so far; a report not (yet) served changes nothing. */
     private static void pollReport(int port, java.util.concurrent.atomic.AtomicReference<ObservedPeaks> peaks) {
         try {
-            HttpResponse<String> response = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
-                                    .timeout(Duration.ofSeconds(2))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response =
+                    LocalHttp.get(HttpClient.newHttpClient(), port, "/report", Duration.ofSeconds(2));
             if (response.statusCode() == 200) {
                 ObservedPeaks now = ObservedPeaks.of(JSON.readTree(response.body()), LEARN_SETTLE_MILLIS);
                 peaks.updateAndGet(p -> p.max(now));
@@ -1547,12 +1542,8 @@ public final class MemoryBenchmark {
     /** The agent's figures that account for its RSS, as the run ends; the whole report goes to {@code file}. */
     private static void saveAgentReport(int port, Path file) {
         try {
-            HttpResponse<String> response = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/report"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response =
+                    LocalHttp.get(HttpClient.newHttpClient(), port, "/report", Duration.ofSeconds(5));
             Files.writeString(file, response.body());
             StringBuilder line = new StringBuilder("    agent report at the end (MiB):");
             for (String field : REPORTED) {

@@ -1,7 +1,5 @@
 package io.streamsmemory.agent.it;
 
-import static io.streamsmemory.agent.it.AppRun.KEYS;
-import static io.streamsmemory.agent.it.AppRun.PER_KEY;
 import static io.streamsmemory.agent.it.AppRun.select;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -84,14 +82,8 @@ class AgentRealBrokerTest {
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         try (AppRun app = AppRun.streamsApp(
                 launch, work.resolve("app-" + jdk + "-" + version), topics, THREADS, allocationFile)) {
-            Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-            Map<String, Long> windowCounts = app.awaitCounts(topics + "window-out");
-            assertThat(counts)
-                    .hasSize(KEYS)
-                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
-            assertThat(windowCounts)
-                    .hasSize(KEYS)
-                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            app.assertEveryKeyCounted(topics + "counts-out");
+            app.assertEveryKeyCounted(topics + "window-out");
             Properties r = app.awaitReport();
             assertBounded(r, version);
             List<String> agentLines = app.agentLines();
@@ -143,14 +135,8 @@ class AgentRealBrokerTest {
         String topics = "txn-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-transactional"), topics, THREADS, file)) {
-            Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-            Map<String, Long> windowCounts = app.awaitCounts(topics + "window-out");
-            assertThat(counts)
-                    .hasSize(KEYS)
-                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
-            assertThat(windowCounts)
-                    .hasSize(KEYS)
-                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            app.assertEveryKeyCounted(topics + "counts-out");
+            app.assertEveryKeyCounted(topics + "window-out");
             Properties r = app.awaitReport();
             assertThat(r.getProperty("config.enable.transactional.statestores")).isEqualTo("true");
             assertThat(r.getProperty("config.statestore.uncommitted.max.bytes")).isEqualTo(Long.toString(bound));
@@ -221,10 +207,7 @@ class AgentRealBrokerTest {
         Files.writeString(garbled, Files.readString(allocationFile).substring(0, 200));
         AppRun.Launch launch = new AppRun.Launch().option("-Xmx256m", "-javaagent:" + AppRun.agentJar());
         try (AppRun app = AppRun.streamsApp(launch, dir, topics, THREADS, garbled)) {
-            Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-            assertThat(counts)
-                    .hasSize(KEYS)
-                    .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+            app.assertEveryKeyCounted(topics + "counts-out");
             Properties r = app.awaitReport();
             assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(512L << 20));
             assertThat(r.getProperty("config.rocksdb.config.setter")).contains(UserSetter.class.getName());

@@ -212,6 +212,13 @@ final class AppRun implements AutoCloseable {
                 "no complete output on " + topic + " (" + latest.size() + " keys: " + latest + "):\n" + tail());
     }
 
+    /** Waits for {@code topic}'s counts, then asserts them: every key counted, each PER_KEY times. */
+    void assertEveryKeyCounted(String topic) throws Exception {
+        assertThat(awaitCounts(topic))
+                .hasSize(KEYS)
+                .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+    }
+
     /** The application's latest report once every instance is RUNNING (read after its outputs were seen). */
     Properties awaitReport() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

@@ -5,8 +5,8 @@ import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamsmemory.agent.DoNoHarm;
+import io.streamsmemory.agent.allocation.Allocations;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.engine.json.AllocationDocument;
 import java.io.OutputStream;
@@ -164,14 +164,10 @@ class DoNoHarmAgentTest {
      */
     @Test
     void keysTheEngineDoesNotEmitAndValuesKafkaRejectsAreSkipped() throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        ObjectNode document = (ObjectNode) json.readTree(allocationFile.toFile());
-        document.put("memoryBytes", 4L << 30);
-        ObjectNode config = (ObjectNode) document.get("streamsConfig");
-        config.put("main.consumer.max.poll.records", "0");
-        config.put("main.consumer.fetch.max.bytes", "3000000000");
         Path tampered = work.resolve("tampered-alloc.json");
-        Files.writeString(tampered, json.writeValueAsString(document));
+        Files.writeString(
+                tampered,
+                new ObjectMapper().writeValueAsString(Allocations.editedByHand(Files.readString(allocationFile))));
         AppRun.Launch launch = new AppRun.Launch()
                 .option(allocation.jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar());
@@ -205,6 +201,16 @@ class DoNoHarmAgentTest {
                 .mapToLong(Part::bytes)
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /** The bytes of the part {@code name} one level below {@code document}'s top-level parts. */
+    private static long subPart(AllocationDocument document, String name) {
+        return document.parts().stream()
+                .flatMap(p -> p.parts().stream())
+                .filter(p -> p.name().equals(name))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
     }
 
     /** Case 2, beyond the plan: a second instance in a JVM planned for one gets at most half of the JVM's bound. */
@@ -245,18 +251,8 @@ class DoNoHarmAgentTest {
                             + instanceValue(r, prefix, "main.consumer.fetch.max.bytes")
                             + instanceValue(r, prefix, "restore.consumer.fetch.max.bytes"));
         }
-        long cachePart = planned.parts().stream()
-                .flatMap(p -> p.parts().stream())
-                .filter(p -> p.name().equals("record-cache"))
-                .findFirst()
-                .orElseThrow()
-                .bytes();
-        long clientPart = planned.parts().stream()
-                .flatMap(p -> p.parts().stream())
-                .filter(p -> p.name().equals("client-buffers"))
-                .findFirst()
-                .orElseThrow()
-                .bytes();
+        long cachePart = subPart(planned, "record-cache");
+        long clientPart = subPart(planned, "client-buffers");
         assertThat(cache).isPositive().isLessThanOrEqualTo(cachePart);
         assertThat(clients).isPositive().isLessThanOrEqualTo(clientPart);
         assertThat(r.getProperty("mbean.StreamsInstances")).isEqualTo("2");

@@ -3,19 +3,14 @@ package io.streamsmemory.agent.it;
 import static io.streamsmemory.agent.it.AgentRealBrokerTest.FACTS;
 import static io.streamsmemory.agent.it.AgentRealBrokerTest.PARTITIONS;
 import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
-import static io.streamsmemory.agent.it.AppRun.KEYS;
-import static io.streamsmemory.agent.it.AppRun.PER_KEY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamsmemory.agent.report.LocalHttp;
 import io.streamsmemory.engine.json.AllocationDocument;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +67,7 @@ class MemoryReportRealBrokerTest {
     @ParameterizedTest(name = "Kafka Streams {0}")
     @MethodSource("versions")
     void theReportShowsWhatTheApplicationJvmUses(String version) throws Exception {
-        int port = freePort();
+        int port = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch();
         launch.kafkaStreamsVersion = version;
         launch.option(allocation.jvmOptions().toArray(new String[0]))
@@ -229,7 +224,7 @@ class MemoryReportRealBrokerTest {
     void anUnsetRecordCacheRunsOnThePlansWhenTheHeapHoldsIt(String heap, String source) throws Exception {
         long planned = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
         assertThat(planned).isGreaterThan(KAFKA_DEFAULT_RECORD_CACHE);
-        int port = freePort();
+        int port = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch()
                 .option(allocation.jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar())
@@ -279,8 +274,7 @@ class MemoryReportRealBrokerTest {
 
     @Test
     void aPortInUseIsOneWarningAndTheApplicationRuns() throws Exception {
-        try (ServerSocket taken = new ServerSocket()) {
-            taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
+        try (ServerSocket taken = LocalHttp.takenPort()) {
             int port = taken.getLocalPort();
             AppRun.Launch launch = new AppRun.Launch()
                     .option(allocation.jvmOptions().toArray(new String[0]))
@@ -289,10 +283,7 @@ class MemoryReportRealBrokerTest {
             String topics = "report-taken-";
             AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
             try (AppRun app = AppRun.streamsApp(launch, work.resolve("taken"), topics, THREADS, allocationFile)) {
-                Map<String, Long> counts = app.awaitCounts(topics + "counts-out");
-                assertThat(counts)
-                        .hasSize(KEYS)
-                        .allSatisfy((key, count) -> assertThat(count).isEqualTo(PER_KEY));
+                app.assertEveryKeyCounted(topics + "counts-out");
                 Properties r = app.awaitReport();
                 assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
                 List<String> warnings = app.agentLines().stream()
@@ -307,11 +298,7 @@ class MemoryReportRealBrokerTest {
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(30))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return LocalHttp.get(http, port, path, Duration.ofSeconds(30));
     }
 
     private static Map<String, String> samples(String text) {
@@ -336,11 +323,5 @@ class MemoryReportRealBrokerTest {
             }
         }
         throw new AssertionError("no -Xmx in " + options);
-    }
-
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -5,10 +5,9 @@ import static io.streamsmemory.agent.it.AgentRealBrokerTest.PARTITIONS;
 import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.agent.report.LocalHttp;
 import io.streamsmemory.engine.json.AllocationDocument;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +37,7 @@ class NoSecretLeakRealBrokerTest {
         Path work = AppRun.freshDir("it-secrets");
         Path allocationFile = work.resolve("alloc.json");
         AllocationDocument allocation = AgentRealBrokerTest.writeAllocation(allocationFile, FACTS);
-        int port = MemoryReportRealBrokerTest.freePort();
+        int port = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch()
                 .option(allocation.jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar())
@@ -85,11 +84,7 @@ class NoSecretLeakRealBrokerTest {
     }
 
     private String get(int port, String path) throws Exception {
-        HttpResponse<String> response = http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(10))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = LocalHttp.get(http, port, path, Duration.ofSeconds(10));
         assertThat(response.statusCode()).as(path).isEqualTo(200);
         return response.body();
     }

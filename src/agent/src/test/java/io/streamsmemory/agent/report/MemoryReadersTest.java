@@ -15,21 +15,20 @@ class MemoryReadersTest {
 
     @Test
     void cgroupV2ReadsTheFourFiguresAndLeavesOutMax() throws Exception {
-        Files.writeString(root.resolve("cgroup.controllers"), "cpuset cpu io memory pids\n");
-        Files.writeString(root.resolve("memory.current"), "734003200\n");
-        Files.writeString(root.resolve("memory.max"), "max\n");
-        Files.writeString(root.resolve("memory.peak"), "900001792\n");
-        Files.writeString(
-                root.resolve("memory.events"), "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n");
-        Path self = writeSelf("0::/\n");
-        assertThat(CgroupMemory.read(root, self))
-                .containsExactly(
-                        Map.entry("version", 2L),
-                        Map.entry("currentBytes", 734003200L),
-                        Map.entry("peakBytes", 900001792L),
-                        Map.entry("oomKills", 1L));
-        Files.writeString(root.resolve("memory.max"), "1073741824\n");
-        assertThat(CgroupMemory.read(root, self)).containsEntry("maxBytes", 1073741824L);
+        write(
+                root,
+                "cgroup.controllers",
+                "cpuset cpu io memory pids",
+                "memory.current",
+                "734003200",
+                "memory.max",
+                "max",
+                "memory.peak",
+                "900001792",
+                "memory.events",
+                "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0");
+        assertFourFiguresThenTheLimit(
+                writeSelf("0::/\n"), root.resolve("memory.max"), 2, 734003200L, 900001792L, 1, 1073741824L);
     }
 
     @Test
@@ -59,19 +58,19 @@ class MemoryReadersTest {
     @Test
     void cgroupV1ReadsItsFilesAndLeavesOutNoLimit() throws Exception {
         Path memory = Files.createDirectories(root.resolve("memory"));
-        Files.writeString(memory.resolve("memory.usage_in_bytes"), "52428800\n");
-        Files.writeString(memory.resolve("memory.limit_in_bytes"), "9223372036854771712\n");
-        Files.writeString(memory.resolve("memory.max_usage_in_bytes"), "62914560\n");
-        Files.writeString(memory.resolve("memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+        write(
+                memory,
+                "memory.usage_in_bytes",
+                "52428800",
+                "memory.limit_in_bytes",
+                "9223372036854771712",
+                "memory.max_usage_in_bytes",
+                "62914560",
+                "memory.oom_control",
+                "oom_kill_disable 0\nunder_oom 0\noom_kill 3");
         Path self = writeSelf("12:pids:/\n5:cpu,cpuacct:/\n4:memory:/\n0::/\n");
-        assertThat(CgroupMemory.read(root, self))
-                .containsExactly(
-                        Map.entry("version", 1L),
-                        Map.entry("currentBytes", 52428800L),
-                        Map.entry("peakBytes", 62914560L),
-                        Map.entry("oomKills", 3L));
-        Files.writeString(memory.resolve("memory.limit_in_bytes"), "536870912\n");
-        assertThat(CgroupMemory.read(root, self)).containsEntry("maxBytes", 536870912L);
+        assertFourFiguresThenTheLimit(
+                self, memory.resolve("memory.limit_in_bytes"), 1, 52428800L, 62914560L, 3, 536870912L);
         Files.delete(memory.resolve("memory.oom_control"));
         assertThat(CgroupMemory.read(root, self)).doesNotContainKey("oomKills").containsKey("currentBytes");
     }
@@ -112,6 +111,30 @@ class MemoryReadersTest {
     @Test
     void thisProcessHasAResidentSet() {
         assertThat(ProcStatus.read(ProcStatus.SELF).get("rssBytes")).isPositive();
+    }
+
+    /**
+     * The cgroup {@code self} names gives its version, current, peak and OOM kills, and no maxBytes while
+     * {@code limitFile} says "no limit"; once that file holds {@code limit}, maxBytes is that limit.
+     */
+    private void assertFourFiguresThenTheLimit(
+            Path self, Path limitFile, long version, long current, long peak, long oomKills, long limit)
+            throws Exception {
+        assertThat(CgroupMemory.read(root, self))
+                .containsExactly(
+                        Map.entry("version", version),
+                        Map.entry("currentBytes", current),
+                        Map.entry("peakBytes", peak),
+                        Map.entry("oomKills", oomKills));
+        Files.writeString(limitFile, limit + "\n");
+        assertThat(CgroupMemory.read(root, self)).containsEntry("maxBytes", limit);
+    }
+
+    /** Writes each file of {@code namesAndTexts} (a name, then its text) into {@code dir}, ending with a newline. */
+    private static void write(Path dir, String... namesAndTexts) throws Exception {
+        for (int i = 0; i < namesAndTexts.length; i += 2) {
+            Files.writeString(dir.resolve(namesAndTexts[i]), namesAndTexts[i + 1] + "\n");
+        }
     }
 
     private Path writeSelf(String text) throws Exception {

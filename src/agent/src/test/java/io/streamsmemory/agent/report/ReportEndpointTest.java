@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.agent.log.CapturedAgentLog;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -54,7 +52,7 @@ class ReportEndpointTest {
 
     @Test
     void servesTheReportAndTheMetricsOnOneDaemonThread() throws Exception {
-        int port = freePort();
+        int port = LocalHttp.freePort();
         executor = ReportEndpoint.start(Map.of(ReportEndpoint.PORT_ENV, Integer.toString(port)));
         assertThat(executor).isNotNull();
         awaitLine("memory report on");
@@ -89,8 +87,7 @@ class ReportEndpointTest {
 
     @Test
     void aPortInUseIsOneWarningAndNoException() throws Exception {
-        try (ServerSocket taken = new ServerSocket()) {
-            taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
+        try (ServerSocket taken = LocalHttp.takenPort()) {
             executor = ReportEndpoint.start(Map.of(ReportEndpoint.PORT_ENV, Integer.toString(taken.getLocalPort())));
             awaitLine("WARN");
             assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -101,11 +98,7 @@ class ReportEndpointTest {
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(10))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return LocalHttp.get(http, port, path, Duration.ofSeconds(10));
     }
 
     private void awaitLine(String text) throws InterruptedException {
@@ -119,11 +112,5 @@ class ReportEndpointTest {
             Thread.sleep(20);
         }
         throw new AssertionError("no line with " + text + ": " + log.lines());
-    }
-
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

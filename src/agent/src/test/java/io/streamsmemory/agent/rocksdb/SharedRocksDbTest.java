@@ -32,45 +32,35 @@ class SharedRocksDbTest {
 
     @Test
     void thePlannedFlushThreadsReplaceTheOneKafkaStreamsLeaves() {
-        RocksDB.loadLibrary();
-        Env env = Env.getDefault();
-        try {
-            env.setBackgroundThreads(1, Priority.HIGH); // what Kafka Streams' RocksDBStore sets at every open
-
-            SharedRocksDb.raiseFlushThreads(env, 3);
-
-            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(3);
-        } finally {
-            env.setBackgroundThreads(1, Priority.HIGH);
-        }
+        // 1: what Kafka Streams' RocksDBStore sets at every open.
+        assertFlushThreadsAfterRaising(1, new int[] {3}, 3);
     }
 
     @Test
     void aLargerPoolTheApplicationChoseStays() {
-        RocksDB.loadLibrary();
-        Env env = Env.getDefault();
-        try {
-            env.setBackgroundThreads(6, Priority.HIGH);
-
-            SharedRocksDb.raiseFlushThreads(env, 3);
-            SharedRocksDb.raiseFlushThreads(env, 0); // a document from before the engine planned them
-
-            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(6);
-        } finally {
-            env.setBackgroundThreads(1, Priority.HIGH);
-        }
+        // The 0: a document from before the engine planned them.
+        assertFlushThreadsAfterRaising(6, new int[] {3, 0}, 6);
     }
 
     @Test
     void aSmallerPoolTheApplicationChoseStays() {
+        // 2: the application's setter, after Kafka Streams' reset to one.
+        assertFlushThreadsAfterRaising(2, new int[] {4}, 2);
+    }
+
+    /**
+     * The default Env's flush (HIGH) pool set to {@code pool}, then raised to each of {@code planned} in turn, holds
+     * {@code expected} threads. The pool is left at Kafka Streams' one after.
+     */
+    private static void assertFlushThreadsAfterRaising(int pool, int[] planned, int expected) {
         RocksDB.loadLibrary();
         Env env = Env.getDefault();
         try {
-            env.setBackgroundThreads(2, Priority.HIGH); // the application's setter, after Kafka Streams' reset to one
-
-            SharedRocksDb.raiseFlushThreads(env, 4);
-
-            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(2);
+            env.setBackgroundThreads(pool, Priority.HIGH);
+            for (int threads : planned) {
+                SharedRocksDb.raiseFlushThreads(env, threads);
+            }
+            assertThat(env.getBackgroundThreads(Priority.HIGH)).isEqualTo(expected);
         } finally {
             env.setBackgroundThreads(1, Priority.HIGH);
         }
