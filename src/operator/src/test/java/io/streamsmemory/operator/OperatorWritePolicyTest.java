@@ -73,7 +73,8 @@ class OperatorWritePolicyTest {
                                 .resource(configMap("probe-" + UUID.randomUUID(), Map.of()))
                                 .create())
                         != null);
-        client.resource(Fixtures.deployment(NS, "probe-app", "orders", 1, "2Gi")).create();
+        client.resource(Fixtures.deployment(NS, "probe-app", "orders", 1, "2Gi"))
+                .create();
         await().atMost(WAIT)
                 .until(() -> denied(() -> asOperator
                                 .apps()
