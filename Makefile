@@ -51,7 +51,7 @@ test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, 
 # Tries per property in make test-long (make test runs 1,000 per engine property, 200 per fuzz target).
 LONG_TRIES ?= 10000
 
-test-long: ## The properties and fuzz targets at LONG_TRIES=10000 tries each, beyond make test's budget of a few seconds per property (CI does not run it; ~15 min)
+test-long: ## The properties and fuzz targets at LONG_TRIES=10000 tries each, beyond make test's budget of a few seconds per property (CI does not run it)
 	rm -rf src/*/target/surefire-reports
 	$(MVN) -pl src/engine,src/agent,src/operator -am test -Dtest='*PropertiesTest,SizingExplainerAgreementTest,*FuzzTest' \
 		-Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(LONG_TRIES)
