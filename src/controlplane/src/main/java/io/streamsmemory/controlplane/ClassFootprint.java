@@ -4,7 +4,9 @@ import io.fabric8.kubernetes.api.model.APIGroup;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -142,7 +144,19 @@ final class ClassFootprint {
         if (created.isEmpty()) {
             return;
         }
-        KubernetesClient client = controlPlane.adminClient();
+        // A deletecollection of thousands of objects (StatusOf3000WorkloadsTest's) takes longer than a client's
+        // default 10 s request timeout.
+        try (KubernetesClient client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(controlPlane.adminClient().getConfiguration())
+                        .withRequestTimeout((int) GONE_WITHIN.toMillis())
+                        .build())
+                .build()) {
+            removeNamespaces(controlPlane, client, created);
+        }
+    }
+
+    private static void removeNamespaces(
+            LocalControlPlane controlPlane, KubernetesClient client, List<String> created) {
         created.forEach(ns -> client.pods().inNamespace(ns).withGracePeriod(0).delete());
         boolean namespaceController = controlPlane.options().controllerManager()
                 || controlPlane.options().realNode();
