@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
  * The operator reconciles a policy named by 3,000 real Deployments (0 replicas) on a real kube-apiserver, and the
  * status it writes lists 100 of them, counts them all, and stays far under etcd's 1.5 MiB.
  */
-@EnableLocalControlPlane
+@OnAControlPlaneOfItsOwn
 @WithRunningOperator
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusOf3000WorkloadsTest {

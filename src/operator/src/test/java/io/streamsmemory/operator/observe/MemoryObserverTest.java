@@ -10,13 +10,13 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.engine.json.AllocationJson;
 import io.streamsmemory.operator.CapturedLog;
 import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.OnAControlPlaneOfItsOwn;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.RunningOperator;
 import io.streamsmemory.operator.api.FactStatus;
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.TestInstance;
  * a real JVM with the real agent (for the topology, a live Kafka Streams application on a real broker) or a port that
  * never answers.
  */
-@EnableLocalControlPlane
+@OnAControlPlaneOfItsOwn
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MemoryObserverTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
