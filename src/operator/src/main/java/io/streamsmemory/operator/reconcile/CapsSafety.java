@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.observe.CrashLoop;
 import io.streamsmemory.operator.observe.JvmCapsUse;
-import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.plan.LearnedAnnotation;
 import io.streamsmemory.operator.plan.LearnedCaps;
@@ -29,12 +29,16 @@ import java.util.Optional;
  * @param crossed a learned cap a pod crossed, held as MemoryPressure
  */
 record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, RolloutGate.Urgency urgency) {
+    /**
+     * @param seen  what the workload's pods reported over the window, empty before any report
+     * @param crash an injected container of the workload in a restart loop, if the last round saw one
+     */
     static CapsSafety check(
             StreamsMemoryPolicy policy,
             Workload workload,
             ConfigMap current,
             Optional<ObservedTopology> seen,
-            MemoryObserver observer,
+            Optional<CrashLoop> crash,
             EventRecorder events) {
         // A cap lifted under an earlier generation of the policy is planned again: the user changed the policy.
         int generation = (int)
@@ -55,10 +59,7 @@ record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, Rollo
             events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
         }
         Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
-                document,
-                before,
-                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
-                seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
+                document, before, crash, seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
         if (lift.isPresent()) {
             before = LearnedCaps.lift(before, lift.get().caps(), generation);
             events.record(

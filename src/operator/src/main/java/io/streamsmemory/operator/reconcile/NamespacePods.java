@@ -25,6 +25,12 @@ final class NamespacePods {
         this.namespace = namespace;
     }
 
+    /** Pods already listed: nothing is listed again (a reconcile step tested without an API server). */
+    NamespacePods(List<Pod> pods) {
+        this(null, null);
+        this.pods = List.copyOf(pods);
+    }
+
     /** The namespace's pods; empty when they cannot be listed (drift is then not counted this time). */
     synchronized Optional<List<Pod>> get() {
         if (pods == null && !failed) {

@@ -121,7 +121,13 @@ final class WorkloadReconciler {
     private WorkloadOutcome allocate(Run run, PlannedRange declaredRange) {
         Workload workload = run.workload();
         Optional<ObservedTopology> seen = observer.topology(workload.namespace(), workload.kind(), workload.name());
-        CapsSafety safety = CapsSafety.check(run.policy(), workload, run.current(), seen, observer, events);
+        CapsSafety safety = CapsSafety.check(
+                run.policy(),
+                workload,
+                run.current(),
+                seen,
+                observer.crashLoop(workload.namespace(), workload.kind(), workload.name()),
+                events);
         TunedPlan tuned = tuned(
                 run.policy(),
                 workload,
