@@ -37,7 +37,10 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 
 test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
 	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/*/target/surefire-reports src/*/target/failsafe-reports
-	$(MVN) verify
+	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
+	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
+	@# long before the control plane's own tests end.
+	$(MVN) -T 2 verify
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
