@@ -34,14 +34,7 @@ fi
 use_cache_or_lock "$bin_dir" "$marker" .node.lock
 
 command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (needed to build containerd $CONTAINERD_VERSION and kubelet $K8S_VERSION)"
-start=$(date +%s)
-work="$cache_root/build/node-$CONTAINERD_VERSION-$K8S_VERSION"
-stage="$work/out"
-rm -rf "$stage"
-mkdir -p "$work" "$stage"
-export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
-export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
-NICE=(nice -n "${BUILD_NICE:-10}")
+begin_go_build "$cache_root/build/node-$CONTAINERD_VERSION-$K8S_VERSION"
 
 # --- containerd: static, without the btrfs snapshotter (needs cgo); the shim also without gRPC -----------------------
 cdir="$work/containerd-wrapper"

@@ -29,15 +29,7 @@ use_cache_or_lock "$bin_dir" "$marker" .lock
 command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (need Go >= 1.26 to build Kubernetes $K8S_VERSION)"
 command -v curl >/dev/null 2>&1 || die "'curl' is needed to read the published go.mod of k8s.io/kubernetes"
 
-start=$(date +%s)
-work="$cache_root/build/$K8S_VERSION"
-stage="$work/out"
-rm -rf "$stage"
-mkdir -p "$work" "$stage"
-export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
-# The host's platform (common.sh): the binaries run here, next to the tests.
-export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
-NICE=(nice -n "${BUILD_NICE:-10}")
+begin_go_build "$cache_root/build/$K8S_VERSION"
 
 # --- Kubernetes -------------------------------------------------------------
 log "Kubernetes $K8S_VERSION: a wrapper module (common.sh's k8s_wrapper_module)"

@@ -60,6 +60,21 @@ use_cache_or_lock() {
   fi
 }
 
+# begin_go_build <work dir>
+# For build.sh and build-node.sh once the cache missed: sets start (the time), work (<work dir>, whose logs and wrapper
+# modules stay between runs), an empty stage "$work/out" for the binaries, NICE, and the environment of every go build
+# they run: the host's platform (the binaries run here, next to the tests), static, BUILD_JOBS parallel jobs.
+begin_go_build() {
+  start=$(date +%s)
+  work="$1"
+  stage="$work/out"
+  rm -rf "$stage"
+  mkdir -p "$work" "$stage"
+  export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
+  export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
+  NICE=(nice -n "${BUILD_NICE:-10}")
+}
+
 # k8s_wrapper_module <dir> <file for the published go.mod> <package>...
 # `go install k8s.io/kubernetes/cmd/x@v` fails: that module requires every staging module at v0.0.0 and replaces it
 # locally. This writes a wrapper module in <dir> that requires k8s.io/kubernetes $K8S_VERSION and replaces each staging

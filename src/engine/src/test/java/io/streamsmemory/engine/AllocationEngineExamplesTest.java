@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,11 @@ class AllocationEngineExamplesTest {
                 .partitions(24)
                 .stores(new StoreCounts(2, 1, 0))
                 .build();
+    }
+
+    /** {@link #realisticPod()} with the facts {@code change} sets. */
+    private static WorkloadFacts realisticPod(UnaryOperator<WorkloadFacts.Builder> change) {
+        return change.apply(realisticPod().toBuilder()).build();
     }
 
     @Test
@@ -118,8 +124,7 @@ class AllocationEngineExamplesTest {
 
     @Test
     void olderKafkaStreamsGetsTheOldRecordCacheKey() {
-        Allocation a = engine.allocate(
-                        realisticPod().toBuilder().kafkaStreamsVersion("3.3.2").build())
+        Allocation a = engine.allocate(realisticPod(pod -> pod.kafkaStreamsVersion("3.3.2")))
                 .allocation();
         assertThat(a.streamsConfig())
                 .containsKey("cache.max.bytes.buffering")
@@ -133,10 +138,8 @@ class AllocationEngineExamplesTest {
     @Test
     void instancesInOneJvmShareTheRecordCacheAndHaveTheirOwnClients() {
         Allocation one = engine.allocate(realisticPod()).allocation();
-        Allocation two = engine.allocate(realisticPod().toBuilder()
-                        .streamThreads(2)
-                        .instancesPerPod(2)
-                        .build())
+        Allocation two = engine.allocate(
+                        realisticPod(pod -> pod.streamThreads(2).instancesPerPod(2)))
                 .allocation();
         assertThat(two.topology().producers()).isEqualTo(4);
         assertThat(two.topology().consumers()).isEqualTo(8);
@@ -150,27 +153,21 @@ class AllocationEngineExamplesTest {
         assertThat(two.part("record-cache").bytes()).isEqualTo(2 * perInstance);
         assertThat(two.facts().instancesPerPod()).isEqualTo(2);
         // Each instance with a global table has its own global consumer.
-        Allocation global = engine.allocate(realisticPod().toBuilder()
-                        .streamThreads(2)
-                        .instancesPerPod(2)
-                        .globalStores(1)
-                        .build())
+        Allocation global = engine.allocate(realisticPod(
+                        pod -> pod.streamThreads(2).instancesPerPod(2).globalStores(1)))
                 .allocation();
         assertThat(global.topology().consumers()).isEqualTo(10);
     }
 
     @Test
     void instancesPerPodOutsideItsRangeIsRejected() {
-        assertThatThrownBy(() -> engine.allocate(
-                        realisticPod().toBuilder().instancesPerPod(0).build()))
+        assertThatThrownBy(() -> engine.allocate(realisticPod(pod -> pod.instancesPerPod(0))))
                 .hasMessageContaining("instancesPerPod must be between 1 and 64, got 0");
     }
 
     @Test
     void globalTableAddsAGlobalConsumerAndItsStore() {
-        Allocation a = engine.allocate(
-                        realisticPod().toBuilder().globalStores(2).build())
-                .allocation();
+        Allocation a = engine.allocate(realisticPod(pod -> pod.globalStores(2))).allocation();
         assertThat(a.topology().rocksDbInstances()).isEqualTo(42);
         assertThat(a.topology().consumers()).isEqualTo(9);
         assertThat(a.streamsConfig()).containsKey("global.consumer.fetch.max.bytes");
@@ -178,17 +175,13 @@ class AllocationEngineExamplesTest {
 
     @Test
     void standbysAddRocksDbInstancesButAreCappedByReplicas() {
-        Topology oneReplica = engine.allocate(realisticPod().toBuilder()
-                        .replicas(1)
-                        .standbyReplicas(2)
-                        .build())
+        Topology oneReplica = engine.allocate(
+                        realisticPod(pod -> pod.replicas(1).standbyReplicas(2)))
                 .allocation()
                 .topology();
         assertThat(oneReplica.standbyTasksPerPod()).isZero(); // no other pod to hold a standby
-        Topology three = engine.allocate(realisticPod().toBuilder()
-                        .standbyReplicas(1)
-                        .memoryBytes(4 * GiB)
-                        .build())
+        Topology three = engine.allocate(
+                        realisticPod(pod -> pod.standbyReplicas(1).memoryBytes(4 * GiB)))
                 .allocation()
                 .topology();
         assertThat(three.standbyTasksPerPod()).isEqualTo(8);
@@ -271,9 +264,7 @@ class AllocationEngineExamplesTest {
 
     @Test
     void heapOverrideFixesXmxAndGivesRocksDbTheRest() {
-        Allocation a = engine.allocate(realisticPod().toBuilder()
-                        .overrides(Overrides.NONE.withHeapBytes(768 * MiB))
-                        .build())
+        Allocation a = engine.allocate(realisticPod(pod -> pod.overrides(Overrides.NONE.withHeapBytes(768 * MiB))))
                 .allocation();
         assertThat(a.part("heap").bytes()).isLessThanOrEqualTo(768 * MiB).isGreaterThan(767 * MiB);
         assertThat(a.part("rocksdb").bytes()).isGreaterThan(505 * MiB);
@@ -281,9 +272,8 @@ class AllocationEngineExamplesTest {
 
     @Test
     void heapOverrideLargerThanThePodIsAnError() {
-        AllocationResult result = engine.allocate(realisticPod().toBuilder()
-                .overrides(Overrides.NONE.withHeapBytes(4 * GiB))
-                .build());
+        AllocationResult result =
+                engine.allocate(realisticPod(pod -> pod.overrides(Overrides.NONE.withHeapBytes(4 * GiB))));
         assertThat(result.errors())
                 .singleElement()
                 .extracting(AllocationError::code)
@@ -294,10 +284,8 @@ class AllocationEngineExamplesTest {
     void aServiceLoadingMoreClassesGetsALargerMetaspaceAndExtraDirectMemoryRaisesTheDirectCap() {
         Allocation standard = engine.allocate(realisticPod()).allocation();
         // A Spring Boot service loading 25,000 classes: ceil((25000 x 5800 + 14,000,000) / MiB) = ceil(151.6) = 152 MiB
-        Allocation spring = engine.allocate(realisticPod().toBuilder()
-                        .loadedClasses(25_000)
-                        .extraDirectMemoryBytes(64 * MiB + 1)
-                        .build())
+        Allocation spring = engine.allocate(
+                        realisticPod(pod -> pod.loadedClasses(25_000).extraDirectMemoryBytes(64 * MiB + 1)))
                 .allocation();
         assertThat(spring.part("jvm-metaspace").bytes()).isEqualTo(152 * MiB);
         assertThat(spring.jvmOptions()).contains("-XX:MaxMetaspaceSize=152m");
@@ -315,9 +303,7 @@ class AllocationEngineExamplesTest {
     @Test
     void transactionalStateStoresGetTheirUncommittedWritesOnTheHeapAndInRocksDbWriteBatches() {
         Allocation plain = engine.allocate(realisticPod()).allocation();
-        Allocation a = engine.allocate(realisticPod().toBuilder()
-                        .transactionalStateStores(true)
-                        .build())
+        Allocation a = engine.allocate(realisticPod(pod -> pod.transactionalStateStores(true)))
                 .allocation();
         // Per counted byte of 1 KiB writes: heap (1024 + 112) / 1024 = 1.109375, WriteBatch 2 x (1024 + 12) / 1024 =
         // 2.0234375, together 3.1328125. Kafka's 64 MiB would take ceil(200.5) = 201 MiB; the share is
@@ -335,10 +321,8 @@ class AllocationEngineExamplesTest {
         assertThat(a.part("heap").bytes()).isLessThan(plain.part("heap").bytes());
         assertThat(plain.streamsConfig()).doesNotContainKey("statestore.uncommitted.max.bytes");
         // Before Kafka Streams 4.4 there is no such feature to plan for.
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
-                        .transactionalStateStores(true)
-                        .kafkaStreamsVersion("4.3")
-                        .build()))
+        assertThatThrownBy(() -> engine.allocate(
+                        realisticPod(pod -> pod.transactionalStateStores(true).kafkaStreamsVersion("4.3"))))
                 .hasMessageContaining("needs Kafka Streams 4.4 or later");
     }
 
@@ -374,27 +358,22 @@ class AllocationEngineExamplesTest {
 
     @Test
     void invalidFactsAreRejectedNamingTheField() {
-        assertThatThrownBy(() -> engine.allocate(
-                        realisticPod().toBuilder().loadedClasses(10).build()))
+        assertThatThrownBy(() -> engine.allocate(realisticPod(pod -> pod.loadedClasses(10))))
                 .hasMessageContaining("loadedClasses must be between 1000 and 1000000");
-        assertThatThrownBy(() -> engine.allocate(
-                        realisticPod().toBuilder().extraDirectMemoryBytes(-1).build()))
+        assertThatThrownBy(() -> engine.allocate(realisticPod(pod -> pod.extraDirectMemoryBytes(-1))))
                 .hasMessageContaining("extraDirectMemory must not be negative");
-        assertThatThrownBy(() -> engine.allocate(
-                        realisticPod().toBuilder().streamThreads(0).build()))
+        assertThatThrownBy(() -> engine.allocate(realisticPod(pod -> pod.streamThreads(0))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("threads must be at least 1");
-        assertThatThrownBy(() -> engine.allocate(realisticPod().toBuilder()
-                        .overrides(Overrides.NONE.withRocksDbFraction(1.5))
-                        .build()))
+        assertThatThrownBy(() ->
+                        engine.allocate(realisticPod(pod -> pod.overrides(Overrides.NONE.withRocksDbFraction(1.5)))))
                 .hasMessageContaining("rocksDbFraction must be between");
     }
 
     @Test
     void strictLimitAndRatioOverridesReachTheSettings() {
-        RocksDbSettings s = engine.allocate(realisticPod().toBuilder()
-                        .overrides(Overrides.NONE.withStrictCacheLimit(true).withHighPriorityPoolRatio(0.3))
-                        .build())
+        RocksDbSettings s = engine.allocate(realisticPod(pod ->
+                        pod.overrides(Overrides.NONE.withStrictCacheLimit(true).withHighPriorityPoolRatio(0.3))))
                 .allocation()
                 .rocksDb();
         assertThat(s.strictCapacityLimit()).isTrue();
@@ -468,16 +447,13 @@ class AllocationEngineExamplesTest {
     @Test
     void aReplicaRangeMustBeOrderedAndPositive() {
         for (ReplicaRange bad : new ReplicaRange[] {new ReplicaRange(0, 3), new ReplicaRange(4, 3)}) {
-            assertThat(realisticPod().toBuilder().replicaRange(bad).build().validate())
+            assertThat(realisticPod(pod -> pod.replicaRange(bad)).validate())
                     .singleElement()
                     .asString()
                     .startsWith("replicaRange must satisfy 1 <= min <= max");
         }
         // Running outside the range is the operator's to report: the engine plans anyway.
-        assertThat(realisticPod().toBuilder()
-                        .replicaRange(new ReplicaRange(5, 8))
-                        .build()
-                        .validate())
+        assertThat(realisticPod(pod -> pod.replicaRange(new ReplicaRange(5, 8))).validate())
                 .isEmpty();
     }
 

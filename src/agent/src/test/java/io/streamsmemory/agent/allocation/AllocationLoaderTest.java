@@ -1,6 +1,8 @@
 package io.streamsmemory.agent.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.streamsmemory.agent.StreamsMemory;
 import io.streamsmemory.agent.log.AgentLog;
@@ -13,11 +15,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every way the allocation can be missing or broken gives exactly one warning and applies nothing. */
 class AllocationLoaderTest {
@@ -92,25 +97,25 @@ class AllocationLoaderTest {
         assertOneWarning(loadEnv(dir.toString()), "not a regular file");
     }
 
-    @Test
-    void emptyFile() throws Exception {
-        assertOneWarning(loadFile(""), "is empty");
+    /** A file whose text is no allocation document: one warning saying what is wrong with it. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("noAllocationDocument")
+    void aFileThatIsNoAllocationDocumentIsOneWarning(String content, String mention) throws Exception {
+        assertOneWarning(loadFile(content), mention);
     }
 
-    @Test
-    void blankFile() throws Exception {
-        assertOneWarning(loadFile("  \n\n"), "is empty");
-    }
-
-    @Test
-    void truncatedFile() throws Exception {
-        String json = Allocations.oneGiB();
-        assertOneWarning(loadFile(json.substring(0, json.length() / 2)), "truncated or garbled");
-    }
-
-    @Test
-    void garbledText() throws Exception {
-        assertOneWarning(loadFile("memory: lots, please"), "truncated or garbled");
+    static Stream<Arguments> noAllocationDocument() {
+        String valid = Allocations.oneGiB();
+        return Stream.of(
+                arguments(named("empty", ""), "is empty"),
+                arguments(named("blank", "  \n\n"), "is empty"),
+                arguments(named("truncated", valid.substring(0, valid.length() / 2)), "truncated or garbled"),
+                arguments(named("garbled text", "memory: lots, please"), "truncated or garbled"),
+                arguments(named("JSON but not an object", "[1, 2, 3]"), "JSON object"),
+                arguments(
+                        named("unknown formatVersion", valid.replace("\"formatVersion\" : 1", "\"formatVersion\" : 2")),
+                        "formatVersion 2"),
+                arguments(named("wrong kind", valid.replace("\"StreamsMemoryAllocation\"", "\"ConfigMap\"")), "kind"));
     }
 
     @Test
@@ -118,24 +123,6 @@ class AllocationLoaderTest {
         Path file = dir.resolve("alloc.json");
         Files.write(file, new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, (byte) 0x81, 0x7b});
         assertOneWarning(loadEnv(file.toString()), "garbled");
-    }
-
-    @Test
-    void jsonButNotAnObject() throws Exception {
-        assertOneWarning(loadFile("[1, 2, 3]"), "JSON object");
-    }
-
-    @Test
-    void unknownFormatVersion() throws Exception {
-        assertOneWarning(
-                loadFile(Allocations.oneGiB().replace("\"formatVersion\" : 1", "\"formatVersion\" : 2")),
-                "formatVersion 2");
-    }
-
-    @Test
-    void wrongKind() throws Exception {
-        assertOneWarning(
-                loadFile(Allocations.oneGiB().replace("\"StreamsMemoryAllocation\"", "\"ConfigMap\"")), "kind");
     }
 
     @Test

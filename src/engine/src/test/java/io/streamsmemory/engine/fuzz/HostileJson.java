@@ -155,6 +155,24 @@ public final class HostileJson {
         return "@@deep-" + i + "@@";
     }
 
+    /** The seed with some of its values replaced, removed or nested deep ({@link #mutations}), as text. */
+    public static Arbitrary<String> mutatedFrom(JsonNode seed) {
+        return mutations().map(mutations -> mutated(seed, mutations));
+    }
+
+    /**
+     * The seed mutated ({@link #mutatedFrom}), then cut at up to {@code maxLength} bytes with {@link #garbage} written
+     * over it at up to {@code maxLength}: bytes cut short or not UTF-8.
+     */
+    public static Arbitrary<byte[]> damagedFrom(JsonNode seed, int maxLength) {
+        return Combinators.combine(
+                        mutations(),
+                        Arbitraries.integers().between(0, maxLength),
+                        Arbitraries.integers().between(0, maxLength),
+                        garbage())
+                .as((mutations, cut, at, garbage) -> damaged(mutated(seed, mutations), cut, at, garbage));
+    }
+
     /** {@code depth} arrays (or objects) inside each other. */
     public static String nested(int depth, boolean arrays) {
         return arrays ? "[".repeat(depth) + "]".repeat(depth) : "{\"a\":".repeat(depth) + "1" + "}".repeat(depth);
@@ -238,6 +256,11 @@ public final class HostileJson {
         } catch (IOException | URISyntaxException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The bytes of each file of a corpus ({@link #corpus}). */
+    public static List<byte[]> corpusBytes(String target) {
+        return corpus(target).stream().map(HostileJson::bytes).toList();
     }
 
     /** A seed document of a corpus, by file name. */

@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * Creates pods through the real API server (and so through the real webhook) and measures, for the issue's
@@ -114,6 +115,14 @@ public final class DoNoHarm {
      * Writes the test's line: {@code case<N>, test name, started=<all accepted>, settings_lost=<sum>,
      * real_pods=<pods recorded on a real node>}.
      */
+    public void write(int caseNumber, TestInfo test) {
+        write(
+                caseNumber,
+                test.getTestClass().orElseThrow(),
+                test.getTestMethod().orElseThrow().getName());
+    }
+
+    /** The line of {@link #write(int, TestInfo)}, for a test named here. */
     public void write(int caseNumber, Class<?> testClass, String method) {
         boolean started = !admissions.isEmpty() && admissions.stream().allMatch(Admission::started);
         int lost = admissions.stream().mapToInt(Admission::settingsLost).sum();

@@ -47,6 +47,7 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
@@ -129,6 +130,12 @@ class WebhookDoNoHarmTest {
                         == null);
     }
 
+    /** Each test's own record of what it admitted. */
+    @BeforeEach
+    void newRecord() {
+        harm = new DoNoHarm(client);
+    }
+
     @AfterAll
     void stop() {
         if (operator != null) {
@@ -150,13 +157,12 @@ class WebhookDoNoHarmTest {
 
     @Test
     void podsWithANameTheWebhookAddsAreAdmittedUninjectedAndSayWhy(TestInfo test) {
-        harm = new DoNoHarm(client);
         Container clash = restrictedContainer(WebhookSettings.INIT_CONTAINER);
-        Pod container = admitted(harm.admit(
-                pod(NS, "named", spec -> spec.editSpec().addToContainers(clash).endSpec())));
-        Pod init = admitted(harm.admit(pod(
-                NS, "named", spec -> spec.editSpec().addToInitContainers(clash).endSpec())));
-        Pod volume = admitted(harm.admit(pod(
+        Pod container = admit(
+                NS, "named", spec -> spec.editSpec().addToContainers(clash).endSpec());
+        Pod init = admit(
+                NS, "named", spec -> spec.editSpec().addToInitContainers(clash).endSpec());
+        Pod volume = admit(
                 NS,
                 "named",
                 spec -> spec.editSpec()
@@ -165,7 +171,7 @@ class WebhookDoNoHarmTest {
                                 .withNewEmptyDir()
                                 .endEmptyDir()
                                 .build())
-                        .endSpec())));
+                        .endSpec());
 
         assertSkipped(container, "already has a container named streams-memory-agent (in containers)");
         assertSkipped(init, "already has a container named streams-memory-agent (in initContainers)");
@@ -175,21 +181,20 @@ class WebhookDoNoHarmTest {
         await().atMost(WAIT)
                 .until(() -> events("named", "InjectionSkipped").stream()
                         .anyMatch(e -> e.getMessage().contains("(in initContainers)")));
-        harm.write(4, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(4, test);
     }
 
     @Test
     void theTargetIsTheTemplatesContainerEvenWhenAMeshPutItsSidecarFirst(TestInfo test) {
-        harm = new DoNoHarm(client);
         // As Istio's injector leaves a pod: its proxy first, the application second.
-        Pod pod = admitted(harm.admit(pod(
+        Pod pod = admit(
                 NS,
                 "unnamed",
                 spec -> spec.editSpec()
                         .withContainers(
                                 restrictedContainer("istio-proxy"),
                                 spec.build().getSpec().getContainers().get(0))
-                        .endSpec())));
+                        .endSpec());
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         assertThat(pod.getSpec().getContainers().get(0).getEnv()).isNullOrEmpty();
@@ -197,12 +202,11 @@ class WebhookDoNoHarmTest {
         // Chosen when the operator planned the workload, from its template.
         assertThat(annotation(configMap(client, NS, "unnamed"), MetadataKeys.TARGET_CONTAINER))
                 .isEqualTo("streams");
-        harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(5, test);
     }
 
     @Test
     void theRecordedTargetFollowsTheWorkloadsAnnotationEvenWhenTheAllocationStaysTheSame(TestInfo test) {
-        harm = new DoNoHarm(client);
         client.resource(deployment(NS, "retarget", "orders", 0, List.of())).create();
         await().atMost(WAIT)
                 .until(() ->
@@ -221,13 +225,12 @@ class WebhookDoNoHarmTest {
         Pod pod = admittedOnceSeen("retarget", p -> "proxy".equals(annotation(p, MetadataKeys.INJECTED_CONTAINER)));
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("proxy");
-        harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(5, test);
     }
 
     @Test
     void aContainerAnnotationNamingNoContainerInjectsNothingAndSaysWhy(TestInfo test) {
-        harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(NS, "typo", UnaryOperator.identity())));
+        Pod pod = admit(NS, "typo", UnaryOperator.identity());
 
         assertSkipped(pod, "the pod has no container named \"stream\"");
         assertThat(pod.getSpec().getContainers())
@@ -235,12 +238,11 @@ class WebhookDoNoHarmTest {
         await().atMost(WAIT)
                 .until(() -> events("typo", "InjectionSkipped").stream()
                         .anyMatch(e -> e.getMessage().contains("no container named \"stream\"")));
-        harm.write(5, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(5, test);
     }
 
     @Test
     void javaToolOptionsFromEnvFromIsKeptAndThePodSaysWhy(TestInfo test) {
-        harm = new DoNoHarm(client);
         String userOptions = "-Djavax.net.ssl.trustStore=/etc/tls/truststore.jks -javaagent:/apm/apm-agent.jar";
         applyConfigMap("jvm-options", "JAVA_TOOL_OPTIONS", userOptions);
         client.resource(new SecretBuilder()
@@ -276,35 +278,33 @@ class WebhookDoNoHarmTest {
         assertThat(withAppEnv.getSpec().getContainers().get(1).getEnv())
                 .extracting(EnvVar::getName)
                 .contains("STREAMS_MEMORY_ALLOCATION", "MALLOC_ARENA_MAX");
-        harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(6, test);
     }
 
     @Test
     void javaToolOptionsListedTwiceGetsTheAgentInTheEntryInForce(TestInfo test) {
-        harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(
+        Pod pod = admit(
                 NS,
                 "named",
                 streams(c -> c.addToEnv(
                         new EnvVar("JAVA_TOOL_OPTIONS", "-Dfirst=1", null),
-                        new EnvVar("JAVA_TOOL_OPTIONS", "-Dsecond=2", null))))));
+                        new EnvVar("JAVA_TOOL_OPTIONS", "-Dsecond=2", null))));
 
         List<EnvVar> env = pod.getSpec().getContainers().get(1).getEnv();
         assertThat(env.get(0)).isEqualTo(new EnvVar("JAVA_TOOL_OPTIONS", "-Dfirst=1", null));
         // Kubernetes gives the process the last entry of a name: the agent must be in that one.
         assertThat(javaToolOptions(pod.getSpec().getContainers().get(1))).startsWith("-Dsecond=2 -javaagent:");
-        harm.write(6, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(6, test);
     }
 
     @Test
     void inARestrictedNamespaceTheInjectedPodIsAdmittedWithThePlatformSettings(TestInfo test) {
-        harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(
+        Pod pod = admit(
                 NS,
                 "named",
                 spec -> spec.editSpec()
                         .addToImagePullSecrets(new LocalObjectReference("app-registry"))
-                        .endSpec())));
+                        .endSpec());
 
         assertThat(annotation(pod, MetadataKeys.INJECTED_CONTAINER)).isEqualTo("streams");
         Container init = pod.getSpec().getInitContainers().get(0);
@@ -313,22 +313,20 @@ class WebhookDoNoHarmTest {
         assertThat(pod.getSpec().getImagePullSecrets())
                 .extracting(LocalObjectReference::getName)
                 .containsExactly("app-registry", AGENT_PULL_SECRET);
-        harm.write(7, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(7, test);
     }
 
     @Test
     void aLimitRangeTheInitContainerWouldBreakSkipsThePodInsteadOfGettingItRefused(TestInfo test) {
-        harm = new DoNoHarm(client);
-        Pod pod = admitted(harm.admit(pod(LIMITED_NS, "limited", UnaryOperator.identity())));
+        Pod pod = admit(LIMITED_NS, "limited", UnaryOperator.identity());
 
         assertSkipped(pod, "would break LimitRange small-containers (cpu limit 100m above max 50m)");
         assertThat(pod.getSpec().getInitContainers()).isEmpty();
-        harm.write(7, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(7, test);
     }
 
     @Test
     void aHandEditedConfigMapReachesNoJvm(TestInfo test) {
-        harm = new DoNoHarm(client);
         // kubectl edit: a flag added to the published document, by a field manager that is not the operator.
         Fixtures.edit(
                 client.configMaps().inNamespace(NS).withName(configMapName("edited")),
@@ -341,13 +339,12 @@ class WebhookDoNoHarmTest {
         await().atMost(WAIT)
                 .until(() -> events("edited", "AllocationRefused").stream()
                         .anyMatch(e -> e.getMessage().contains("not by the operator")));
-        harm.write(8, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(8, test);
     }
 
     @Test
     void aConfigMapForgedWithTheOperatorsFieldManagerAndHashStillReachesNoJvmWithAFlagTheEngineDoesNotEmit(
             TestInfo test) throws Exception {
-        harm = new DoNoHarm(client);
         ConfigMap forged =
                 withJvmOptions(configMap(client, NS, "forged"), flags -> flags.add("-javaagent:/tmp/other.jar"));
         forged.getMetadata()
@@ -371,7 +368,7 @@ class WebhookDoNoHarmTest {
         await().atMost(WAIT)
                 .until(() -> events("forged", "AllocationRefused").stream()
                         .anyMatch(e -> e.getMessage().contains("/tmp/other.jar")));
-        harm.write(8, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(8, test);
     }
 
     /**
@@ -385,7 +382,7 @@ class WebhookDoNoHarmTest {
                     .create();
             return annotation(probe, MetadataKeys.INJECTION_SKIPPED) != null || showsEdit.test(probe);
         });
-        return admitted(harm.admit(pod(NS, workload, UnaryOperator.identity())));
+        return admit(NS, workload, UnaryOperator.identity());
     }
 
     private static ConfigMap withJvmOptions(ConfigMap configMap, Consumer<ArrayNode> change) {
@@ -488,6 +485,11 @@ class WebhookDoNoHarmTest {
                 .build();
     }
 
+    /** A pod of the workload ({@link #pod}) created through the webhook, recorded in {@code harm}, and unharmed. */
+    private Pod admit(String namespace, String workload, UnaryOperator<PodBuilder> change) {
+        return admitted(harm.admit(pod(namespace, workload, change)));
+    }
+
     private static Pod admitted(DoNoHarm.Admission admission) {
         assertThat(admission.refusal()).as("the API server's refusal").isNull();
         assertThat(admission.ran()).as("the pod ran").isTrue();
@@ -524,7 +526,7 @@ class WebhookDoNoHarmTest {
 
     /** A pod of Deployment "named" whose streams container takes its environment from {@code envFrom}, admitted. */
     private Pod admittedWithEnvFrom(EnvFromSource envFrom) {
-        return admitted(harm.admit(pod(NS, "named", streams(c -> c.addToEnvFrom(envFrom)))));
+        return admit(NS, "named", streams(c -> c.addToEnvFrom(envFrom)));
     }
 
     private List<Event> events(String objectName, String reason) {

@@ -27,12 +27,10 @@ class LearnedFactsTest {
 
     @Test
     void beforeAnyReportEveryOmittedFactIsAProvisionalDefault() {
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned = LearnedFacts.apply(null, null, Optional.empty(), Optional.empty(), Map.of(), builder);
-        List<LearnedFacts.Fact> facts = learned.facts();
-        WorkloadFacts planned = builder.build();
+        Plan plan = plan(null, null, Optional.empty(), Optional.empty(), Map.of());
+        WorkloadFacts planned = plan.planned();
 
-        assertThat(sources(facts))
+        assertThat(sources(plan.learned().facts()))
                 .containsExactly(
                         Map.entry("instancesPerPod", "1 Default"),
                         Map.entry("threads", "1 Default"),
@@ -42,9 +40,9 @@ class LearnedFactsTest {
                         Map.entry("loadedClasses", "15000 Default"),
                         Map.entry("metaspaceCap", "unset until a pod reports its loaded classes Default"),
                         Map.entry("directMemoryCap", "unset until a pod reports its direct memory Default"));
-        assertThat(learned.provisional()).hasSize(8);
+        assertThat(plan.learned().provisional()).hasSize(8);
         // Neither cap is set before a pod reports the fact it depends on (issue 42).
-        assertThat(learned.awaitingReport()).containsExactly(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
+        assertThat(plan.learned().awaitingReport()).containsExactly(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
         assertThat(planned.uncappedJvmCaps()).containsExactlyInAnyOrder(JvmCap.METASPACE, JvmCap.DIRECT_MEMORY);
         assertThat(planned.tasksPerPod()).isEqualTo(LearnedFacts.DEFAULT_TASKS_PER_POD);
         assertThat(planned.partitions()).isNull();
@@ -54,13 +52,10 @@ class LearnedFactsTest {
 
     @Test
     void whatThePodsReportFillsTheOmittedFacts() {
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned = LearnedFacts.apply(
-                new StreamsSpec(), new JvmSpec(), Optional.empty(), Optional.of(TWO_PODS), Map.of(), builder);
-        List<LearnedFacts.Fact> facts = learned.facts();
-        WorkloadFacts planned = builder.build();
+        Plan plan = plan(new StreamsSpec(), new JvmSpec(), Optional.empty(), Optional.of(TWO_PODS), Map.of());
+        WorkloadFacts planned = plan.planned();
 
-        assertThat(learned.provisional()).isEmpty();
+        assertThat(plan.learned().provisional()).isEmpty();
         assertThat(planned.streamThreads()).isEqualTo(2);
         // Every pod's active tasks together are the partitions, so the plan follows the replicas as a declared one.
         assertThat(planned.partitions()).isEqualTo(6);
@@ -68,7 +63,9 @@ class LearnedFactsTest {
         assertThat(planned.standbyReplicas()).isEqualTo(1);
         assertThat(planned.stores()).isEqualTo(new StoreCounts(3, 0, 0)); // 18 instances over 6 tasks
         assertThat(planned.loadedClasses()).isEqualTo(15_000); // 9,000 x 1.25 rounds up to 12,000: never below 15,000
-        assertThat(sources(facts)).containsEntry("partitions", "6 Observed").containsEntry("threads", "2 Observed");
+        assertThat(sources(plan.learned().facts()))
+                .containsEntry("partitions", "6 Observed")
+                .containsEntry("threads", "2 Observed");
     }
 
     @Test
@@ -83,81 +80,59 @@ class LearnedFactsTest {
         streams.setStores(stores);
         JvmSpec jvm = new JvmSpec();
         jvm.setLoadedClasses(4_000);
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned =
-                LearnedFacts.apply(streams, jvm, Optional.empty(), Optional.of(TWO_PODS), Map.of(), builder);
-        List<LearnedFacts.Fact> facts = learned.facts();
-        WorkloadFacts planned = builder.build();
+        Plan plan = plan(streams, jvm, Optional.empty(), Optional.of(TWO_PODS), Map.of());
+        WorkloadFacts planned = plan.planned();
 
         assertThat(planned.streamThreads()).isEqualTo(3);
         assertThat(planned.tasksPerPod()).isEqualTo(5);
         assertThat(planned.standbyReplicas()).isZero();
         assertThat(planned.stores()).isEqualTo(new StoreCounts(1, 1, 0));
         assertThat(planned.loadedClasses()).isEqualTo(4_000);
-        assertThat(sources(facts))
+        assertThat(sources(plan.learned().facts()))
                 .containsEntry("threads", "3 Declared")
                 .containsEntry("tasksPerPod", "5 Declared")
                 .containsEntry("stores", "1 key-value, 1 window, 0 session Declared")
                 .containsEntry("instancesPerPod", "1 Observed");
 
-        WorkloadFacts.Builder annotated = builder();
-        LearnedFacts.apply(streams, jvm, Optional.of(7), Optional.of(TWO_PODS), Map.of(), annotated);
-        assertThat(annotated.build().streamThreads()).isEqualTo(7);
+        Plan annotated = plan(streams, jvm, Optional.of(7), Optional.of(TWO_PODS), Map.of());
+        assertThat(annotated.planned().streamThreads()).isEqualTo(7);
     }
 
     @Test
     void threadsArePerInstanceAndAManyClassJvmRaisesTheClassCount() {
         // One JVM running 2 KafkaStreams instances with 6 stream threads in all, loading 20,000 classes.
         ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L);
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned =
-                LearnedFacts.apply(null, null, Optional.empty(), Optional.of(twoInstances), Map.of(), builder);
-        List<LearnedFacts.Fact> facts = learned.facts();
-        WorkloadFacts planned = builder.build();
+        Plan plan = plan(null, null, Optional.empty(), Optional.of(twoInstances), Map.of());
+        WorkloadFacts planned = plan.planned();
 
         assertThat(planned.instancesPerPod()).isEqualTo(2);
         assertThat(planned.streamThreads()).isEqualTo(3);
         assertThat(planned.loadedClasses()).isEqualTo(25_000);
         // No RocksDB instance seen (the stores are not open yet, or are in memory): the default stands.
-        assertThat(sources(facts)).containsEntry("stores", "2 RocksDB instances per task Default");
+        assertThat(sources(plan.learned().facts())).containsEntry("stores", "2 RocksDB instances per task Default");
         // No direct memory figure in this report: that cap still waits.
-        assertThat(learned.provisional()).containsExactly("stores", "directMemoryCap");
+        assertThat(plan.learned().provisional()).containsExactly("stores", "directMemoryCap");
         assertThat(planned.uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
         assertThat(planned.loadedClasses()).isLessThanOrEqualTo(MemoryModel.MAX_LOADED_CLASSES);
     }
 
     @Test
     void aRestartedOperatorPlansWhatItPublishedBeforeTheFirstReportAndLearnedFactsNeverFall() {
-        WorkloadFacts.Builder first = builder();
-        LearnedFacts published =
-                LearnedFacts.apply(null, null, Optional.empty(), Optional.of(TWO_PODS), Map.of(), first);
-        assertThat(published.annotation())
+        Plan published = plan(null, null, Optional.empty(), Optional.of(TWO_PODS), Map.of());
+        String annotation = published.learned().annotation();
+        assertThat(annotation)
                 .isEqualTo("instancesPerPod=1,threads=2,partitions=6,standbyReplicas=1,"
                         + "rocksDbInstancesPerTask=3,loadedClasses=15000,directPeakKiB=8192");
 
         // An empty window (the operator restarted): the published plan, not the defaults.
-        WorkloadFacts.Builder restarted = builder();
-        LearnedFacts again = LearnedFacts.apply(
-                null,
-                null,
-                Optional.empty(),
-                Optional.empty(),
-                LearnedAnnotation.parse(published.annotation()),
-                restarted);
-        assertThat(restarted.build()).isEqualTo(first.build());
-        assertThat(again.provisional()).isEmpty();
+        Plan restarted = plan(null, null, Optional.empty(), Optional.empty(), LearnedAnnotation.parse(annotation));
+        assertThat(restarted.planned()).isEqualTo(published.planned());
+        assertThat(restarted.learned().provisional()).isEmpty();
 
         // A rebalance shows fewer tasks for a while: the plan holds what it learned.
         ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L);
-        WorkloadFacts.Builder during = builder();
-        LearnedFacts.apply(
-                null,
-                null,
-                Optional.empty(),
-                Optional.of(rebalancing),
-                LearnedAnnotation.parse(published.annotation()),
-                during);
-        assertThat(during.build()).isEqualTo(first.build());
+        Plan during = plan(null, null, Optional.empty(), Optional.of(rebalancing), LearnedAnnotation.parse(annotation));
+        assertThat(during.planned()).isEqualTo(published.planned());
         // What is not a name=count pair is left out, not fatal.
         assertThat(LearnedAnnotation.parse("threads=x,partitions=4,garbage"))
                 .containsExactly(Map.entry("partitions", 4));
@@ -168,11 +143,10 @@ class LearnedFactsTest {
         // 30,000 classes, and 150 MB of metaspace: more per class than the model's 5,800 B.
         ObservedTopology heavy = new ObservedTopology(
                 1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20));
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned = LearnedFacts.apply(null, null, Optional.empty(), Optional.of(heavy), Map.of(), builder);
-        WorkloadFacts planned = builder.build();
+        Plan plan = plan(null, null, Optional.empty(), Optional.of(heavy), Map.of());
+        WorkloadFacts planned = plan.planned();
         assertThat(planned.uncappedJvmCaps()).isEmpty();
-        assertThat(learned.awaitingReport()).isEmpty();
+        assertThat(plan.learned().awaitingReport()).isEmpty();
         // By count 37,500 -> 38,000; by bytes (150 MB x 1.25 - 14 MB) / 5,800 B = 29,914: the count is larger.
         assertThat(planned.loadedClasses()).isEqualTo(38_000);
         assertThat(planned.observedDirectMemoryBytes()).isEqualTo(80L << 20);
@@ -186,20 +160,19 @@ class LearnedFactsTest {
         JvmSpec declared = new JvmSpec();
         declared.setLoadedClasses(2_000);
         Map<String, Integer> lifted = LearnedCaps.lift(Map.of(), java.util.Set.of(JvmCap.METASPACE), 3);
-        WorkloadFacts.Builder again = builder();
-        LearnedFacts afterLift = LearnedFacts.apply(
-                null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 3), again);
-        assertThat(again.build().uncappedJvmCaps()).containsExactly(JvmCap.METASPACE);
+        Plan again = plan(null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 3));
+        LearnedFacts afterLift = again.learned();
+        assertThat(again.planned().uncappedJvmCaps()).containsExactly(JvmCap.METASPACE);
         assertThat(afterLift.lifted()).containsExactly(JvmCap.METASPACE);
         assertThat(afterLift.annotation()).contains("metaspaceCapLifted=3");
         assertThat(afterLift.facts())
                 .anyMatch(f -> f.name().equals("metaspaceCap") && f.source() == LearnedFacts.Source.Lifted);
         // The policy changed (generation 4): the declared count caps the metaspace again.
-        WorkloadFacts.Builder edited = builder();
-        LearnedFacts.apply(
-                null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 4), edited);
-        assertThat(edited.build().uncappedJvmCaps()).isEmpty();
-        assertThat(edited.build().loadedClasses()).isEqualTo(2_000);
+        WorkloadFacts edited = plan(
+                        null, declared, Optional.empty(), Optional.of(heavy), LearnedCaps.liftsOf(lifted, 4))
+                .planned();
+        assertThat(edited.uncappedJvmCaps()).isEmpty();
+        assertThat(edited.loadedClasses()).isEqualTo(2_000);
     }
 
     @Test
@@ -209,15 +182,24 @@ class LearnedFactsTest {
         // A JVM without Kafka Streams: its peaks, but no class count (counted only once Kafka Streams runs).
         ObservedTopology peaks = new ObservedTopology(
                 null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null));
-        WorkloadFacts.Builder builder = builder();
-        LearnedFacts learned = LearnedFacts.apply(null, jvm, Optional.empty(), Optional.of(peaks), Map.of(), builder);
-        assertThat(builder.build().observedJvm()).isNotNull();
-        assertThat(builder.build().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
-        assertThat(learned.awaitingReport()).containsExactly(JvmCap.DIRECT_MEMORY);
+        Plan plan = plan(null, jvm, Optional.empty(), Optional.of(peaks), Map.of());
+        assertThat(plan.planned().observedJvm()).isNotNull();
+        assertThat(plan.planned().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
+        assertThat(plan.learned().awaitingReport()).containsExactly(JvmCap.DIRECT_MEMORY);
     }
 
-    private static WorkloadFacts.Builder builder() {
-        return WorkloadFacts.builder().memoryBytes(1L << 30);
+    /** What {@link LearnedFacts#apply} learned, and the facts it set on a 1 GiB workload's builder. */
+    private record Plan(LearnedFacts learned, WorkloadFacts planned) {}
+
+    private static Plan plan(
+            StreamsSpec declared,
+            JvmSpec jvm,
+            Optional<Integer> threadsAnnotation,
+            Optional<ObservedTopology> seen,
+            Map<String, Integer> before) {
+        WorkloadFacts.Builder builder = WorkloadFacts.builder().memoryBytes(1L << 30);
+        LearnedFacts learned = LearnedFacts.apply(declared, jvm, threadsAnnotation, seen, before, builder);
+        return new Plan(learned, builder.build());
     }
 
     private static Map<String, String> sources(List<LearnedFacts.Fact> facts) {

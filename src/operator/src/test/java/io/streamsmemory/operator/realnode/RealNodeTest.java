@@ -99,7 +99,7 @@ class RealNodeTest {
                 .get();
         assertThat(harm.record(app.getSpec().getTemplate().getSpec(), pod, true).settingsLost())
                 .isZero();
-        harm.write(7, getClass(), test.getTestMethod().orElseThrow().getName());
+        harm.write(7, test);
     }
 
     @Test
