@@ -293,8 +293,9 @@ final class AppRun implements AutoCloseable {
             if (!Files.exists(file)) {
                 continue;
             }
-            for (String line :
-                    Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+            // Read once: the table changes between two reads while other processes open sockets.
+            List<String> rows = Files.readAllLines(file);
+            for (String line : rows.subList(1, rows.size())) {
                 String[] cols = line.trim().split("\\s+");
                 if (cols.length > 9 && cols[3].equals("0A") && inodes.contains(cols[9])) {
                     ports.add(Integer.parseInt(cols[1].substring(cols[1].lastIndexOf(':') + 1), 16));

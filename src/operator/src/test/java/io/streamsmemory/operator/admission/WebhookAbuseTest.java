@@ -69,6 +69,7 @@ class WebhookAbuseTest {
                     .until(() -> WebhookOperator.injected(
                             client.resource(new PodBuilder(template).build()).create()));
 
+            long handshakesBefore = operator.webhook.handshakes();
             List<Future<String>> slow = new ArrayList<>();
             for (int i = 0; i < SLOW_CLIENTS; i++) {
                 slow.add(abusers.submit(() -> stallInHandshake(port)));
@@ -77,7 +78,12 @@ class WebhookAbuseTest {
             }
             List<Future<String>> oversized =
                     List.of(abusers.submit(() -> oversized(port, true)), abusers.submit(() -> oversized(port, false)));
-            Thread.sleep(500);
+            // The slow clients hold their connections once their handshakes are done (those stalling in theirs hold
+            // them anyway); waiting for that, rather than a fixed time, keeps a loaded machine's slow handshakes out of
+            // the pods' 2 s.
+            await().atMost(WebhookOperator.WAIT)
+                    .until(() ->
+                            operator.webhook.handshakes() >= handshakesBefore + 2L * SLOW_CLIENTS + oversized.size());
 
             // Pods keep being created through the API server, each injected, while the abuse goes on.
             for (int i = 0; i < 20; i++) {
