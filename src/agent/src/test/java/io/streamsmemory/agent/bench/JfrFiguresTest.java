@@ -2,6 +2,8 @@ package io.streamsmemory.agent.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,9 +60,14 @@ class JfrFiguresTest {
         assertThat(JfrFigures.top(Map.of(), 0)).isEqualTo("none");
     }
 
+    /**
+     * A second of this thread's CPU time, not of the clock: JFR samples a thread only while it runs, and on a loaded
+     * machine a second of the clock can hold a few milliseconds of it.
+     */
     private static void allocateForASecond() {
-        long end = System.nanoTime() + 1_000_000_000L;
-        while (System.nanoTime() < end) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long end = threads.getCurrentThreadCpuTime() + 1_000_000_000L;
+        while (threads.getCurrentThreadCpuTime() < end) {
             for (int i = 0; i < 1_000; i++) {
                 sink = new byte[1024 + i];
             }

@@ -44,7 +44,7 @@ final class LiveKafkaStreams implements AutoCloseable {
      * The longest a broker or an application may take to start: 20-40 s on a quiet machine; make test's other lanes
      * (the agent module's own brokers, the real node's pods) can make it take four times as long.
      */
-    private static final Duration START = Duration.ofSeconds(240);
+    static final Duration START = Duration.ofSeconds(240);
     /** A fixed Kafka cluster id (a Uuid not starting with '-', which the format tool would take for an option). */
     private static final String CLUSTER_ID = "c3RyZWFtc21lbW9yeS1sbw";
     /** Both JVMs log through slf4j-simple (the agent module's test classpath): with the time, for a slow start. */

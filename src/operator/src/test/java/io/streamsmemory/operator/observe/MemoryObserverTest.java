@@ -460,7 +460,7 @@ class MemoryObserverTest {
         try (LiveKafkaStreams live =
                 liveJvm("live-kafka-streams-tuning", first, threads, partitions, Map.of("ORDERS_APP_LOAD", "heavy"))) {
             runningPod(ns, "orders-app-abc-1", live.reportPort());
-            await().atMost(SETTLE.plus(WAIT).plus(WAIT))
+            await().atMost(SETTLE.plus(LiveKafkaStreams.START).plus(WAIT))
                     .ignoreExceptions()
                     .until(() -> !events(ns, "SplitTuned").isEmpty());
             AgentReport report = live.report();
@@ -500,7 +500,7 @@ class MemoryObserverTest {
 
             // The rollout restarts the pod on the tuned plan; once it has run as long, its figures judge the step.
             live.restartApp(publishedAllocation(ns));
-            await().atMost(SETTLE.plus(WAIT).plus(WAIT))
+            await().atMost(SETTLE.plus(LiveKafkaStreams.START).plus(WAIT))
                     .ignoreExceptions()
                     .until(() -> !events(ns, "SplitTuningKept").isEmpty()
                             || !events(ns, "SplitTuningUndone").isEmpty());
