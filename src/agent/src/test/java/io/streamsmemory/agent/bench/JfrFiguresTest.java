@@ -68,8 +68,9 @@ class JfrFiguresTest {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long end = threads.getCurrentThreadCpuTime() + 1_000_000_000L;
         while (threads.getCurrentThreadCpuTime() < end) {
-            for (int i = 0; i < 1_000; i++) {
-                sink = new byte[1024 + i];
+            // A few milliseconds of allocation between two reads of the CPU time, so the samples land here.
+            for (int i = 0; i < 50_000; i++) {
+                sink = new byte[1024 + i % 1_000];
             }
         }
     }
