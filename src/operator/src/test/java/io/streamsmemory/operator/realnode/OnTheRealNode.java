@@ -14,8 +14,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * A test class on the local real node. The real-node classes share one control plane with a real node (one class at a
  * time: the lock), and run beside the operator's other classes rather than after them: their pods do their work on
  * the node (a broker, applications, the operator's own pod) while the in-process classes run in the test JVM's main
- * thread (JUnit's parallel execution, junit-platform.properties: every other class stays in that thread, one after
- * another). Holding the lock also keeps each class's own tests in one thread, in their order.
+ * thread, one after another, and the {@link io.streamsmemory.operator.OnAControlPlaneOfItsOwn} classes in a third lane
+ * (JUnit's parallel execution, junit-platform.properties). Holding the lock also keeps each class's own tests in one
+ * thread, in their order.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
