@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -69,21 +70,20 @@ class WebhookAbuseTest {
                     .until(() -> WebhookOperator.injected(
                             client.resource(new PodBuilder(template).build()).create()));
 
-            long handshakesBefore = operator.webhook.handshakes();
+            // Each slow client counts down once it holds its connection (a TLS record header sent, a handshake done,
+            // a review's headers sent): the pods below are created while every one of them is in place.
+            CountDownLatch inPlace = new CountDownLatch(3 * SLOW_CLIENTS);
             List<Future<String>> slow = new ArrayList<>();
             for (int i = 0; i < SLOW_CLIENTS; i++) {
-                slow.add(abusers.submit(() -> stallInHandshake(port)));
-                slow.add(abusers.submit(() -> idleAfterHandshake(port)));
-                slow.add(abusers.submit(() -> trickle(port)));
+                slow.add(abusers.submit(() -> stallInHandshake(port, inPlace)));
+                slow.add(abusers.submit(() -> idleAfterHandshake(port, inPlace)));
+                slow.add(abusers.submit(() -> trickle(port, inPlace)));
             }
             List<Future<String>> oversized =
                     List.of(abusers.submit(() -> oversized(port, true)), abusers.submit(() -> oversized(port, false)));
-            // The slow clients hold their connections once their handshakes are done (those stalling in theirs hold
-            // them anyway); waiting for that, rather than a fixed time, keeps a loaded machine's slow handshakes out of
-            // the pods' 2 s.
-            await().atMost(WebhookOperator.WAIT)
-                    .until(() ->
-                            operator.webhook.handshakes() >= handshakesBefore + 2L * SLOW_CLIENTS + oversized.size());
+            assertThat(inPlace.await(WebhookOperator.WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("every slow client holds its connection")
+                    .isTrue();
 
             // Pods keep being created through the API server, each injected, while the abuse goes on.
             for (int i = 0; i < 20; i++) {
@@ -106,31 +106,34 @@ class WebhookAbuseTest {
     }
 
     /** Opens TCP and sends five bytes of a TLS record header announcing a ClientHello that never comes. */
-    private static String stallInHandshake(int port) throws IOException {
+    private static String stallInHandshake(int port, CountDownLatch inPlace) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port));
             socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00});
             socket.getOutputStream().flush();
+            inPlace.countDown();
             return awaitClose(socket.getInputStream());
         }
     }
 
     /** Completes the TLS handshake, then sends nothing. */
-    private static String idleAfterHandshake(int port) throws Exception {
+    private static String idleAfterHandshake(int port, CountDownLatch inPlace) throws Exception {
         try (SSLSocket socket = tls(port)) {
             socket.startHandshake();
+            inPlace.countDown();
             return awaitClose(socket.getInputStream());
         }
     }
 
     /** Sends the headers of a review, then its body one byte a second. */
-    private static String trickle(int port) throws Exception {
+    private static String trickle(int port, CountDownLatch inPlace) throws Exception {
         try (SSLSocket socket = tls(port)) {
             OutputStream out = socket.getOutputStream();
             out.write(("POST " + WebhookSettings.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                             + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            inPlace.countDown();
             for (int i = 0; i < 1000; i++) {
                 Thread.sleep(1000);
                 try {

@@ -353,7 +353,11 @@ class MemoryObserverTest {
             assertThat(jvmOption(publishedAllocation(ns), "-XX:ReservedCodeCacheSize="))
                     .isEqualTo("32m");
             assertThat(modelMetaspace).isNotEqualTo("32m");
-            assertThat(sources(observedRow(ns)).get("jvmCaps")).startsWith("learned from peaks: metaspace ");
+            // The status is written after the ConfigMap: its row tells the same a moment later.
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(sources(observedRow(ns)).get("jvmCaps"))
+                            .startsWith("learned from peaks: metaspace "));
             // The learned caps need a restart: it waits for the hour-long rollout rate limit like any other.
             WorkloadAllocationStatus learned = observedRow(ns);
             assertThat(learned.getRestartPending()).isTrue();
