@@ -285,7 +285,10 @@ check_binaries() {
 already_running() { [[ -n "$(recorded)" ]] && status; }
 
 clean_stale_state() {
-  node_clean_crashed
+  # Only a start that runs a node takes the machine-wide parts over. A control plane without one leaves a node that
+  # crashed to the next node's start: started beside a real node (test classes run at once), it must not tear down
+  # one that only looks crashed for a moment (its owner written before its processes run, or killed on purpose).
+  if wants node; then node_clean_crashed; fi
   [[ -n "$(recorded)" ]] || return 0
   msg "found stale state in $STATE from an earlier run that did not stop cleanly; cleaning it"
   stop_all

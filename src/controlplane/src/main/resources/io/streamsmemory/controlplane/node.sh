@@ -7,7 +7,7 @@
 #
 # Only one real node runs on a machine (a kubelet's cgroups, the bridge and the three host paths are machine-wide):
 # $NODE_OWNER names the state folder of the node that holds the machine. A node whose processes are gone is a
-# crashed run; the next start cleans what it left.
+# crashed run; the next start of a real node cleans what it left.
 #
 # Environment (besides cluster.sh's):
 #   CP_NODE_BIN_DIR     containerd, ctr, containerd-shim-runc-v2, kubelet              [default: build-node.sh's cache]

@@ -17,36 +17,32 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A real node (containerd, kubelet, runc, the images of make images) runs a real pod with a real memory limit and
  * leaves nothing behind: after a clean stop, and after a crash that the next start cleans. "Nothing" is what the
  * real-node notes list: processes, mounts, network namespaces, the bridge, the pods' cgroups and the three host paths
  * kubelet cannot be told to move.
+ * <p>It runs beside this module's other classes (junit-platform.properties): its nodes are its own, and nothing else
+ * here starts a real node or touches the bridge, the kubepods cgroups or kubelet's host paths it checks. The operator
+ * module's tests wait for this module, so its minute is on make test's longest path only once.
  */
 @Tag("control-plane")
+@Execution(ExecutionMode.CONCURRENT)
 class RealNodeLifecycleTest {
     static final String BRIDGE = "smo0";
     static final Duration POD_START = Duration.ofSeconds(120);
 
+    /**
+     * Two node starts, not three: the node that starts after the crash is the one whose pod runs under its limit and
+     * whose clean stop is checked, so every claim of the class comment is checked by one node fewer.
+     */
     @Test
-    void aRealPodRunsUnderItsMemoryLimitAndACleanStopLeavesNothing() throws Exception {
-        Path state;
-        try (LocalControlPlane cp = startWithRealNode()) {
-            state = cp.stateDir();
-            Pod pod = runPause(cp.adminClient(), "sleeper");
-            assertThat(pod.getStatus().getPodIP())
-                    .startsWith(cp.nodeAddress().substring(0, cp.nodeAddress().lastIndexOf('.')));
-            // The kernel holds the pod to its limit: the container's memory cgroup says 64 MiB.
-            assertThat(memoryLimitsUnderKubepods()).contains(64L * 1024 * 1024);
-            assertThat(leftovers(state)).isNotEmpty(); // the check sees a running node, so it can see what is left
-        }
-        assertThat(leftovers(state)).isEmpty();
-    }
-
-    @Test
-    void theNextStartCleansWhatACrashedNodeLeft() throws Exception {
+    void theNextStartCleansWhatACrashedNodeLeftItsPodRunsUnderItsLimitAndACleanStopLeavesNothing() throws Exception {
         Path crashedState;
+        Path state;
         try (LocalControlPlane crashed = startWithRealNode()) {
             crashedState = crashed.stateDir();
             runPause(crashed.adminClient(), "orphan");
@@ -60,12 +56,21 @@ class RealNodeLifecycleTest {
             assertThat(leftovers(crashedState)).isNotEmpty();
 
             try (LocalControlPlane next = startWithRealNode()) {
+                state = next.stateDir();
                 // The machine-wide parts (bridge, cgroups, kubelet's socket) are the next node's now.
                 assertThat(leftoversUnder(crashedState))
                         .as("what the crashed node left, after the next start")
                         .isEmpty();
-                runPause(next.adminClient(), "after-crash");
+                Pod pod = runPause(next.adminClient(), "after-crash");
+                assertThat(pod.getStatus().getPodIP())
+                        .startsWith(next.nodeAddress()
+                                .substring(0, next.nodeAddress().lastIndexOf('.')));
+                // The kernel holds the pod to its limit: the container's memory cgroup says 64 MiB.
+                assertThat(memoryLimitsUnderKubepods()).contains(64L * 1024 * 1024);
+                assertThat(leftovers(state)).isNotEmpty(); // the check sees a running node, so it can see what is left
             }
+            // The clean stop of the next node.
+            assertThat(leftovers(state)).isEmpty();
         }
         assertThat(leftovers(crashedState)).isEmpty();
     }
