@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run plan-example test test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -35,7 +35,7 @@ run: control-plane-binaries helm ## The main job: the operator installed by its 
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: control-plane-binaries helm node-binaries images ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
+test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
 	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/*/target/surefire-reports src/*/target/failsafe-reports
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
@@ -139,6 +139,12 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 	fi
 	$(DASHBOARD_VENV)/bin/python src/scripts/dashboard/render.py --recording $(RECORDING) --out docs/dashboard.png \
 		--source "make run's operator ($(RECORDING))" $(if $(ALLOW_EMPTY),--allow-empty '$(ALLOW_EMPTY)')
+
+test-prerequisites: ## What make test needs before Maven: the Go builds (Kubernetes, helm, the real node) one after another, as they share Go's build cache, beside make images (on a cold machine mostly Maven's downloads and javac, which the Go build's links leave a core for)
+	@$(MAKE) --no-print-directory -j2 go-binaries images
+
+go-binaries: ## The Go builds make test needs, one after another: control-plane-binaries, helm, node-binaries
+	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm node-binaries
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

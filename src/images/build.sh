@@ -50,9 +50,9 @@ want() { [[ "$wanted" == *" $1 "* ]]; }
 apt_install() {
   [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1 || return 1
   log "installing Debian's $* (apt-get)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 \
-    || { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1 \
-         && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1; }
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$@" >/dev/null 2>&1 \
+    || { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null 2>&1 \
+         && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "$@" >/dev/null 2>&1; }
 }
 if ! command -v buildah >/dev/null 2>&1 && ! apt_install buildah; then
   echo "make images: no buildah here and apt-get could not install it (that needs root and Debian's packages): install buildah, then run make images again"

@@ -24,7 +24,7 @@ if [[ ! -x /usr/sbin/runc || ! -x /usr/lib/cni/bridge ]]; then
   if [[ "$(id -u)" == 0 ]] && command -v apt-get > /dev/null 2>&1; then
     mkdir -p "$cache_root/build"
     log "installing Debian's runc and containernetworking-plugins"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q runc containernetworking-plugins > "$cache_root/build/apt-node.log" 2>&1 \
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q runc containernetworking-plugins > "$cache_root/build/apt-node.log" 2>&1 \
       || log "WARNING: apt-get install runc containernetworking-plugins failed (log: $cache_root/build/apt-node.log)"
   else
     log "runc or the CNI plugins are missing and cannot be installed here (not root, or no apt-get)"
