@@ -27,27 +27,8 @@ public record ObservedTopology(
         Long loadedClasses,
         JvmCapsUse jvmCaps) {
     /** Nothing reported. */
-    public static final ObservedTopology NONE = new ObservedTopology(null, null, null, null, null, null, null);
-
-    /** A topology without the JVM's figures. */
-    public ObservedTopology(
-            Long instancesPerPod,
-            Long streamThreads,
-            Long activeTasks,
-            Long standbyTasks,
-            Long tasksPerPod,
-            Long rocksDbInstances,
-            Long loadedClasses) {
-        this(
-                instancesPerPod,
-                streamThreads,
-                activeTasks,
-                standbyTasks,
-                tasksPerPod,
-                rocksDbInstances,
-                loadedClasses,
-                JvmCapsUse.NONE);
-    }
+    public static final ObservedTopology NONE =
+            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE);
 
     /**
      * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
