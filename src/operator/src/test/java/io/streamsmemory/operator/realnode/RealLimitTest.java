@@ -10,10 +10,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.LocalControlPlane;
-import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -27,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -57,7 +52,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @OnTheRealNode
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class RealLimitTest {
+class RealLimitTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "limit";
     static final String MEMORY = "512Mi";
     static final int PARTITIONS = 8;
@@ -75,16 +70,9 @@ class RealLimitTest {
 
     static final Path OUT = OperatorChart.OUT;
 
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-    static String bootstrapServers;
-    static Helm helm;
-
     @BeforeAll
     static void installTheChartABrokerAndTheInput() throws IOException {
-        helm = OperatorChart.installOnRealNode(controlPlane, client, "limit", POD_START);
-        Fixtures.namespace(client, NAMESPACE, Map.of());
-        bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
+        installChartAndBroker("limit", NAMESPACE, POD_START);
         Pod input = client.resource(RealPods.exampleProgram(
                         NAMESPACE,
                         "fixed-orders",
@@ -97,11 +85,6 @@ class RealLimitTest {
                                 "ORDER_BYTES", Integer.toString(ORDER_BYTES))))
                 .create();
         RealPods.awaitSucceeded(client, input, Duration.ofMinutes(5));
-    }
-
-    @AfterAll
-    static void uninstallTheChart() {
-        OperatorChart.uninstall(helm);
     }
 
     @Test
