@@ -136,8 +136,7 @@ class RealLimitTest extends ChartOnTheRealNode {
             }
         }
         int boundedRestarts = restarts("bounded");
-        String line = String.format(
-                Locale.ROOT,
+        printAndKeep(
                 "real-limit: limit=%d without_policy=%s with_policy_restarts=%d with_policy_peak_ratio=%.3f records=%d "
                         + "with_policy_rps=%.0f without_policy_rps=%.0f",
                 limit,
@@ -147,8 +146,6 @@ class RealLimitTest extends ChartOnTheRealNode {
                 processed.lag() == 0 ? processed.records() : processed.records() - processed.lag(),
                 boundedRate.perSecond(),
                 defaultsRate.perSecond());
-        System.out.println(line);
-        Files.writeString(OUT.resolve("real-limit.txt"), line + "\n");
         Files.writeString(
                 OUT.resolve("real-limit-pods.txt"),
                 controlPlane.kubectl("get", "pods", "-n", NAMESPACE, "-o", "wide") + "\n"
@@ -221,8 +218,7 @@ class RealLimitTest extends ChartOnTheRealNode {
         // in deploy/monitoring/prometheusrule.yaml, over the samples read before the kill (its "for: 1h" aside).
         double slope = OperatorMetrics.deriv(unexplained, 5);
         long last = unexplained.isEmpty() ? 0 : unexplained.get(unexplained.size() - 1);
-        String line = String.format(
-                Locale.ROOT,
+        printAndKeep(
                 "real-oom: leak=%d MiB/min killed=%s observed_oom_kills=%s unexplained_before_kill=%d MiB (%.2f of the pod)"
                         + " unexplained_slope=%.1f MiB/min samples=%d pressure=\"%s\"",
                 LEAK_MIB_PER_MINUTE,
@@ -233,8 +229,6 @@ class RealLimitTest extends ChartOnTheRealNode {
                 slope * 60 / (1 << 20),
                 unexplained.size(),
                 pressure.getMessage());
-        System.out.println(line);
-        Files.writeString(OUT.resolve("real-oom.txt"), line + "\n");
 
         assertThat(kill).as("the kernel killed the leaking pod").isPresent();
         assertThat(row.getObserved().getOomKills()).as("observed.oomKills").isPositive();
@@ -243,6 +237,13 @@ class RealLimitTest extends ChartOnTheRealNode {
         assertThat(unexplained).as("unexplained samples before the kill").hasSizeGreaterThanOrEqualTo(3);
         assertThat(slope).as("deriv(unexplained) > 0").isPositive();
         assertThat(last).as("unexplained > 0.1 * pod memory").isGreaterThan(podMemory / 10);
+    }
+
+    /** The line {@code format} makes, printed and kept in target/real-node/ as its name before the colon, .txt. */
+    private static void printAndKeep(String format, Object... args) throws IOException {
+        String line = String.format(Locale.ROOT, format, args);
+        System.out.println(line);
+        Files.writeString(OUT.resolve(line.substring(0, line.indexOf(':')) + ".txt"), line + "\n");
     }
 
     /** The example application as {@code name} (also its application.id) at {@link #MEMORY}, not opted in yet. */
