@@ -235,13 +235,8 @@ class AllocationEngineExamplesTest {
      */
     @Test
     void atTheEdgeEachClientBufferKeepsItsOwnFloor() {
-        WorkloadFacts edge = WorkloadFacts.builder()
-                .memoryBytes(473 * MiB)
-                .streamThreads(4)
-                .partitions(16)
-                .replicas(1)
-                .stores(new StoreCounts(2, 1, 0))
-                .build();
+        WorkloadFacts edge =
+                realisticPod(pod -> pod.memoryBytes(473 * MiB).replicas(1).partitions(16));
         Allocation a = engine.allocate(edge).allocation();
         assertThat(a.streamsConfig())
                 .containsEntry("producer.buffer.memory", Long.toString(MiB))

@@ -11,11 +11,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
-import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.workload.MetadataKeys;
-import java.io.IOException;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,13 +22,7 @@ import org.junit.jupiter.api.Test;
  * A permission missing from deploy/ makes the operator fail here.
  */
 @EnableLocalControlPlane(controllerManager = true)
-class DeployManifestsTest {
-    static final String OPERATOR_NAMESPACE = "streams-memory-system";
-    static final String SERVICE_ACCOUNT = "streams-memory-operator";
-
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-
+class DeployManifestsTest extends UnderDeployedRbac {
     @Test
     void kustomizationPassesAServerSideDryRun() {
         Fixtures.namespace(client, OPERATOR_NAMESPACE);
@@ -45,16 +36,9 @@ class DeployManifestsTest {
                         "service/streams-memory-operator");
     }
 
-    @AfterAll
-    static void deleteTheAppliedManifests() throws IOException {
-        Fixtures.deleteDeployFiles(client, Fixtures.RBAC_MANIFESTS);
-    }
-
     @Test
     void operatorDoesItsJobUnderTheDeployedRbacAndNothingMore() throws Exception {
-        Fixtures.installCrd(client);
-        Fixtures.applyRbacManifests(client);
-        KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, SERVICE_ACCOUNT);
+        KubernetesClient asOperator = asDeployedOperator();
         // Least privilege: no secrets, no pod deletion, no CRD writes, no cluster-wide leases.
         assertThat(allowed(asOperator, "", "secrets", "get", "shop")).isFalse();
         assertThat(allowed(asOperator, "", "pods", "delete", "shop")).isFalse();

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
@@ -324,6 +326,23 @@ public final class Fixtures {
                 .withSelector(shape.getSpec().getSelector())
                 .withTemplate(shape.getSpec().getTemplate())
                 .endSpec()
+                .build();
+    }
+
+    /** A reference to the apps/v1 {@code kind} {@code name} of {@code uid}, as an owner that is not the controller. */
+    public static OwnerReference appsOwner(String kind, String name, String uid) {
+        return new OwnerReferenceBuilder()
+                .withApiVersion("apps/v1")
+                .withKind(kind)
+                .withName(name)
+                .withUid(uid)
+                .build();
+    }
+
+    /** The same reference as the controller: how a ReplicaSet owns its pods. */
+    public static OwnerReference appsController(String kind, String name, String uid) {
+        return new OwnerReferenceBuilder(appsOwner(kind, name, uid))
+                .withController(true)
                 .build();
     }
 

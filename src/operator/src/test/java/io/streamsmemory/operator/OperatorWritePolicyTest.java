@@ -15,18 +15,15 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
-import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.RolloutStamper;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import io.streamsmemory.operator.workload.Workload;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,23 +34,13 @@ import org.junit.jupiter.api.Test;
  * DeployManifestsTest then runs the whole operator under the same policy.
  */
 @EnableLocalControlPlane(controllerManager = true)
-class OperatorWritePolicyTest {
-    private static final String OPERATOR_NAMESPACE = "streams-memory-system";
+class OperatorWritePolicyTest extends UnderDeployedRbac {
     private static final String NS = "guarded";
     private static final String DENIED_BY = "streams-memory-operator-";
 
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-
-    @AfterAll
-    static void deleteTheAppliedManifests() throws IOException {
-        Fixtures.deleteDeployFiles(client, Fixtures.RBAC_MANIFESTS);
-    }
-
     @Test
     void theOperatorsServiceAccountMayWriteOnlyWhatItOwns() throws Exception {
-        Fixtures.installCrd(client);
-        Fixtures.applyRbacManifests(client);
+        KubernetesClient asOperator = asDeployedOperator();
         Fixtures.namespace(client, NS);
         client.resource(Fixtures.deployment(NS, "orders-app", "orders", 2, "2Gi"))
                 .create();
@@ -64,7 +51,6 @@ class OperatorWritePolicyTest {
                         "orders-app-deployment-streams-memory",
                         Map.of(MetadataKeys.MANAGED_BY_LABEL, MetadataKeys.MANAGED_BY)))
                 .create();
-        KubernetesClient asOperator = controlPlane.clientAs(OPERATOR_NAMESPACE, "streams-memory-operator");
         // The API server loads a new policy within a second or so, each of the two on its own (and later when one of
         // the same name was deleted a moment before, as a class before this one in the shared control plane does):
         // wait until a harmless forbidden write is denied by each, the second on a Deployment only this probe uses.

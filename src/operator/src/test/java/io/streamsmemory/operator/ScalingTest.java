@@ -117,12 +117,7 @@ class ScalingTest {
     @Test
     void belowThePolicysRangeTheWorkloadRollsOnceForSafetyWithinTheRateLimit() {
         String ns = "below-range";
-        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
-        ScalingSpec scaling = new ScalingSpec();
-        scaling.setMinReplicas(3);
-        scaling.setMaxReplicas(6);
-        policy.getSpec().setScaling(scaling);
-        publish(ns, policy, 4);
+        publish(ns, rangedPolicy(ns, 3, 6), 4);
         String stamped = templateRestartHash(deploymentIn(ns));
         assertThat(row(ns).getReplicaRange()).isEqualTo("3-6");
 
@@ -160,11 +155,8 @@ class ScalingTest {
     @Test
     void manualRolloutOnlyReportsAScaleBelowTheRange() {
         String ns = "below-range-manual";
-        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        StreamsMemoryPolicy policy = rangedPolicy(ns, 3, null);
         policy.getSpec().setRollout(Rollout.Manual);
-        ScalingSpec scaling = new ScalingSpec();
-        scaling.setMinReplicas(3);
-        policy.getSpec().setScaling(scaling);
         publish(ns, policy, 3);
         String before = templateRestartHash(deploymentIn(ns));
 
@@ -174,6 +166,16 @@ class ScalingTest {
         await().atMost(WAIT)
                 .untilAsserted(() -> assertThat(events(ns, "RestartPending"))
                         .anyMatch(e -> e.getMessage().contains("rollout is Manual")));
+    }
+
+    /** The policy "orders" of 2Gi, its scaling range from {@code minReplicas} to {@code maxReplicas} (null: unset). */
+    private static StreamsMemoryPolicy rangedPolicy(String ns, Integer minReplicas, Integer maxReplicas) {
+        StreamsMemoryPolicy policy = policy(ns, "orders", "2Gi");
+        ScalingSpec scaling = new ScalingSpec();
+        scaling.setMinReplicas(minReplicas);
+        scaling.setMaxReplicas(maxReplicas);
+        policy.getSpec().setScaling(scaling);
+        return policy;
     }
 
     /** The policy and Deployment "orders-app" at {@code replicas}, once published and stamped. */

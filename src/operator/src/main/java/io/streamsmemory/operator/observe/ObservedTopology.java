@@ -2,6 +2,7 @@ package io.streamsmemory.operator.observe;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BinaryOperator;
 
 /**
  * The topology a workload's pods report running, for the facts a policy leaves out: each figure is the most seen
@@ -27,27 +28,8 @@ public record ObservedTopology(
         Long loadedClasses,
         JvmCapsUse jvmCaps) {
     /** Nothing reported. */
-    public static final ObservedTopology NONE = new ObservedTopology(null, null, null, null, null, null, null);
-
-    /** A topology without the JVM's figures. */
-    public ObservedTopology(
-            Long instancesPerPod,
-            Long streamThreads,
-            Long activeTasks,
-            Long standbyTasks,
-            Long tasksPerPod,
-            Long rocksDbInstances,
-            Long loadedClasses) {
-        this(
-                instancesPerPod,
-                streamThreads,
-                activeTasks,
-                standbyTasks,
-                tasksPerPod,
-                rocksDbInstances,
-                loadedClasses,
-                JvmCapsUse.NONE);
-    }
+    public static final ObservedTopology NONE =
+            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE);
 
     /**
      * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
@@ -56,35 +38,42 @@ public record ObservedTopology(
     static ObservedTopology of(List<AgentReport> reports, Duration settle) {
         ObservedTopology round = NONE;
         for (AgentReport report : reports) {
-            boolean settled = report.tuning() != null && report.tuning().minUptimeMillis() >= settle.toMillis();
-            Long tasks = report.activeTasks() == null
-                    ? null
-                    : report.activeTasks() + (report.standbyTasks() == null ? 0 : report.standbyTasks());
-            round = new ObservedTopology(
-                    AgentReport.max(round.instancesPerPod, report.instances()),
-                    AgentReport.max(round.streamThreads, report.streamThreads()),
-                    sum(round.activeTasks, report.activeTasks()),
-                    sum(round.standbyTasks, report.standbyTasks()),
-                    AgentReport.max(round.tasksPerPod, tasks),
-                    AgentReport.max(round.rocksDbInstances, report.rocksDbInstances()),
-                    // Counted once Kafka Streams runs: a JVM still starting has not loaded its classes yet, and a cap
-                    // planned from a count taken then would stop the JVM that loads the rest.
-                    report.streamThreads() == null
-                            ? round.loadedClasses
-                            : AgentReport.max(round.loadedClasses, report.loadedClasses()),
-                    round.jvmCaps.max(
-                            settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom()));
+            round = round.combine(ofPod(report, settle), ObservedTopology::sum);
         }
         return round;
     }
 
+    /** One pod's figures (its active and standby tasks are summed over the round's pods into the workload's). */
+    private static ObservedTopology ofPod(AgentReport report, Duration settle) {
+        boolean settled = report.tuning() != null && report.tuning().minUptimeMillis() >= settle.toMillis();
+        Long tasks = report.activeTasks() == null
+                ? null
+                : report.activeTasks() + (report.standbyTasks() == null ? 0 : report.standbyTasks());
+        return new ObservedTopology(
+                report.instances(),
+                report.streamThreads(),
+                report.activeTasks(),
+                report.standbyTasks(),
+                tasks,
+                report.rocksDbInstances(),
+                // Counted once Kafka Streams runs: a JVM still starting has not loaded its classes yet, and a cap
+                // planned from a count taken then would stop the JVM that loads the rest.
+                report.streamThreads() == null ? null : report.loadedClasses(),
+                settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom());
+    }
+
     /** The larger of each figure. */
     ObservedTopology max(ObservedTopology other) {
+        return combine(other, AgentReport::max);
+    }
+
+    /** The larger of each pod's figure, and the workload's task totals as {@code totals} makes them of the two. */
+    private ObservedTopology combine(ObservedTopology other, BinaryOperator<Long> totals) {
         return new ObservedTopology(
                 AgentReport.max(instancesPerPod, other.instancesPerPod),
                 AgentReport.max(streamThreads, other.streamThreads),
-                AgentReport.max(activeTasks, other.activeTasks),
-                AgentReport.max(standbyTasks, other.standbyTasks),
+                totals.apply(activeTasks, other.activeTasks),
+                totals.apply(standbyTasks, other.standbyTasks),
                 AgentReport.max(tasksPerPod, other.tasksPerPod),
                 AgentReport.max(rocksDbInstances, other.rocksDbInstances),
                 AgentReport.max(loadedClasses, other.loadedClasses),

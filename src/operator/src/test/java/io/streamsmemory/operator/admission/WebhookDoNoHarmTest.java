@@ -435,13 +435,10 @@ class WebhookDoNoHarmTest {
                 .addToLabels(
                         "pod-template-hash",
                         replicaSet.getMetadata().getLabels().get("pod-template-hash"))
-                .addNewOwnerReference()
-                .withApiVersion("apps/v1")
-                .withKind("ReplicaSet")
-                .withName(replicaSet.getMetadata().getName())
-                .withUid(replicaSet.getMetadata().getUid())
-                .withController(true)
-                .endOwnerReference()
+                .addToOwnerReferences(Fixtures.appsController(
+                        "ReplicaSet",
+                        replicaSet.getMetadata().getName(),
+                        replicaSet.getMetadata().getUid()))
                 .endMetadata()
                 .withSpec(deployment.getSpec().getTemplate().getSpec());
         return change.apply(pod).build();

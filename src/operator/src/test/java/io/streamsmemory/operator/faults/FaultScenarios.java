@@ -68,38 +68,33 @@ class FaultScenarios {
     @Test
     @Order(1)
     void operatorKilledWhileReSplitting() throws Exception {
-        ManagedWorkloads workloads = ManagedWorkloads.create(client, "kill-operator", WORKLOADS, CONVERGE);
-        int startsBefore = operator.starts();
-        int before = startReSplit(workloads);
+        ReSplit reSplit = startReSplit("kill-operator");
         operator.kill9();
         record(
-                "operator killed -9 with " + before + "/" + WORKLOADS + " re-split",
-                workloads.awaitConverged(2, CONVERGE));
-        assertThat(operator.starts()).as("started again after kill -9").isGreaterThan(startsBefore);
+                "operator killed -9 with " + reSplit.done() + "/" + WORKLOADS + " re-split",
+                reSplit.workloads().awaitConverged(2, CONVERGE));
+        assertThat(operator.starts()).as("started again after kill -9").isGreaterThan(reSplit.operatorStarts());
     }
 
     @Test
     @Order(2)
     void apiServerRestartedWhileReSplitting() throws Exception {
-        ManagedWorkloads workloads = ManagedWorkloads.create(client, "restart-apiserver", WORKLOADS, CONVERGE);
-        int before = startReSplit(workloads);
+        ReSplit reSplit = startReSplit("restart-apiserver");
         new ControlPlaneFaults(controlPlane).restartApiServer();
         record(
-                "kube-apiserver restarted with " + before + "/" + WORKLOADS + " re-split",
-                workloads.awaitConverged(2, CONVERGE));
+                "kube-apiserver restarted with " + reSplit.done() + "/" + WORKLOADS + " re-split",
+                reSplit.workloads().awaitConverged(2, CONVERGE));
     }
 
     @Test
     @Order(3)
     void etcdFrozenForTenSeconds() throws Exception {
-        ManagedWorkloads workloads = ManagedWorkloads.create(client, "freeze-etcd", WORKLOADS, CONVERGE);
-        int startsBefore = operator.starts();
-        int before = startReSplit(workloads);
+        ReSplit reSplit = startReSplit("freeze-etcd");
         new ControlPlaneFaults(controlPlane).freezeEtcd(Duration.ofSeconds(10));
-        Convergence result = workloads.awaitConverged(2, CONVERGE);
+        Convergence result = reSplit.workloads().awaitConverged(2, CONVERGE);
         record(
-                "etcd frozen 10 s with " + before + "/" + WORKLOADS + " re-split (operator restarted "
-                        + (operator.starts() - startsBefore) + "x)",
+                "etcd frozen 10 s with " + reSplit.done() + "/" + WORKLOADS + " re-split (operator restarted "
+                        + (operator.starts() - reSplit.operatorStarts()) + "x)",
                 result);
     }
 
@@ -160,13 +155,21 @@ class FaultScenarios {
                 .isZero();
     }
 
-    /** Moves the workloads to 2 threads, waits (60 s at most) until one is re-split and returns how many are by then. */
-    private static int startReSplit(ManagedWorkloads workloads) throws InterruptedException {
+    /**
+     * A scenario's workloads once their move to 2 threads has begun: how many were re-split by then, and how many
+     * times the operator had started before.
+     */
+    private record ReSplit(ManagedWorkloads workloads, int done, int operatorStarts) {}
+
+    /** Creates the workloads, moves them to 2 threads and waits (60 s at most) until one is re-split. */
+    private ReSplit startReSplit(String namespace) throws InterruptedException {
+        ManagedWorkloads workloads = ManagedWorkloads.create(client, namespace, WORKLOADS, CONVERGE);
+        int operatorStarts = operator.starts();
         workloads.changeThreads(2);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (workloads.publishedFor(2) == 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        return workloads.publishedFor(2);
+        return new ReSplit(workloads, workloads.publishedFor(2), operatorStarts);
     }
 }

@@ -602,13 +602,10 @@ class MemoryObserverTest {
                         .addToLabels(MetadataKeys.INJECTED_LABEL, "true")
                         .addToAnnotations(MetadataKeys.ALLOCATION_HASH, "test")
                         .addToAnnotations(MetadataKeys.INJECTED_CONTAINER, "streams")
-                        .addNewOwnerReference()
-                        .withApiVersion("apps/v1")
-                        .withKind("ReplicaSet")
-                        .withName("orders-app-abc")
-                        .withUid(UUID.randomUUID().toString())
-                        .withController(true)
-                        .endOwnerReference()
+                        .addToOwnerReferences(Fixtures.appsController(
+                                "ReplicaSet",
+                                "orders-app-abc",
+                                UUID.randomUUID().toString()))
                         .endMetadata()
                         .withNewSpec()
                         .addNewContainer()

@@ -101,7 +101,7 @@ class LearnedFactsTest {
     @Test
     void threadsArePerInstanceAndAManyClassJvmRaisesTheClassCount() {
         // One JVM running 2 KafkaStreams instances with 6 stream threads in all, loading 20,000 classes.
-        ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L);
+        ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(twoInstances), Map.of());
         WorkloadFacts planned = plan.planned();
 
@@ -130,7 +130,7 @@ class LearnedFactsTest {
         assertThat(restarted.learned().provisional()).isEmpty();
 
         // A rebalance shows fewer tasks for a while: the plan holds what it learned.
-        ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L);
+        ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE);
         Plan during = plan(null, null, Optional.empty(), Optional.of(rebalancing), LearnedAnnotation.parse(annotation));
         assertThat(during.planned()).isEqualTo(published.planned());
         // What is not a name=count pair is left out, not fatal.

@@ -10,10 +10,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.LocalControlPlane;
-import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -27,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -57,7 +52,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @OnTheRealNode
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class RealLimitTest {
+class RealLimitTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "limit";
     static final String MEMORY = "512Mi";
     static final int PARTITIONS = 8;
@@ -75,16 +70,9 @@ class RealLimitTest {
 
     static final Path OUT = OperatorChart.OUT;
 
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-    static String bootstrapServers;
-    static Helm helm;
-
     @BeforeAll
     static void installTheChartABrokerAndTheInput() throws IOException {
-        helm = OperatorChart.installOnRealNode(controlPlane, client, "limit", POD_START);
-        Fixtures.namespace(client, NAMESPACE, Map.of());
-        bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
+        installChartAndBroker("limit", NAMESPACE, POD_START);
         Pod input = client.resource(RealPods.exampleProgram(
                         NAMESPACE,
                         "fixed-orders",
@@ -97,11 +85,6 @@ class RealLimitTest {
                                 "ORDER_BYTES", Integer.toString(ORDER_BYTES))))
                 .create();
         RealPods.awaitSucceeded(client, input, Duration.ofMinutes(5));
-    }
-
-    @AfterAll
-    static void uninstallTheChart() {
-        OperatorChart.uninstall(helm);
     }
 
     @Test
@@ -153,8 +136,7 @@ class RealLimitTest {
             }
         }
         int boundedRestarts = restarts("bounded");
-        String line = String.format(
-                Locale.ROOT,
+        printAndKeep(
                 "real-limit: limit=%d without_policy=%s with_policy_restarts=%d with_policy_peak_ratio=%.3f records=%d "
                         + "with_policy_rps=%.0f without_policy_rps=%.0f",
                 limit,
@@ -164,8 +146,6 @@ class RealLimitTest {
                 processed.lag() == 0 ? processed.records() : processed.records() - processed.lag(),
                 boundedRate.perSecond(),
                 defaultsRate.perSecond());
-        System.out.println(line);
-        Files.writeString(OUT.resolve("real-limit.txt"), line + "\n");
         Files.writeString(
                 OUT.resolve("real-limit-pods.txt"),
                 controlPlane.kubectl("get", "pods", "-n", NAMESPACE, "-o", "wide") + "\n"
@@ -238,8 +218,7 @@ class RealLimitTest {
         // in deploy/monitoring/prometheusrule.yaml, over the samples read before the kill (its "for: 1h" aside).
         double slope = OperatorMetrics.deriv(unexplained, 5);
         long last = unexplained.isEmpty() ? 0 : unexplained.get(unexplained.size() - 1);
-        String line = String.format(
-                Locale.ROOT,
+        printAndKeep(
                 "real-oom: leak=%d MiB/min killed=%s observed_oom_kills=%s unexplained_before_kill=%d MiB (%.2f of the pod)"
                         + " unexplained_slope=%.1f MiB/min samples=%d pressure=\"%s\"",
                 LEAK_MIB_PER_MINUTE,
@@ -250,8 +229,6 @@ class RealLimitTest {
                 slope * 60 / (1 << 20),
                 unexplained.size(),
                 pressure.getMessage());
-        System.out.println(line);
-        Files.writeString(OUT.resolve("real-oom.txt"), line + "\n");
 
         assertThat(kill).as("the kernel killed the leaking pod").isPresent();
         assertThat(row.getObserved().getOomKills()).as("observed.oomKills").isPositive();
@@ -260,6 +237,13 @@ class RealLimitTest {
         assertThat(unexplained).as("unexplained samples before the kill").hasSizeGreaterThanOrEqualTo(3);
         assertThat(slope).as("deriv(unexplained) > 0").isPositive();
         assertThat(last).as("unexplained > 0.1 * pod memory").isGreaterThan(podMemory / 10);
+    }
+
+    /** The line {@code format} makes, printed and kept in target/real-node/ as its name before the colon, .txt. */
+    private static void printAndKeep(String format, Object... args) throws IOException {
+        String line = String.format(Locale.ROOT, format, args);
+        System.out.println(line);
+        Files.writeString(OUT.resolve(line.substring(0, line.indexOf(':')) + ".txt"), line + "\n");
     }
 
     /** The example application as {@code name} (also its application.id) at {@link #MEMORY}, not opted in yet. */

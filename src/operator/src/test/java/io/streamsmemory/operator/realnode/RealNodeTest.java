@@ -8,8 +8,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
@@ -22,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -39,28 +36,16 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @OnTheRealNode
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class RealNodeTest {
+class RealNodeTest extends ChartOnTheRealNode {
     static final String OPERATOR_NAMESPACE = OperatorChart.NAMESPACE;
     static final String RELEASE = OperatorChart.RELEASE;
     static final Path OUT = OperatorChart.OUT;
     static final Duration POD_START = Duration.ofMinutes(3);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
 
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-    static Helm helm;
-    static String bootstrapServers;
-
     @BeforeAll
     static void installTheChartAndABroker() throws IOException {
-        helm = OperatorChart.installOnRealNode(controlPlane, client, "node", POD_START);
-        Fixtures.namespace(client, "apps", Map.of());
-        bootstrapServers = RealPods.startBroker(client, "apps", POD_START);
-    }
-
-    @AfterAll
-    static void uninstallTheChart() {
-        OperatorChart.uninstall(helm);
+        installChartAndBroker("node", "apps", POD_START);
     }
 
     @Test

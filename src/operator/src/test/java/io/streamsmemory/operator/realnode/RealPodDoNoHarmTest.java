@@ -21,12 +21,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.Fixtures;
-import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -49,7 +46,6 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -65,7 +61,7 @@ import org.junit.jupiter.api.TestInfo;
  * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @OnTheRealNode
-class RealPodDoNoHarmTest {
+class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "harm";
     static final String LIMITED = "harm-limited";
     static final Duration POD_START = Duration.ofMinutes(4);
@@ -75,10 +71,6 @@ class RealPodDoNoHarmTest {
     static final String TOO_FEW_CLASSES = "too-few-classes";
     static final long MiB = 1L << 20;
 
-    static KubernetesClient client;
-    static LocalControlPlane controlPlane;
-    static String bootstrapServers;
-    static Helm helm;
     /** Each case's pod template as the user wrote it, by Deployment name. */
     static final Map<String, Deployment> CASES = new LinkedHashMap<>();
 
@@ -204,11 +196,6 @@ class RealPodDoNoHarmTest {
                         .withFailureThreshold(1)
                         .build()),
                 spec -> {});
-    }
-
-    @AfterAll
-    static void uninstallTheChart() {
-        OperatorChart.uninstall(helm);
     }
 
     @Test
