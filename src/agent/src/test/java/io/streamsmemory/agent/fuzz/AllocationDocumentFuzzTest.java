@@ -1,11 +1,11 @@
 package io.streamsmemory.agent.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamsmemory.agent.allocation.AllocationLoaderFuzzAccess;
 import io.streamsmemory.agent.allocation.AllocationLoaderFuzzAccess.Outcome;
+import io.streamsmemory.engine.fuzz.CpuBudget;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.engine.json.AllocationJson;
 import java.io.IOException;
@@ -29,7 +29,9 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * IllegalArgumentException; both quickly.
  */
 class AllocationDocumentFuzzTest {
+    /** A try's CPU time at most: {@link CpuBudget}, the thread's own, not the wall clock's. */
     private static final Duration PER_DOCUMENT = Duration.ofSeconds(1);
+
     private static final JsonNode SEED = HostileJson.seed("allocation-document", "valid-allocation.json");
     private static Path file;
 
@@ -92,13 +94,13 @@ class AllocationDocumentFuzzTest {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        Outcome outcome = assertTimeoutPreemptively(PER_DOCUMENT, () -> AllocationLoaderFuzzAccess.read(file));
+        Outcome outcome = CpuBudget.within(PER_DOCUMENT, () -> AllocationLoaderFuzzAccess.read(file));
         assertOneOf(outcome);
         engine(new String(bytes, StandardCharsets.UTF_8));
     }
 
     private static Outcome agent(String text) {
-        Outcome outcome = assertTimeoutPreemptively(PER_DOCUMENT, () -> AllocationLoaderFuzzAccess.parse(text));
+        Outcome outcome = CpuBudget.within(PER_DOCUMENT, () -> AllocationLoaderFuzzAccess.parse(text));
         assertOneOf(outcome);
         return outcome;
     }
@@ -113,7 +115,7 @@ class AllocationDocumentFuzzTest {
     /** True when the engine read a document, false when it refused it with an IllegalArgumentException. */
     private static boolean engine(String text) {
         try {
-            assertThat(assertTimeoutPreemptively(PER_DOCUMENT, () -> AllocationJson.read(text)))
+            assertThat(CpuBudget.within(PER_DOCUMENT, () -> AllocationJson.read(text)))
                     .isNotNull();
             return true;
         } catch (IllegalArgumentException refused) {

@@ -1,9 +1,9 @@
 package io.streamsmemory.operator.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamsmemory.engine.fuzz.CpuBudget;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.admission.AdmissionFuzzAccess;
 import java.io.IOException;
@@ -25,7 +25,9 @@ import net.jqwik.api.constraints.Size;
  * The seed is a review of a pod of the index's opted-in Deployment, so mutations reach the pod-handling code.
  */
 class AdmissionReviewFuzzTest {
+    /** A try's CPU time at most: {@link CpuBudget}, the thread's own, not the wall clock's. */
     private static final Duration PER_REVIEW = Duration.ofSeconds(1);
+
     private static final JsonNode SEED = HostileJson.seed("admission-review", "valid-review.json");
     private final AdmissionFuzzAccess webhook = new AdmissionFuzzAccess();
 
@@ -91,7 +93,7 @@ class AdmissionReviewFuzzTest {
 
     /** Answered in time, with a parseable review allowing the pod, whose patch (if any) is a JSON array. */
     private JsonNode assertAllowed(byte[] body) {
-        byte[] answer = assertTimeoutPreemptively(PER_REVIEW, () -> webhook.review(body));
+        byte[] answer = CpuBudget.within(PER_REVIEW, () -> webhook.review(body));
         JsonNode review = HostileJson.tree(new String(answer, StandardCharsets.UTF_8));
         assertThat(review.path("kind").asText()).isEqualTo("AdmissionReview");
         assertThat(review.path("response").path("allowed").isBoolean()).isTrue();

@@ -1,9 +1,9 @@
 package io.streamsmemory.operator.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamsmemory.engine.fuzz.CpuBudget;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.observe.AgentReport;
 import io.streamsmemory.operator.observe.AgentReportFuzzAccess;
@@ -23,7 +23,9 @@ import net.jqwik.api.constraints.Size;
  * number.
  */
 class AgentReportFuzzTest {
+    /** A try's CPU time at most: {@link CpuBudget}, the thread's own, not the wall clock's. */
     private static final Duration PER_REPORT = Duration.ofSeconds(1);
+
     private static final JsonNode SEED = HostileJson.seed("agent-report", "valid-report.json");
 
     @Example
@@ -67,7 +69,7 @@ class AgentReportFuzzTest {
     private static AgentReport readOrRefuse(byte[] body) {
         AgentReport report;
         try {
-            report = assertTimeoutPreemptively(PER_REPORT, () -> AgentReportFuzzAccess.parse(body));
+            report = CpuBudget.within(PER_REPORT, () -> AgentReportFuzzAccess.parse(body));
         } catch (IllegalArgumentException refused) {
             return null;
         }

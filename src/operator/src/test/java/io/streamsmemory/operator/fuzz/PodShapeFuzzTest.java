@@ -1,9 +1,9 @@
 package io.streamsmemory.operator.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamsmemory.engine.fuzz.CpuBudget;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.admission.AdmissionFuzzAccess;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +24,9 @@ import net.jqwik.api.Provide;
  * and write a patch without throwing, quickly.
  */
 class PodShapeFuzzTest {
+    /** A try's CPU time at most: {@link CpuBudget}, the thread's own, not the wall clock's. */
     private static final Duration PER_POD = Duration.ofSeconds(1);
+
     private static final JsonNode SEED = HostileJson.seed("pod-shape", "valid-pod.json");
     private final AdmissionFuzzAccess webhook = new AdmissionFuzzAccess();
 
@@ -66,7 +68,7 @@ class PodShapeFuzzTest {
     }
 
     private String decideAndPatch(JsonNode pod) {
-        return assertTimeoutPreemptively(PER_POD, () -> {
+        return CpuBudget.within(PER_POD, () -> {
             List<String> warnings = new ArrayList<>();
             String result = webhook.decideAndPatch(pod, warnings);
             assertThat(webhook.skipPatch(pod, "why")).contains("streamsmemory.io");

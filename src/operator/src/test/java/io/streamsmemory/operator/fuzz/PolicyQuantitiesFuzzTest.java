@@ -2,7 +2,6 @@ package io.streamsmemory.operator.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.withinPercentage;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -11,6 +10,7 @@ import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.engine.fuzz.CpuBudget;
 import io.streamsmemory.engine.fuzz.HostileJson;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.JvmSpec;
@@ -46,7 +46,9 @@ import net.jqwik.api.Tuple;
  * <p>Corpus files ({@code fuzz/policy-quantities/}) hold one input each, {@code field=value} per line.
  */
 class PolicyQuantitiesFuzzTest {
+    /** A try's CPU time at most: {@link CpuBudget}, the thread's own, not the wall clock's. */
     private static final Duration PER_PLAN = Duration.ofSeconds(1);
+
     private static final String STREAM_THREADS = MetadataKeys.STREAM_THREADS;
     private static final String CONTAINER = MetadataKeys.CONTAINER;
     private final AllocationEngine engine = new AllocationEngine();
@@ -102,7 +104,7 @@ class PolicyQuantitiesFuzzTest {
     void policyFactsOfAnyMemory(@ForAll("quantities") String memory) {
         StreamsMemoryPolicySpec spec = spec(new Input(memory, null, null, null, null, null, null));
         try {
-            WorkloadFacts facts = assertTimeoutPreemptively(PER_PLAN, () -> WorkloadPlanner.policyFacts(spec));
+            WorkloadFacts facts = CpuBudget.within(PER_PLAN, () -> WorkloadPlanner.policyFacts(spec));
             // fabric8 is off by a few bytes at exbibytes (2^60 reads as 1152921504606847000); a wrapped number is not.
             assertThat(facts.memoryBytes()).isCloseTo(expectedBytes(memory), withinPercentage(0.0001));
         } catch (IllegalArgumentException e) {
@@ -173,7 +175,7 @@ class PolicyQuantitiesFuzzTest {
         StreamsMemoryPolicySpec spec = spec(input);
         Workload workload = workload(input);
         try {
-            WorkloadPlanner.Plan plan = assertTimeoutPreemptively(
+            WorkloadPlanner.Plan plan = CpuBudget.within(
                     PER_PLAN,
                     () -> WorkloadPlanner.plan(
                             spec,
@@ -197,7 +199,7 @@ class PolicyQuantitiesFuzzTest {
     }
 
     private void assertPartsSumToMemory(WorkloadFacts facts) {
-        AllocationResult result = assertTimeoutPreemptively(PER_PLAN, () -> engine.allocate(facts));
+        AllocationResult result = CpuBudget.within(PER_PLAN, () -> engine.allocate(facts));
         if (result.allocation() != null) {
             long sum =
                     result.allocation().parts().stream().mapToLong(Part::bytes).sum();
