@@ -58,6 +58,8 @@ class MemoryObserverTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** Short, so the split tuning judges a live JVM within the test. */
     static final Duration SETTLE = Duration.ofSeconds(40);
+    /** The jvmCaps fact once a pod used 90% of a learned cap and the model's caps were restored. */
+    private static final String RESTORED = "the model's: a pod used 90% of a learned cap Restored";
 
     private static final ObserveSettings FAST =
             new ObserveSettings(Duration.ofSeconds(1), Duration.ofMillis(700), 4, Duration.ofHours(1), SETTLE);
@@ -376,8 +378,7 @@ class MemoryObserverTest {
                 assertThat(cap.find()).as(pressure.getMessage()).isTrue();
                 assertThat(Long.parseLong(cap.group(1)))
                         .isBetween(32L, Long.parseLong(modelMetaspace.replace("m", "")) - 1);
-                assertThat(sources(observedRow(ns)))
-                        .containsEntry("jvmCaps", "the model's: a pod used 90% of a learned cap Restored");
+                assertThat(sources(observedRow(ns))).containsEntry("jvmCaps", RESTORED);
             });
             // The model's metaspace cap is the one for the classes a pod reported; this JVM runs no Kafka Streams,
             // so its classes were never counted (a count taken before Kafka Streams runs is no count): no cap.
@@ -486,21 +487,21 @@ class MemoryObserverTest {
             assertThat(tuned.rocksdb().writeBufferManagerBytes()).isEqualTo(writeBuffers(tuned));
             assertThat(tuned.inputs().tunedSplit().writeBufferFraction()).isEqualTo(0.417);
             // The pod has run the settle time: what it holds beyond the bounded parts is learned for the headroom.
+            // Unless it has used 90% of a learned cap meanwhile (a JVM still compiling, on a loaded machine): then the
+            // operator restores the model's caps at once, as it must (learnedJvmCapsComeFromARealReport... checks that
+            // path in full), and nothing more is learned until the policy changes.
             String caps = await().atMost(WAIT)
                     .until(
                             () -> sources(observedRow(ns)).get("jvmCaps"),
-                            fact -> fact != null && fact.contains("held beyond the bounded parts"));
-            AllocationDocument learned = AllocationJson.read(publishedAllocation(ns));
-            long headroomSeen = learned.inputs().observedJvm().headroomBytes();
-            assertThat(headroomSeen).isPositive().isLessThan(512L << 20);
-            long headroom = learned.parts().stream()
-                    .filter(p -> p.name().equals("headroom"))
-                    .findFirst()
-                    .orElseThrow()
-                    .bytes();
-            // Never below the floor, never above the model's 128 MiB (plus the sub-MiB rest).
-            assertThat(headroom).isBetween(64L << 20, 129L << 20);
-            System.out.println("learned headroom: " + caps + "; the plan's headroom " + headroom + " B");
+                            fact -> fact != null
+                                    && (fact.contains("held beyond the bounded parts") || fact.contains(RESTORED)));
+            if (caps.equals(RESTORED)) {
+                await().atMost(WAIT)
+                        .until(() -> !events(ns, "LearnedCapRestored").isEmpty());
+                System.out.println("learned headroom: not learned, the pod used 90% of a learned cap first: " + caps);
+            } else {
+                assertLearnedHeadroom(ns, caps);
+            }
 
             // The rollout restarts the pod on the tuned plan; once it has run as long, its figures judge the step.
             live.restartApp(publishedAllocation(ns));
@@ -528,6 +529,21 @@ class MemoryObserverTest {
                         .isLessThan(writeBuffers(tuned));
             }
         }
+    }
+
+    /** The published plan's headroom learned from what the pod held beyond its bounded parts, within its bounds. */
+    private void assertLearnedHeadroom(String ns, String caps) {
+        AllocationDocument learned = AllocationJson.read(publishedAllocation(ns));
+        long headroomSeen = learned.inputs().observedJvm().headroomBytes();
+        assertThat(headroomSeen).isPositive().isLessThan(512L << 20);
+        long headroom = learned.parts().stream()
+                .filter(p -> p.name().equals("headroom"))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
+        // Never below the floor, never above the model's 128 MiB (plus the sub-MiB rest).
+        assertThat(headroom).isBetween(64L << 20, 129L << 20);
+        System.out.println("learned headroom: " + caps + "; the plan's headroom " + headroom + " B");
     }
 
     private static long writeBuffers(AllocationDocument allocation) {
