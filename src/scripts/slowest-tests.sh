@@ -16,5 +16,6 @@ times=$(for report in "${reports[@]}"; do
   echo "$(sed -E 's/.* time="([^"]*)".*/\1/' <<<"$suite") $(sed -E 's/.* name="([^"]*)".*/\1/' <<<"$suite")"
 done)
 echo "slowest test classes (s):"
-sort -rn <<<"$times" | head -n "$count" | awk '{ printf "  %7.1f  %s\n", $1, $2 }'
+# awk reads every line (head would close the pipe early, and under pipefail sort's SIGPIPE failed make test: 141).
+sort -rn <<<"$times" | awk -v count="$count" 'NR <= count { printf "  %7.1f  %s\n", $1, $2 }'
 awk '{ total += $1 } END { printf "  %7.1f  all %d classes\n", total, NR }' <<<"$times"
