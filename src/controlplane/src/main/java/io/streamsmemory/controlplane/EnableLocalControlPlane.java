@@ -47,6 +47,12 @@ public @interface EnableLocalControlPlane {
      */
     boolean ownControlPlane() default false;
 
+    /**
+     * Installed once on the control plane before any class uses it (kept for the test JVM, not in any class's
+     * footprint); classes naming the same parts and the same fixture share one control plane.
+     */
+    Class<? extends ControlPlaneFixture> fixture() default ControlPlaneFixture.None.class;
+
     /** Seconds to wait for the API server. */
     int startTimeoutSeconds() default 90;
 }

@@ -85,12 +85,28 @@ public class LocalControlPlaneExtension
                         a.realNode(),
                         Duration.ofSeconds(a.startTimeoutSeconds()));
         boolean own = a != null && a.ownControlPlane();
-        // A shared plane is keyed by its parts, not by how long its first class was willing to wait for it.
-        Object key = own ? classContext.getRequiredTestClass() : options.withStartTimeout(Duration.ZERO);
+        Class<? extends ControlPlaneFixture> fixture = a == null ? ControlPlaneFixture.None.class : a.fixture();
+        // A shared plane is keyed by its parts and fixture, not by how long its first class was willing to wait for it.
+        Object key =
+                own ? classContext.getRequiredTestClass() : List.of(options.withStartTimeout(Duration.ZERO), fixture);
         ExtensionContext owner = own ? classContext : classContext.getRoot();
         return owner.getStore(NS)
-                .getOrComputeIfAbsent(key, k -> new Handle(LocalControlPlane.start(options)), Handle.class)
+                .getOrComputeIfAbsent(key, k -> new Handle(startWith(options, fixture)), Handle.class)
                 .controlPlane();
+    }
+
+    private static LocalControlPlane startWith(
+            ControlPlaneOptions options, Class<? extends ControlPlaneFixture> fixture) {
+        LocalControlPlane controlPlane = LocalControlPlane.start(options);
+        try {
+            var constructor = fixture.getDeclaredConstructor();
+            constructor.setAccessible(true);
+            constructor.newInstance().install(controlPlane);
+            return controlPlane;
+        } catch (Exception | Error e) {
+            controlPlane.close();
+            throw new IllegalStateException("the control plane's fixture " + fixture.getSimpleName() + " failed", e);
+        }
     }
 
     private static boolean isShared(ExtensionContext context) {

@@ -22,18 +22,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.tools.ToolProvider;
 
 /**
  * A real Kafka Streams application JVM with the real agent, on a real single-node KRaft broker, each in its own
  * process from the agent module's test classpath ({@link AgentBuild}): the broker as
  * src/agent/src/test/java/io/streamsmemory/agent/it/KafkaBroker.java starts it, the application
- * src/scripts/local/OrdersStreamsApp.java (make run's, through Java's single-file source launcher) with the
+ * src/scripts/local/OrdersStreamsApp.java (make run's, compiled once per test JVM) with the
  * allocation's JVM options, {@code -javaagent}, the allocation file and {@code STREAMS_MEMORY_REPORT_PORT}, as the
  * webhook would give its pod. Both processes end in {@link #close()}, also when starting fails half-way, and at the
  * latest when the test JVM exits.
  */
 final class LiveKafkaStreams implements AutoCloseable {
     static final Path APP_SOURCE = Path.of("../scripts/local/OrdersStreamsApp.java");
+    private static final String APP_CLASS = "OrdersStreamsApp";
+    /** Where {@link #APP_SOURCE} is compiled to, once per test JVM; null until then. */
+    private static Path compiledApp;
     /**
      * OrdersStreamsApp's key-value stores per task, each one RocksDB instance from the task's start (its window store
      * opens its first segment's instance only when the record cache first flushes, at the first commit: 30 s later).
@@ -201,6 +205,23 @@ final class LiveKafkaStreams implements AutoCloseable {
                 && r.rocksDbInstances() >= (long) partitions * KEY_VALUE_STORES_PER_TASK);
     }
 
+    /**
+     * {@link #APP_SOURCE} compiled once per test JVM, instead of by the single-file source launcher in every
+     * application JVM: a javac run each, seconds of CPU on a machine make test's lanes keep busy.
+     */
+    private static synchronized Path compiledApp(String appClasspath) {
+        if (compiledApp == null) {
+            Path out = Path.of("target/live-app");
+            int exit = ToolProvider.getSystemJavaCompiler()
+                    .run(null, null, null, "-d", out.toString(), "-cp", appClasspath, APP_SOURCE.toString());
+            if (exit != 0) {
+                throw new IllegalStateException("javac " + APP_SOURCE + " failed (exit " + exit + ")");
+            }
+            compiledApp = out.toAbsolutePath();
+        }
+        return compiledApp;
+    }
+
     private void launchApp(String allocationJson) throws IOException {
         Path allocation = Files.writeString(dir.resolve("allocation.json"), allocationJson);
         String appClasspath = Arrays.stream(classpath.split(File.pathSeparator))
@@ -212,8 +233,8 @@ final class LiveKafkaStreams implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + AgentBuild.AGENT_JAR.toAbsolutePath(),
                 "-cp",
-                appClasspath,
-                APP_SOURCE.toAbsolutePath().toString(),
+                compiledApp(appClasspath) + File.pathSeparator + appClasspath,
+                APP_CLASS,
                 bootstrap,
                 dir.resolve("state").toAbsolutePath().toString(),
                 Integer.toString(threads),
@@ -261,7 +282,7 @@ final class LiveKafkaStreams implements AutoCloseable {
                     return;
                 }
             } catch (IOException notListeningYet) {
-                // the agent's endpoint starts with the JVM; the source launcher compiles first
+                // the agent's endpoint starts with the JVM, before Kafka Streams runs
             }
             if (!app.isAlive()) {
                 break;

@@ -16,12 +16,13 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * the node (a broker, applications, the operator's own pod) while the in-process classes run in the test JVM's main
  * thread, one after another, and the {@link io.streamsmemory.operator.OnAControlPlaneOfItsOwn} classes in a third lane
  * (JUnit's parallel execution, junit-platform.properties). Holding the lock also keeps each class's own tests in one
- * thread, in their order.
+ * thread, in their order. The operator's chart is installed once, before the first of them ({@link
+ * OperatorChart.Installed}).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180)
+@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180, fixture = OperatorChart.Installed.class)
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock("real-node")
 @interface OnTheRealNode {}

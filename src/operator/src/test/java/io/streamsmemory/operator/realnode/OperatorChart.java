@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.ControlPlaneFixture;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Helm;
 import java.io.IOException;
@@ -21,20 +22,30 @@ final class OperatorChart {
 
     private OperatorChart() {}
 
+    /** The chart as {@link Installed} installed it, for the real-node classes; null without a real node. */
+    static Helm helm;
+
     /**
-     * A real-node test class's start: fails (or skips) without a real node, then installs the chart and waits for
-     * the operator. helm's output goes to target/real-node/{@code <name>}-install.txt.
+     * The chart installed once on the real node's control plane, before its first class, and kept for them all (its
+     * operator, webhook configuration and cluster roles are in no class's footprint): each class starts from the
+     * operator a user installed, without an install, a wait for the operator's pod and an uninstall of its own.
+     * helm's output goes to target/real-node/install.txt. Without a real node it installs nothing, and each class
+     * skips or fails with the reason ({@link RealNodeRequirement}).
      */
-    static Helm installOnRealNode(
-            LocalControlPlane controlPlane, KubernetesClient client, String name, Duration timeout) throws IOException {
-        RealNodeRequirement.check(controlPlane);
-        Files.createDirectories(OUT);
-        Helm helm = Helm.locate(OUT.resolve("helm-home-" + name), controlPlane.kubeconfigPath());
-        Files.writeString(
-                OUT.resolve(name + "-install.txt"),
-                install(helm, controlPlane, "install").output());
-        awaitReady(client, timeout);
-        return helm;
+    static final class Installed implements ControlPlaneFixture {
+        @Override
+        public void install(LocalControlPlane controlPlane) throws IOException {
+            if (!controlPlane.hasRealNode()) {
+                return;
+            }
+            Files.createDirectories(OUT);
+            Helm installing = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
+            Files.writeString(
+                    OUT.resolve("install.txt"),
+                    OperatorChart.install(installing, controlPlane, "install").output());
+            awaitReady(controlPlane.adminClient(), Duration.ofMinutes(3));
+            helm = installing;
+        }
     }
 
     /**
@@ -67,16 +78,6 @@ final class OperatorChart {
                         "--set-string",
                         "operator.extraEnv[2].value=PT5S")
                 .orFail("helm " + verb);
-    }
-
-    /**
-     * A real-node test class's end: the chart uninstalled, so its webhook configuration and cluster roles do not meet
-     * the next class on the node it shares (Helm keeps the CRD; the control plane's extension removes it).
-     */
-    static void uninstall(Helm helm) {
-        if (helm != null) {
-            helm.run("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait").orFail("helm uninstall");
-        }
     }
 
     /** Until the operator's Deployment has one updated, ready replica and no other. */

@@ -71,8 +71,8 @@ class RealLimitTest extends ChartOnTheRealNode {
     static final Path OUT = OperatorChart.OUT;
 
     @BeforeAll
-    static void installTheChartABrokerAndTheInput() throws IOException {
-        installChartAndBroker("limit", NAMESPACE, POD_START);
+    static void startABrokerWithTheInput() throws IOException {
+        startBroker(NAMESPACE, POD_START);
         Pod input = client.resource(RealPods.exampleProgram(
                         NAMESPACE,
                         "fixed-orders",

@@ -44,8 +44,8 @@ class RealNodeTest extends ChartOnTheRealNode {
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
 
     @BeforeAll
-    static void installTheChartAndABroker() throws IOException {
-        installChartAndBroker("node", "apps", POD_START);
+    static void startABroker() throws IOException {
+        startBroker("apps", POD_START);
     }
 
     @Test
@@ -102,7 +102,7 @@ class RealNodeTest extends ChartOnTheRealNode {
     }
 
     static Helm.Result installChart(String verb) {
-        return OperatorChart.install(helm, controlPlane, verb);
+        return OperatorChart.install(OperatorChart.helm, controlPlane, verb);
     }
 
     static void awaitOperatorReady() {

@@ -75,9 +75,8 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final Map<String, Deployment> CASES = new LinkedHashMap<>();
 
     @BeforeAll
-    static void installTheChartABrokerAndEveryCase() throws IOException {
-        helm = OperatorChart.installOnRealNode(controlPlane, client, "harm", POD_START);
-        Fixtures.namespace(client, NAMESPACE, Map.of());
+    static void startABrokerAndEveryCase() throws IOException {
+        startBroker(NAMESPACE, POD_START);
         Fixtures.namespace(client, LIMITED, Map.of());
         // The init container asks for 32Mi; a LimitRange with a 64Mi minimum per container would refuse its pod.
         client.resource(new LimitRangeBuilder()
@@ -93,7 +92,6 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                         .endSpec()
                         .build())
                 .create();
-        bootstrapServers = RealPods.startBroker(client, NAMESPACE, POD_START);
         for (String namespace : List.of(NAMESPACE, LIMITED)) {
             client.resource(RealPods.policy(namespace, "orders", "1Gi", 1, 4)).create();
             RealPods.awaitWebhookSelects(client, OperatorChart.RELEASE, namespace, POD_START);
