@@ -40,7 +40,8 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
 	@# long before the control plane's own tests end.
-	$(MVN) -T 2 verify
+	@# The agent module's tests at nice 5 (src/scripts/nice-java/bin/java): they end minutes before the operator's lanes.
+	$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
