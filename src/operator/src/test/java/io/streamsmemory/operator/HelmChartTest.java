@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -35,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * operator under its own ServiceAccount, upgrades and uninstalls without orphans on a real API server.
  * What helm printed is kept in target/helm-chart/ (install.txt, get-smp.txt).
  */
-@EnableLocalControlPlane
+@OnAControlPlaneOfItsOwn
 class HelmChartTest {
     static final String NAMESPACE = "streams-memory-system";
     static final String RELEASE = "streams-memory-operator";
