@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.workload.MetadataKeys;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * operator under its own ServiceAccount, upgrades and uninstalls without orphans on a real API server.
  * What helm printed is kept in target/helm-chart/ (install.txt, get-smp.txt).
  */
-@OnAControlPlaneOfItsOwn
+@EnableLocalControlPlane
 class HelmChartTest {
     static final String NAMESPACE = "streams-memory-system";
     static final String RELEASE = "streams-memory-operator";

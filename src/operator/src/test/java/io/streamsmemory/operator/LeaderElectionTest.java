@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.app.LeaseLeaderElection;
 import java.time.Duration;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * release on stop): while the leader lives the follower neither reconciles nor writes anything; when the leader stops,
  * the follower takes the Lease once it expires and reconciles.
  */
-@OnAControlPlaneOfItsOwn
+@EnableLocalControlPlane
 class LeaderElectionTest {
     KubernetesClient client;
 

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.TestInstance;
  * a real JVM with the real agent (for the topology, a live Kafka Streams application on a real broker) or a port that
  * never answers.
  */
-@OnAControlPlaneOfItsOwn(lane = "long")
+@OnAControlPlaneOfItsOwn
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MemoryObserverTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
