@@ -24,12 +24,12 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
 
-run: control-plane-binaries helm ## The main job: the operator installed by its chart on a local real node (or run against your cluster) with examples/
+run: control-plane-binaries helm crane ## The main job: images and chart published to a local registry, the operator installed from it (helm install oci://) on a local real node, with examples/ (CLUSTER=current: run against the kubeconfig's current context instead)
 	src/scripts/run.sh
 
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
@@ -161,6 +161,13 @@ control-plane-down: ## Stop the local control plane and remove its state
 
 helm: ## Build (or reuse from ~/.cache) the pinned helm the chart tests use
 	@src/controlplane/bin/build-helm.sh >/dev/null
+
+crane: ## Build (or reuse from ~/.cache) the pinned crane (go-containerregistry): make publish pushes with it, the local control plane's registry is its registry serve
+	@src/controlplane/bin/build-crane.sh >/dev/null
+
+publish: images helm crane ## Push the six images and the Helm chart (an OCI artifact) to REGISTRY=<host[:port]/path> at VERSION (default: the chart's appVersion); INSECURE=1 for a plain-HTTP registry (127.0.0.1 is one); what was pushed, with digests, in ~/.cache/streams-memory-operator/images/<appVersion>/published.txt
+	@[[ -n "$(REGISTRY)" ]] || { echo "make publish: set REGISTRY=<host[:port]/path>, e.g. REGISTRY=ghcr.io/streams-memory" >&2; exit 2; }
+	src/scripts/publish.sh "$(REGISTRY)" $(VERSION)
 
 manifests: ## Render deploy/ from the Helm chart (the source) and copy crds/ into the chart; a test fails when they differ
 	src/scripts/manifests.sh

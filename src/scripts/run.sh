@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# make run: the operator's main job. With no cluster configured (KUBECONFIG unset and no ~/.kube/config)
-# it builds the images (make images) and starts the local control plane (src/controlplane) with a real node, then
-# installs everything as users do (src/scripts/local/real-node.sh): the operator with its Helm chart as a real pod, a
-# Kafka broker pod, examples/policy.yaml and the example application's pods, injected by the real webhook. Where the
+# make run: the operator's main job. Unless asked for another cluster (CLUSTER=current), it builds the images (make
+# images) and starts the local control plane (src/controlplane) with a registry and a real node, publishes the images
+# and the chart to that registry (make publish) and installs everything from it as users do
+# (src/scripts/local/real-node.sh): the operator with its Helm chart from oci:// as a real pod, a Kafka broker pod,
+# examples/policy.yaml and the example application's pods, injected by the real webhook; the node pulls every image.
+# A kubeconfig on this machine is left alone unless CLUSTER=current names it. Where the
 # machine cannot run a real node (the control plane says why in one line), it runs the operator here in the
 # foreground on kwok's fake node and one real Kafka Streams JVM behind the hostNetwork pod of
 # src/scripts/local/orders-streams-local.yaml (src/scripts/local/real-streams.sh).
-# With a cluster configured it runs the operator here against that cluster.
+# With CLUSTER=current it runs the operator here against the kubeconfig's current context.
 # Ctrl-C stops what this script started: the operator, the JVM and broker, the local control plane and its node.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,13 +22,17 @@ say() { printf '\n[run] %s\n' "$*" >&2; }
 
 started=$(date +%s)
 real_node=0
-if [[ -z "${KUBECONFIG:-}" && ! -f "$HOME/.kube/config" ]]; then
+if [[ "${CLUSTER:-local}" != current ]]; then
   embedded=1
-  say "no cluster configured: building the images and the real node's binaries (cached after the first run)"
+  if [[ -n "${KUBECONFIG:-}" || -f "$HOME/.kube/config" ]]; then
+    say "a kubeconfig is configured here and left alone: this run uses a local control plane (make run CLUSTER=current runs against the kubeconfig's current context)"
+  fi
+  unset KUBECONFIG
+  say "building the images and the real node's binaries (cached after the first run)"
   src/images/build.sh >&2 || say "WARNING: make images failed; the control plane falls back to kwok's fake node"
   src/controlplane/bin/build-node.sh > /dev/null || say "WARNING: building the real node failed; the control plane falls back to kwok's fake node"
-  say "starting the local control plane with a real node (src/controlplane/bin/up.sh)"
-  CP_COMPONENTS="${CP_COMPONENTS:-etcd apiserver controller-manager scheduler node}" src/controlplane/bin/up.sh
+  say "starting the local control plane with a registry and a real node (src/controlplane/bin/up.sh)"
+  CP_COMPONENTS="${CP_COMPONENTS:-etcd apiserver controller-manager scheduler registry node}" src/controlplane/bin/up.sh
   export KUBECONFIG="$root/.local-cluster/kubeconfig"
   kubectl_bin="$(src/controlplane/bin/build.sh 2>/dev/null)/kubectl"
   [[ "$(cat "$root/.local-cluster/node-kind" 2>/dev/null)" == real ]] && real_node=1
@@ -52,6 +58,7 @@ if [[ "$real_node" == 1 ]]; then
     exit 0
   }
   trap cleanup_real_node INT TERM EXIT
+  real_node_publish
   real_node_install_operator
   real_node_start_broker
   real_node_apply_example

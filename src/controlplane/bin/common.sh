@@ -139,3 +139,38 @@ install_into_cache() {
   printf '%s\n' "$@" > "$marker.tmp"
   mv "$marker.tmp" "$marker"
 }
+
+# go_install_tool <name> <version> <package@version> <ldflags> <version check>
+# For build-helm.sh and build-crane.sh: a pinned Go command installed from the Go module proxy into
+# $cache_root/<name>/<version>/<name>, built for this host, checked by running <version check> (a command line whose
+# output must contain <version>, with the binary as {}), cached by its marker; prints the binary's path.
+go_install_tool() {
+  local name="$1" version="$2" package="$3" ldflags="$4" check="$5"
+  local dir="$cache_root/$name/$version"
+  local bin="$dir/$name" marker="$dir/.complete"
+  # shellcheck disable=SC2317 # called by use_cache_or_lock
+  cache_ok() { [[ -f "$marker" && -x "$bin" ]]; }
+  use_cache_or_lock "$bin" "$marker" ".$name.lock"
+
+  command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (needed to build $name $version)"
+  local start work seen
+  start=$(date +%s)
+  work="$cache_root/build/$name-$version"
+  rm -rf "$work"
+  mkdir -p "$work"
+  log "go install $package ($host_os/$host_arch; a cold build takes a few minutes on 2 cores)"
+  ( export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOFLAGS="-p=${BUILD_JOBS:-2}" GOBIN="$work"
+    nice -n "${BUILD_NICE:-10}" go install -trimpath -ldflags "$ldflags" "$package" ) > "$work/build.log" 2>&1 \
+    || { tail -n 30 "$work/build.log" >&2; die "go install of $name $version failed (log: $work/build.log)"; }
+  seen="$(${check//\{\}/$work/$name} 2>&1)" || true
+  [[ "$seen" == *"$version"* ]] || die "$name reports '$seen', expected $version"
+  mkdir -p "$dir"
+  rm -f "$marker"
+  install -m 0755 "$work/$name" "$dir/.$name.tmp" && mv -f "$dir/.$name.tmp" "$bin"
+  local secs=$(( $(date +%s) - start ))
+  printf '%s=%s\narch=%s\ngo=%s\nbuild_seconds=%s\n' "$name" "$version" "$host_arch" "$(go env GOVERSION)" "$secs" \
+    > "$marker.tmp"
+  mv "$marker.tmp" "$marker"
+  log "done in ${secs}s: $bin"
+  echo "$bin"
+}

@@ -11,12 +11,16 @@
 # Environment:
 #   CP_STATE_DIR         state directory (pids, logs, certs, etcd data, kubeconfig)   [required]
 #   CP_BIN_DIR           directory holding etcd, kube-apiserver, kubectl, ...          [required for up]
-#   CP_COMPONENTS        space separated subset of "etcd apiserver controller-manager scheduler kwok node"
+#   CP_COMPONENTS        space separated subset of "etcd apiserver controller-manager scheduler kwok registry node"
 #                        (default: all but node; etcd and apiserver are always started; kwok is
 #                        skipped with a note when its binary is absent; node (node.sh) is a real
 #                        kubelet + containerd, and needs the controller-manager and scheduler: where
 #                        the machine cannot run it, one line says why and kwok's fake node runs instead.
-#                        $CP_STATE_DIR/node-kind says which: real or kwok)
+#                        $CP_STATE_DIR/node-kind says which: real or kwok). registry: an OCI registry
+#                        (crane registry serve) on 127.0.0.1:$CP_REGISTRY_PORT, its blobs in $CP_STATE_DIR/registry,
+#                        the node's containerd pulling from it over plain HTTP (loopback only); its address in
+#                        $CP_STATE_DIR/registry-address
+#   CP_REGISTRY_PORT     default 15000       CP_CRANE_BIN       the crane binary (src/controlplane/bin/build-crane.sh)
 #   CP_APISERVER_PORT    default 16443       CP_ETCD_PORT       default 12379
 #   CP_ETCD_PEER_PORT    default 12380       CP_KWOK_PORT       default 10247 (kwok health/metrics)
 #   CP_START_TIMEOUT     seconds to wait for readiness (default 90)
@@ -30,7 +34,7 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]
 PIDS="$STATE/pids"
 LOGS="$STATE/logs"
 PKI="$STATE/pki"
-ORDER=(etcd apiserver controller-manager scheduler kwok containerd kubelet)
+ORDER=(etcd apiserver controller-manager scheduler kwok registry containerd kubelet)
 # shellcheck source=node.sh
 . "$(dirname "$SELF")/node.sh"
 
@@ -44,12 +48,19 @@ binary_of() {
     controller-manager) echo kube-controller-manager ;;
     scheduler) echo kube-scheduler ;;
     kwok) echo kwok ;;
+    registry) echo crane ;;
     containerd) echo containerd ;;
     kubelet) echo kubelet ;;
   esac
 }
 
-bin_path() { case "$1" in containerd | kubelet) echo "$NODE_BIN/$1" ;; *) echo "$BIN/$(binary_of "$1")" ;; esac; }
+bin_path() {
+  case "$1" in
+    containerd | kubelet) echo "$NODE_BIN/$1" ;;
+    registry) echo "$CRANE_BIN" ;;
+    *) echo "$BIN/$(binary_of "$1")" ;;
+  esac
+}
 
 # pid of component $1 if its pid file names a live process whose command line is the
 # binary we started with our state dir in its arguments; empty otherwise.
@@ -248,6 +259,8 @@ read_settings() {
   ETCD_PORT="${CP_ETCD_PORT:-12379}"
   ETCD_PEER_PORT="${CP_ETCD_PEER_PORT:-12380}"
   KWOK_PORT="${CP_KWOK_PORT:-10247}"
+  REGISTRY_PORT="${CP_REGISTRY_PORT:-15000}"
+  CRANE_BIN="${CP_CRANE_BIN:-}"
   TIMEOUT="${CP_START_TIMEOUT:-90}"
   WANT=" ${CP_COMPONENTS:-etcd apiserver controller-manager scheduler kwok} "
   WANT+=" etcd apiserver "
@@ -273,6 +286,9 @@ check_binaries() {
       WANT="${WANT// node / } kwok "
       NODE_SAN=""
     fi
+  fi
+  if wants registry && [[ ! -x "$CRANE_BIN" ]]; then
+    die "no crane at '${CRANE_BIN:-<CP_CRANE_BIN unset>}' for the registry - run src/controlplane/bin/build-crane.sh"
   fi
   if wants kwok && [[ ! -x "$BIN/kwok" ]]; then
     msg "kwok is not built; pods will stay Pending (no fake node)"
@@ -301,13 +317,14 @@ check_ports() {
     if port_in_use "${p#*:}"; then busy+=("${p#*:} (${p%%:*})"); fi
   done
   if wants kwok && port_in_use "$KWOK_PORT"; then busy+=("$KWOK_PORT (kwok)"); fi
+  if wants registry && port_in_use "$REGISTRY_PORT"; then busy+=("$REGISTRY_PORT (registry)"); fi
   if wants node; then
     for p in "kubelet:$KUBELET_PORT" "kubelet-healthz:$KUBELET_HEALTHZ_PORT"; do
       if port_in_use "${p#*:}"; then busy+=("${p#*:} (${p%%:*})"); fi
     done
   fi
   if [[ ${#busy[@]} -gt 0 ]]; then
-    die "port already in use: ${busy[*]}; stop whatever listens there or choose other ports (CP_APISERVER_PORT, CP_ETCD_PORT, CP_ETCD_PEER_PORT, CP_KWOK_PORT)"
+    die "port already in use: ${busy[*]}; stop whatever listens there or choose other ports (CP_APISERVER_PORT, CP_ETCD_PORT, CP_ETCD_PEER_PORT, CP_KWOK_PORT, CP_REGISTRY_PORT)"
   fi
 }
 
@@ -330,6 +347,15 @@ start_etcd() {
     --initial-cluster="local=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state=new \
     --unsafe-no-fsync=true --log-level=warn
   wait_for "etcd on 127.0.0.1:$ETCD_PORT" "$TIMEOUT" curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
+}
+
+# An OCI registry on loopback (crane's, blobs on disk, manifests in its memory: it lives and goes with the control
+# plane); make publish pushes the images and the chart to it, and the node pulls them from it.
+start_registry() {
+  mkdir -p "$STATE/registry"
+  start_proc registry registry serve --address "127.0.0.1:$REGISTRY_PORT" --disk "$STATE/registry"
+  wait_for "the registry on 127.0.0.1:$REGISTRY_PORT" "$TIMEOUT" curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/"
+  echo "127.0.0.1:$REGISTRY_PORT" > "$STATE/registry-address"
 }
 
 start_apiserver() {
@@ -452,6 +478,7 @@ up() {
   if wants controller-manager; then start_controller_manager; fi
   if wants scheduler; then start_scheduler; fi
   if wants kwok; then start_kwok; fi
+  if wants registry; then start_registry; fi
   if wants node; then start_node; fi
   wait_for_controllers
   check_alive

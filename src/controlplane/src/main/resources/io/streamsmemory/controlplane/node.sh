@@ -92,10 +92,13 @@ node_apiserver_flags() {
 }
 
 node_write_configs() {
-  mkdir -p "$NODE_DIR"/{run,containerd/root,containerd/state,cni/net.d,cni/ipam,kubelet,pod-logs,etc}
+  mkdir -p "$NODE_DIR"/{run,containerd/root,containerd/state,cni/net.d,cni/ipam,kubelet,pod-logs,etc,certs.d}
   chmod 711 "$NODE_DIR"
   local pause_ref
   pause_ref="$(awk '/streams-memory-pause/ {print $1; exit}' "$IMAGES_DIR/images.txt")"
+  # With the control plane's registry the kubelet pulls every image from it, the sandbox's too (make publish pushes
+  # them under the same path: 127.0.0.1:<port>/streams-memory/...).
+  if wants registry; then pause_ref="127.0.0.1:$REGISTRY_PORT/${pause_ref#*/}"; fi
   cat > "$NODE_DIR/containerd.toml" << EOF
 version = 3
 root = "$NODE_DIR/containerd/root"
@@ -109,6 +112,8 @@ state = "$NODE_DIR/containerd/state"
     snapshotter = 'overlayfs'
     [plugins.'io.containerd.cri.v1.images'.pinned_images]
       sandbox = '$pause_ref'
+    [plugins.'io.containerd.cri.v1.images'.registry]
+      config_path = '$NODE_DIR/certs.d'
   [plugins.'io.containerd.cri.v1.runtime']
     enable_selinux = false
     # runc cannot lower oom_score_adj without CAP_SYS_RESOURCE (real-node notes): pause and Guaranteed containers
@@ -136,6 +141,15 @@ state = "$NODE_DIR/containerd/state"
     stream_server_address = '127.0.0.1'
     stream_server_port = '0'
 EOF
+  # The control plane's registry, if it runs one: plain HTTP on loopback (containerd runs on the host's network).
+  if wants registry; then
+    mkdir -p "$NODE_DIR/certs.d/127.0.0.1:$REGISTRY_PORT"
+    cat > "$NODE_DIR/certs.d/127.0.0.1:$REGISTRY_PORT/hosts.toml" << EOF
+server = "http://127.0.0.1:$REGISTRY_PORT"
+[host."http://127.0.0.1:$REGISTRY_PORT"]
+  capabilities = ["pull", "resolve"]
+EOF
+  fi
   # No gateway, no masquerade, no default route in pods: they reach each other and this machine, nothing else.
   cat > "$NODE_DIR/cni/net.d/10-$NODE_NET.conflist" << EOF
 {"cniVersion":"1.0.0","name":"$NODE_NET","plugins":[{"type":"bridge","bridge":"$NODE_BRIDGE",
@@ -186,14 +200,8 @@ node_bridge_up() {
   ip link set "$NODE_BRIDGE" up
 }
 
-start_node() {
-  msg "real node: containerd, images, kubelet ($NODE_NAME on bridge $NODE_BRIDGE $NODE_IP)"
-  mkdir -p "$NODE_RUN"
-  echo "$STATE" > "$NODE_OWNER"
-  node_write_configs
-  node_bridge_up
-  start_proc containerd --config "$NODE_DIR/containerd.toml"
-  wait_for "containerd on $NODE_SOCK" "$TIMEOUT" "$NODE_BIN/ctr" --address "$NODE_SOCK" version
+# make images' tarballs imported into the node's containerd (a control plane without a registry: the tests').
+node_import_images() {
   local ref tarball digest t0
   t0=$(date +%s)
   while read -r ref tarball digest; do
@@ -203,6 +211,21 @@ start_node() {
       || { msg "importing $tarball into the node failed (see $LOGS/containerd.log)"; return 1; }
   done < "$IMAGES_DIR/images.txt"
   msg "  images imported in $(( $(date +%s) - t0 )) s: $(awk '{printf "%s ", $1}' "$IMAGES_DIR/images.txt")"
+}
+
+start_node() {
+  msg "real node: containerd, images, kubelet ($NODE_NAME on bridge $NODE_BRIDGE $NODE_IP)"
+  mkdir -p "$NODE_RUN"
+  echo "$STATE" > "$NODE_OWNER"
+  node_write_configs
+  node_bridge_up
+  start_proc containerd --config "$NODE_DIR/containerd.toml"
+  wait_for "containerd on $NODE_SOCK" "$TIMEOUT" "$NODE_BIN/ctr" --address "$NODE_SOCK" version
+  if wants registry; then
+    msg "  no images imported: the kubelet pulls them from the registry on 127.0.0.1:$REGISTRY_PORT (make publish)"
+  else
+    node_import_images
+  fi
   start_proc kubelet --config="$NODE_DIR/kubelet.yaml" --kubeconfig="$STATE/kubelet.kubeconfig" \
     --root-dir="$NODE_DIR/kubelet" --node-ip="$NODE_IP" --hostname-override="$NODE_NAME" --v=1
 }
