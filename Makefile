@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -164,6 +164,9 @@ helm: ## Build (or reuse from ~/.cache) the pinned helm the chart tests use
 
 crane: ## Build (or reuse from ~/.cache) the pinned crane (go-containerregistry): make publish pushes with it, the local control plane's registry is its registry serve
 	@src/controlplane/bin/build-crane.sh >/dev/null
+
+verify-install: ## Prove that the API server itself calls the operator's webhook (a dry-run pod in NAMESPACE=<ns>, default: the first namespace holding a policy, comes back answered), against kubectl's current context; says what to check when it does not
+	src/scripts/verify-install.sh $(NAMESPACE)
 
 publish: images helm crane ## Push the six images and the Helm chart (an OCI artifact) to REGISTRY=<host[:port]/path> at VERSION (default: the chart's appVersion); INSECURE=1 for a plain-HTTP registry (127.0.0.1 is one); what was pushed, with digests, in ~/.cache/streams-memory-operator/images/<appVersion>/published.txt
 	@[[ -n "$(REGISTRY)" ]] || { echo "make publish: set REGISTRY=<host[:port]/path>, e.g. REGISTRY=ghcr.io/streams-memory" >&2; exit 2; }

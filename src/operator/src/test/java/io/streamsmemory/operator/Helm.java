@@ -67,17 +67,27 @@ public final class Helm {
 
     /** Runs a script of the repository (make manifests' script) with this helm's environment. */
     Result script(Path script, String... args) {
+        return script(Map.of(), script, args);
+    }
+
+    /** Runs a script of the repository with this helm's environment and {@code extraEnv}. */
+    public Result script(Map<String, String> extraEnv, Path script, String... args) {
         List<String> command = new ArrayList<>();
         command.add(script.toAbsolutePath().toString());
         command.addAll(List.of(args));
-        return exec(command);
+        return exec(command, extraEnv);
     }
 
     private Result exec(List<String> command) {
+        return exec(command, Map.of());
+    }
+
+    private Result exec(List<String> command, Map<String, String> extraEnv) {
         try {
             Files.createDirectories(home);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             Map<String, String> env = builder.environment();
+            env.putAll(extraEnv);
             env.put("HELM_CONFIG_HOME", home.resolve("config").toAbsolutePath().toString());
             env.put("HELM_CACHE_HOME", home.resolve("cache").toAbsolutePath().toString());
             env.put("HELM_DATA_HOME", home.resolve("data").toAbsolutePath().toString());

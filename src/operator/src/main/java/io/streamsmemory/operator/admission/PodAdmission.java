@@ -105,6 +105,10 @@ public final class PodAdmission {
         String namespace = request.path("namespace")
                 .asText(pod.path("metadata").path("namespace").asText(""));
         boolean dryRun = request.path("dryRun").asBoolean(false);
+        Optional<ArrayNode> installCheck = InstallCheck.answer(pod, dryRun);
+        if (installCheck.isPresent()) {
+            return response(uid, installCheck.get(), List.of());
+        }
         Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod, dryRun);
         if (resolution.isEmpty()) {
             return response(uid, null, List.of());

@@ -83,9 +83,14 @@ final class PodPatch {
 
     /** Only the annotation saying why the pod was left as it was. */
     static ArrayNode skip(JsonNode pod, String reason) {
-        ArrayNode patch = JSON.arrayNode();
         String text = reason.length() <= 1000 ? reason : reason.substring(0, 997) + "...";
-        annotate(patch, pod, Map.of(MetadataKeys.INJECTION_SKIPPED, text));
+        return annotated(pod, Map.of(MetadataKeys.INJECTION_SKIPPED, text));
+    }
+
+    /** The pod with these annotations added (or set), nothing else. */
+    static ArrayNode annotated(JsonNode pod, Map<String, String> annotations) {
+        ArrayNode patch = JSON.arrayNode();
+        annotate(patch, pod, annotations);
         return patch;
     }
 

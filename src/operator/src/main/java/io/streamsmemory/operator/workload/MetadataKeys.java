@@ -90,6 +90,11 @@ public final class MetadataKeys {
     public static final String INJECTED_CONTAINER = "streamsmemory.io/injected-container";
     /** On a pod: why the webhook saw the pod of an opted-in workload and left it as it was. */
     public static final String INJECTION_SKIPPED = "streamsmemory.io/injection-skipped";
+    /**
+     * On a pod sent as a dry run (the install check, {@code make verify-install}): the webhook answers such a pod by
+     * setting this annotation to {@code answered by <operator pod>}, which proves the API server reached it.
+     */
+    public static final String INSTALL_CHECK = "streamsmemory.io/install-check";
 
     /** The MutatingWebhookConfiguration of the pod webhook (deploy/webhook.yaml). */
     public static final String WEBHOOK_CONFIGURATION = "streams-memory-operator";

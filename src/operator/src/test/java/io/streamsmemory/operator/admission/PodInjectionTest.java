@@ -294,6 +294,29 @@ class PodInjectionTest {
         assertThat(admission.errors.sum()).isEqualTo(1);
     }
 
+    @Test
+    void theInstallCheckIsAnsweredOnlyInADryRun() throws Exception {
+        PodAdmission admission = new PodAdmission(WorkloadIndex.over(null), settings, null);
+        String pod = "{\"metadata\":{\"annotations\":{\"streamsmemory.io/install-check\":\"asked\"}},"
+                + "\"spec\":{\"containers\":[{\"name\":\"check\"}]}}";
+        String review = "{\"request\":{\"uid\":\"u2\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"},"
+                + "\"namespace\":\"apps\",\"dryRun\":%s,\"object\":" + pod + "}}";
+        JsonNode dryRun =
+                MAPPER.readTree(admission.review(String.format(review, "true").getBytes(StandardCharsets.UTF_8)));
+        String patch = new String(
+                java.util.Base64.getDecoder()
+                        .decode(dryRun.path("response").path("patch").asText()),
+                StandardCharsets.UTF_8);
+        assertThat(patch)
+                .startsWith("[{\"op\":\"add\",\"path\":\"/metadata/annotations/streamsmemory.io~1install-check\","
+                        + "\"value\":\"answered by ");
+        JsonNode real =
+                MAPPER.readTree(admission.review(String.format(review, "false").getBytes(StandardCharsets.UTF_8)));
+        assertThat(real.path("response").path("allowed").asBoolean()).isTrue();
+        assertThat(real.path("response").has("patch")).isFalse();
+        assertThat(admission.errors.sum()).isZero();
+    }
+
     private static LimitRange limitRange(String name, String field, String resource, String value) {
         LimitRangeBuilder builder =
                 new LimitRangeBuilder().withNewMetadata().withName(name).endMetadata();

@@ -94,11 +94,32 @@ class RealNodeTest extends ChartOnTheRealNode {
         Files.writeString(OUT.resolve("upgrade.txt"), installChart("upgrade").output());
         awaitOperatorReady();
         assertThat(operatorPodNames().toString()).isNotEqualTo(before);
+        // The install check a user runs (make verify-install): the API server reaches the upgraded webhook, and a
+        // namespace holding no policy is reported as not served.
+        Fixtures.namespace(client, "no-policy");
+        Helm.Result unselected = verifyInstall("no-policy", "1");
+        assertThat(unselected.exitCode()).as(unselected.output()).isEqualTo(1);
+        assertThat(unselected.output()).contains("install-check: FAILED", "namespace no-policy");
+        Helm.Result check = verifyInstall("apps", "30").orFail("verify-install.sh apps");
+        assertThat(check.output()).contains("install-check: ok", "answered by " + RELEASE);
+        Files.writeString(OUT.resolve("verify-install.txt"), check.output() + unselected.output());
         // A new pod of the example after the upgrade: injected by the upgraded operator.
         client.pods().inNamespace("apps").withLabel("app", "orders-streams").delete();
         Pod pod = RealPods.awaitRunning(client, "apps", "orders-streams", POD_START);
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
         RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
+    }
+
+    /** src/scripts/verify-install.sh, as make verify-install runs it, with the control plane's kubectl. */
+    static Helm.Result verifyInstall(String namespace, String tries) {
+        return OperatorChart.helm.script(
+                Map.of(
+                        "KUBECTL",
+                        controlPlane.binaries().dir().resolve("kubectl").toString(),
+                        "TRIES",
+                        tries),
+                Path.of("../scripts/verify-install.sh"),
+                namespace);
     }
 
     static Helm.Result installChart(String verb) {

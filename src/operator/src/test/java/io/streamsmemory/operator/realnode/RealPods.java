@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** Waits and reads on real pods of the local node: what a person would do with kubectl get, logs and describe. */
 final class RealPods {
@@ -168,11 +169,33 @@ final class RealPods {
      * operator rolls them (the webhook injects only a published allocation): this waits through that.
      */
     static Pod awaitRunning(KubernetesClient client, String namespace, String app, Duration timeout) {
-        await().atMost(timeout)
-                .pollInterval(Duration.ofSeconds(1))
-                .failFast("a container of app=" + app + " keeps failing", () -> crashLooping(client, namespace, app))
-                .until(() -> running(client, namespace, app).isPresent());
+        try {
+            await().atMost(timeout)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .failFast(
+                            "a container of app=" + app + " keeps failing", () -> crashLooping(client, namespace, app))
+                    .until(() -> running(client, namespace, app).isPresent());
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "no injected pod of app=" + app + " running within " + timeout + "; its pods: "
+                            + describe(pods(client, namespace, app)),
+                    e);
+        }
         return running(client, namespace, app).orElseThrow();
+    }
+
+    /** Per pod: its phase, container states and the operator's annotations (why it was not injected, if it says). */
+    private static String describe(List<Pod> pods) {
+        return pods.stream()
+                .map(p -> p.getMetadata().getName() + " " + p.getStatus().getPhase() + " containers="
+                        + p.getStatus().getContainerStatuses().stream()
+                                .map(s -> s.getName() + ":" + s.getState())
+                                .toList()
+                        + " annotations="
+                        + Optional.ofNullable(p.getMetadata().getAnnotations()).orElse(Map.of()).entrySet().stream()
+                                .filter(a -> a.getKey().startsWith("streamsmemory.io/"))
+                                .toList())
+                .collect(Collectors.joining("; ", "[", "]"));
     }
 
     /** Until the operator's webhook configuration selects {@code namespace} (it adds namespaces that hold a policy). */
