@@ -143,13 +143,14 @@ install_into_cache() {
 # go_install_tool <name> <version> <package@version> <ldflags> <version check>
 # For build-helm.sh and build-crane.sh: a pinned Go command installed from the Go module proxy into
 # $cache_root/<name>/<version>/<name>, built for this host, checked by running <version check> (a command line whose
-# output must contain <version>, with the binary as {}), cached by its marker; prints the binary's path.
+# output must contain <version>, with the binary as {}), cached by its marker (which records <ldflags>: other ones
+# build again); prints the binary's path.
 go_install_tool() {
   local name="$1" version="$2" package="$3" ldflags="$4" check="$5"
   local dir="$cache_root/$name/$version"
   local bin="$dir/$name" marker="$dir/.complete"
   # shellcheck disable=SC2317 # called by use_cache_or_lock
-  cache_ok() { [[ -f "$marker" && -x "$bin" ]]; }
+  cache_ok() { [[ -f "$marker" && -x "$bin" ]] && grep -qxF "ldflags=$ldflags" "$marker"; }
   use_cache_or_lock "$bin" "$marker" ".$name.lock"
 
   command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (needed to build $name $version)"
@@ -168,8 +169,9 @@ go_install_tool() {
   rm -f "$marker"
   install -m 0755 "$work/$name" "$dir/.$name.tmp" && mv -f "$dir/.$name.tmp" "$bin"
   local secs=$(( $(date +%s) - start ))
-  printf '%s=%s\narch=%s\ngo=%s\nbuild_seconds=%s\n' "$name" "$version" "$host_arch" "$(go env GOVERSION)" "$secs" \
-    > "$marker.tmp"
+  # The ldflags too: a build with other ones (helm's default Kubernetes version) is another build.
+  printf '%s=%s\narch=%s\ngo=%s\nbuild_seconds=%s\nldflags=%s\n' "$name" "$version" "$host_arch" "$(go env GOVERSION)" \
+    "$secs" "$ldflags" > "$marker.tmp"
   mv "$marker.tmp" "$marker"
   log "done in ${secs}s: $bin"
   echo "$bin"

@@ -30,3 +30,13 @@ app.kubernetes.io/name: {{ include "smo.name" . }}
 {{- define "smo.webhookService" -}}{{ include "smo.name" . }}-webhook{{- end -}}
 {{- define "smo.tlsSecret" -}}{{ include "smo.name" . }}-webhook-tls{{- end -}}
 {{- define "smo.certManagerSecret" -}}{{ include "smo.name" . }}-webhook-cert{{- end -}}
+
+{{/*
+"true" unless the API server is known not to serve ValidatingAdmissionPolicy (the write policy's kind). Installed or
+upgraded against a cluster, helm's capabilities list every group/version/kind the API server serves; rendered
+offline (helm template, make manifests) they list only group/versions, so nothing can be told and the policy renders.
+*/}}
+{{- define "smo.writePolicyServed" -}}
+{{- $apis := .Capabilities.APIVersions -}}
+{{- if or (not ($apis.Has "v1/Pod")) ($apis.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy") -}}true{{- end -}}
+{{- end -}}

@@ -223,6 +223,28 @@ class HelmChartTest {
     }
 
     @Test
+    void theChartNamesTheKubernetesItNeedsAndLeavesTheWritePolicyOutWhereTheApiServerLacksIt() {
+        Helm.Result tooOld = helm.run("template", RELEASE, Helm.CHART.toString(), "--kube-version", "1.29.9");
+        assertThat(tooOld.exitCode()).isNotZero();
+        assertThat(tooOld.output()).contains("chart requires kubeVersion: >=1.30.0-0");
+        // A provider's build of 1.30 (a pre-release suffix) is 1.30; offline, helm knows group/versions only.
+        assertThat(template("--kube-version", "v1.30.4-gke.1000")).anyMatch(HelmChartTest::isWritePolicy);
+        // Discovery lists kinds: without ValidatingAdmissionPolicy among them it is left out, and NOTES say so.
+        assertThat(template("--api-versions", "v1/Pod")).noneMatch(HelmChartTest::isWritePolicy);
+        assertThat(template(
+                        "--api-versions",
+                        "v1/Pod",
+                        "--api-versions",
+                        "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy"))
+                .anyMatch(HelmChartTest::isWritePolicy);
+    }
+
+    private static boolean isWritePolicy(HasMetadata object) {
+        return object.getKind().equals("ValidatingAdmissionPolicy")
+                && object.getMetadata().getName().equals(NAME + "-workload-writes");
+    }
+
+    @Test
     void aTypoInAValueFailsBeforeAnythingIsInstalled() {
         for (String typo : List.of(
                 "webhook.failurPolicy=Fail",
@@ -248,8 +270,11 @@ class HelmChartTest {
                 OUT.resolve("install.txt"),
                 "$ helm install " + RELEASE + " deploy/helm/streams-memory-operator" + " --namespace " + NAMESPACE
                         + " --create-namespace\n" + install.output());
-        assertThat(install.output()).contains("STATUS: deployed");
+        assertThat(install.output()).contains("STATUS: deployed").doesNotContain("WARNING");
         assertCrdPresent();
+        // Helm asked the API server (discovery): it serves ValidatingAdmissionPolicy, so the write policy is in.
+        assertThat(controlPlane.kubectl("get", "validatingadmissionpolicies", "-o", "name"))
+                .contains(NAME + "-workload-writes");
 
         // The operator under the chart's ServiceAccount and RBAC (no kubelet here: the chart's pods never run).
         KubernetesClient asOperator = controlPlane.clientAs(NAMESPACE, NAME);
