@@ -36,7 +36,7 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
-	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/*/target/surefire-reports src/*/target/failsafe-reports
+	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
 	@# long before the control plane's own tests end.
@@ -45,6 +45,7 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
+	@cat src/operator/target/real-node/install-oci.txt 2>/dev/null || echo "install-oci: not run (no real node here)"
 	@src/scripts/slowest-tests.sh
 
 test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, the agent's and the operator's tests that need no control plane and no Kafka broker (JUnit tags control-plane and kafka-broker left out)
@@ -144,8 +145,8 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 test-prerequisites: ## What make test needs before Maven: the Go builds (Kubernetes, helm, the real node) one after another, as they share Go's build cache, beside make images (on a cold machine mostly Maven's downloads and javac, which the Go build's links leave a core for)
 	@$(MAKE) --no-print-directory -j2 go-binaries images
 
-go-binaries: ## The Go builds make test needs, one after another: control-plane-binaries, helm, node-binaries
-	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm node-binaries
+go-binaries: ## The Go builds make test needs, one after another: control-plane-binaries, helm, crane (the real node's registry), node-binaries
+	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm crane node-binaries
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

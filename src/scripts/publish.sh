@@ -14,6 +14,7 @@
 #   version   default: the chart's appVersion (deploy/helm/streams-memory-operator/Chart.yaml), the one version source
 # Env:
 #   INSECURE=1   the registry speaks plain HTTP (127.0.0.1 and localhost always do, as crane and helm assume)
+#   CHART        the chart's folder (default deploy/helm/streams-memory-operator; the real-node tests publish a changed one)
 #   CRANE, HELM  the binaries (default: src/controlplane/bin/build-crane.sh and build-helm.sh, built or reused)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,7 +23,7 @@ die() { printf 'publish.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 
 registry="${1:?usage: publish.sh <registry>[/<path>] [version] (make publish REGISTRY=... [VERSION=...])}"
 registry="${registry%/}"
-chart="$root/deploy/helm/streams-memory-operator"
+chart="${CHART:-$root/deploy/helm/streams-memory-operator}"
 app_version="$(awk -F'"' '/^appVersion:/ {print $2}' "$chart/Chart.yaml")"
 version="${2:-$app_version}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || die "version '$version' is not a SemVer (Helm needs one)"

@@ -42,6 +42,16 @@ public final class ControlPlaneBinaries {
         return versionsEnvDefault(name);
     }
 
+    /** The cached crane of src/controlplane/bin/build-crane.sh (the registry's server); fails naming that script. */
+    public static Path crane() {
+        Path dir = cacheRoot().resolve("crane").resolve(pinned("CRANE_VERSION"));
+        if (!Files.isExecutable(dir.resolve("crane")) || !Files.isRegularFile(dir.resolve(".complete"))) {
+            throw new IllegalStateException("no crane in " + dir + ": build it with src/controlplane/bin/build-crane.sh"
+                    + " (make crane; make test does)");
+        }
+        return dir.resolve("crane");
+    }
+
     /**
      * Cache root: env STREAMS_MEMORY_CACHE, system property streams.memory.cache, or the default in versions.env
      * (its {@code $HOME} read as the user's home).

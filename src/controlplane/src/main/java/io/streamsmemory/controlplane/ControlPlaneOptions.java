@@ -13,39 +13,51 @@ import java.time.Duration;
  * @param realNode a real node "streams-memory-node" (containerd and kubelet, src/controlplane/bin/build-node.sh) that
  *     runs the images of {@code make images}; starts the controller-manager and scheduler too. Where the machine
  *     cannot run one, the script says why in one line and starts kwok instead ({@link LocalControlPlane#hasRealNode})
+ * @param registry an OCI registry on loopback ({@code crane registry serve}, {@link LocalControlPlane#registryAddress});
+ *     with a real node, the node imports no image and the kubelet pulls every one from it, the sandbox's too, so
+ *     whoever starts pods first pushes them there ({@code make publish}'s script)
  * @param startTimeout how long to wait for the API server to become ready
  */
 public record ControlPlaneOptions(
-        boolean controllerManager, boolean scheduler, boolean kwok, boolean realNode, Duration startTimeout) {
+        boolean controllerManager,
+        boolean scheduler,
+        boolean kwok,
+        boolean realNode,
+        boolean registry,
+        Duration startTimeout) {
 
     /** etcd + kube-apiserver only: the fastest start. */
     public static ControlPlaneOptions apiServerOnly() {
-        return new ControlPlaneOptions(false, false, false, false, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(false, false, false, false, false, Duration.ofSeconds(90));
     }
 
     /** Everything: controller-manager, scheduler and kwok (if kwok was built). */
     public static ControlPlaneOptions full() {
-        return new ControlPlaneOptions(true, true, true, false, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(true, true, true, false, false, Duration.ofSeconds(90));
     }
 
     public ControlPlaneOptions withControllerManager(boolean on) {
-        return new ControlPlaneOptions(on, scheduler, kwok, realNode, startTimeout);
+        return new ControlPlaneOptions(on, scheduler, kwok, realNode, registry, startTimeout);
     }
 
     public ControlPlaneOptions withScheduler(boolean on) {
-        return new ControlPlaneOptions(controllerManager, on, kwok, realNode, startTimeout);
+        return new ControlPlaneOptions(controllerManager, on, kwok, realNode, registry, startTimeout);
     }
 
     public ControlPlaneOptions withKwok(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, on, realNode, startTimeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, on, realNode, registry, startTimeout);
     }
 
     public ControlPlaneOptions withRealNode(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, startTimeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, registry, startTimeout);
+    }
+
+    public ControlPlaneOptions withRegistry(boolean on) {
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, on, startTimeout);
     }
 
     public ControlPlaneOptions withStartTimeout(Duration timeout) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, timeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, registry, timeout);
     }
 
     String components() {
@@ -58,6 +70,9 @@ public record ControlPlaneOptions(
         }
         if (kwok) {
             sb.append(" kwok");
+        }
+        if (registry) {
+            sb.append(" registry");
         }
         if (realNode) {
             sb.append(" node");

@@ -42,6 +42,12 @@ public @interface EnableLocalControlPlane {
     boolean realNode() default false;
 
     /**
+     * Start an OCI registry on loopback ({@link LocalControlPlane#registryAddress}); with {@link #realNode} the kubelet
+     * pulls every image from it (none is imported), so the images must be pushed there before the first pod.
+     */
+    boolean registry() default false;
+
+    /**
      * A control plane of the class's own, started before its tests and stopped after them: for a class that restarts
      * or breaks parts of it, or changes what every other class would see.
      */

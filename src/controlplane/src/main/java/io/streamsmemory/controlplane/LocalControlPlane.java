@@ -19,6 +19,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -77,27 +78,27 @@ public final class LocalControlPlane implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int[] ports = freePorts(6);
+        int[] ports = freePorts(7);
         LocalControlPlane cp = new LocalControlPlane(binaries, options, work, ports[0]);
         Runtime.getRuntime().addShutdownHook(cp.shutdownHook);
         long t0 = System.nanoTime();
+        Map<String, String> env = new HashMap<>(Map.of(
+                "CP_APISERVER_PORT", Integer.toString(ports[0]),
+                "CP_ETCD_PORT", Integer.toString(ports[1]),
+                "CP_ETCD_PEER_PORT", Integer.toString(ports[2]),
+                "CP_KWOK_PORT", Integer.toString(ports[3]),
+                "CP_KUBELET_PORT", Integer.toString(ports[4]),
+                "CP_KUBELET_HEALTHZ_PORT", Integer.toString(ports[5]),
+                "CP_COMPONENTS", options.components(),
+                "CP_START_TIMEOUT", Long.toString(options.startTimeout().toSeconds()),
+                "CP_WATCH_PID", Long.toString(ProcessHandle.current().pid()),
+                "CP_KEEP_LOGS_ON_FAILURE", "0"));
+        if (options.registry()) {
+            env.put("CP_REGISTRY_PORT", Integer.toString(ports[6]));
+            env.put("CP_CRANE_BIN", ControlPlaneBinaries.crane().toString());
+        }
         try {
-            cp.run(
-                    "up",
-                    options.startTimeout().toSeconds() + 30,
-                    Map.of(
-                            "CP_APISERVER_PORT", Integer.toString(ports[0]),
-                            "CP_ETCD_PORT", Integer.toString(ports[1]),
-                            "CP_ETCD_PEER_PORT", Integer.toString(ports[2]),
-                            "CP_KWOK_PORT", Integer.toString(ports[3]),
-                            "CP_KUBELET_PORT", Integer.toString(ports[4]),
-                            "CP_KUBELET_HEALTHZ_PORT", Integer.toString(ports[5]),
-                            "CP_COMPONENTS", options.components(),
-                            "CP_START_TIMEOUT",
-                                    Long.toString(options.startTimeout().toSeconds()),
-                            "CP_WATCH_PID",
-                                    Long.toString(ProcessHandle.current().pid()),
-                            "CP_KEEP_LOGS_ON_FAILURE", "0"));
+            cp.run("up", options.startTimeout().toSeconds() + 30, env);
         } catch (RuntimeException e) {
             cp.close();
             throw e;
@@ -114,6 +115,15 @@ public final class LocalControlPlane implements AutoCloseable {
     /** Whether a real node runs (a kubelet and containerd), as opposed to kwok's fake node or none. */
     public boolean hasRealNode() {
         return "real".equals(readIfPresent(stateDir.resolve("node-kind")));
+    }
+
+    /** {@code 127.0.0.1:<port>} of the control plane's registry ({@link ControlPlaneOptions#registry}). */
+    public String registryAddress() {
+        String address = readIfPresent(stateDir.resolve("registry-address"));
+        if (address.isEmpty()) {
+            throw new IllegalStateException("no registry runs in this control plane");
+        }
+        return address;
     }
 
     /** The real node's address on its pod bridge: pods reach the API server and each other there. */

@@ -83,6 +83,7 @@ public class LocalControlPlaneExtension
                         a.scheduler(),
                         a.kwok(),
                         a.realNode(),
+                        a.registry(),
                         Duration.ofSeconds(a.startTimeoutSeconds()));
         boolean own = a != null && a.ownControlPlane();
         Class<? extends ControlPlaneFixture> fixture = a == null ? ControlPlaneFixture.None.class : a.fixture();

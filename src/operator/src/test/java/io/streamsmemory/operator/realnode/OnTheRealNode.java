@@ -22,7 +22,11 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@EnableLocalControlPlane(realNode = true, startTimeoutSeconds = 180, fixture = OperatorChart.Installed.class)
+@EnableLocalControlPlane(
+        realNode = true,
+        registry = true,
+        startTimeoutSeconds = 180,
+        fixture = OperatorChart.Installed.class)
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock("real-node")
 @interface OnTheRealNode {}

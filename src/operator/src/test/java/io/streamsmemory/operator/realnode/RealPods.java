@@ -43,7 +43,7 @@ final class RealPods {
     static String startBroker(KubernetesClient client, String namespace, Duration timeout) throws IOException {
         Deployment broker;
         try (InputStream in = Files.newInputStream(KAFKA_BROKER)) {
-            broker = client.apps().deployments().load(in).item();
+            broker = fromRegistry(client.apps().deployments().load(in).item());
         }
         broker.getMetadata().setNamespace(namespace);
         client.resource(broker).create();
@@ -52,6 +52,14 @@ final class RealPods {
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> ready(client, namespace, app).isPresent());
         return ready(client, namespace, app).orElseThrow().getStatus().getPodIP() + ":9092";
+    }
+
+    /** The Deployment with its images as published to the control plane's registry, where the kubelet pulls them. */
+    static Deployment fromRegistry(Deployment deployment) {
+        var spec = deployment.getSpec().getTemplate().getSpec();
+        spec.getContainers().forEach(c -> c.setImage(OperatorChart.fromRegistry(c.getImage())));
+        spec.getInitContainers().forEach(c -> c.setImage(OperatorChart.fromRegistry(c.getImage())));
+        return deployment;
     }
 
     /**
@@ -63,7 +71,7 @@ final class RealPods {
             throws IOException {
         Deployment app;
         try (InputStream in = Files.newInputStream(EXAMPLE_APP)) {
-            app = Serialization.unmarshal(in, Deployment.class);
+            app = fromRegistry(Serialization.unmarshal(in, Deployment.class));
         }
         app.getMetadata().setName(name);
         app.getMetadata().setNamespace(namespace);
