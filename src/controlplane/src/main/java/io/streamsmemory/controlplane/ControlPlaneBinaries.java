@@ -44,12 +44,22 @@ public final class ControlPlaneBinaries {
 
     /** The cached crane of src/controlplane/bin/build-crane.sh (the registry's server); fails naming that script. */
     public static Path crane() {
-        Path dir = cacheRoot().resolve("crane").resolve(pinned("CRANE_VERSION"));
-        if (!Files.isExecutable(dir.resolve("crane")) || !Files.isRegularFile(dir.resolve(".complete"))) {
-            throw new IllegalStateException("no crane in " + dir + ": build it with src/controlplane/bin/build-crane.sh"
-                    + " (make crane; make test does)");
+        return cachedGoTool("crane", "CRANE_VERSION");
+    }
+
+    /** The cached cosign of src/controlplane/bin/build-cosign.sh; fails naming that script. */
+    public static Path cosign() {
+        return cachedGoTool("cosign", "COSIGN_VERSION");
+    }
+
+    /** {@code <cache>/<name>/<version>/<name>} as build-<name>.sh's go_install_tool leaves it, checked complete. */
+    private static Path cachedGoTool(String name, String versionVariable) {
+        Path dir = cacheRoot().resolve(name).resolve(pinned(versionVariable));
+        if (!Files.isExecutable(dir.resolve(name)) || !Files.isRegularFile(dir.resolve(".complete"))) {
+            throw new IllegalStateException("no " + name + " in " + dir + ": build it with src/controlplane/bin/build-"
+                    + name + ".sh (make " + name + "; make test does)");
         }
-        return dir.resolve("crane");
+        return dir.resolve(name);
     }
 
     /**

@@ -31,6 +31,8 @@ final class OperatorChart {
     static Helm helm;
     /** What {@link Installed} published and installed. */
     static PublishedRelease installed;
+    /** The key {@link Installed} signed with. */
+    static Cosign cosign;
 
     /**
      * The chart published and installed once on the real node's control plane, before its first class, and kept for
@@ -48,8 +50,9 @@ final class OperatorChart {
             Files.createDirectories(OUT);
             Helm installing = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
             // Under streams-memory/, as make run publishes: the node takes its sandbox (pause) image from there.
+            Cosign signing = new Cosign(OUT.resolve("cosign"));
             PublishedRelease release = PublishedRelease.publish(
-                    installing, controlPlane.registryAddress() + "/streams-memory", VERSION, Helm.CHART);
+                    installing, controlPlane.registryAddress() + "/streams-memory", VERSION, Helm.CHART, signing);
             Files.writeString(OUT.resolve("publish.txt"), release.output());
             Files.writeString(
                     OUT.resolve("install.txt"),
@@ -58,6 +61,7 @@ final class OperatorChart {
             awaitReady(controlPlane.adminClient(), Duration.ofMinutes(3));
             helm = installing;
             installed = release;
+            cosign = signing;
         }
     }
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
@@ -110,7 +111,8 @@ class RealNodeTest extends ChartOnTheRealNode {
                 .getUid();
 
         Path chartB = chartWithANewOptionalCrdField(OUT.resolve("chart-0.1.1"));
-        PublishedRelease b = PublishedRelease.publish(OperatorChart.helm, a.registry(), "0.1.1", chartB);
+        PublishedRelease b =
+                PublishedRelease.publish(OperatorChart.helm, a.registry(), "0.1.1", chartB, OperatorChart.cosign);
         controlPlane.kubectl(
                 "apply",
                 "--server-side",
@@ -167,8 +169,24 @@ class RealNodeTest extends ChartOnTheRealNode {
                 .endsWith("@" + a.digest("agent"));
         RealPods.awaitLog(client, pod, "streams", AGENT_LOADED, POD_START);
 
+        // Signed: every published digest verifies against the run's key, the SBOMs too; an unsigned image does not.
+        for (PublishedRelease release : List.of(a, b)) {
+            release.references()
+                    .forEach((name, reference) -> assertThat(
+                                    OperatorChart.cosign.verify(reference).exitCode())
+                            .as("cosign verify %s", reference)
+                            .isZero());
+            for (String name : List.of("agent", "operator", "example-app", "kafka")) {
+                OperatorChart.cosign.verifySbom(release.references().get(name)).orFail("the SBOM of " + name);
+            }
+        }
+        Helm.Result unsigned =
+                OperatorChart.cosign.verify(unsignedCopyOf(a.references().get("operator")));
+        assertThat(unsigned.exitCode()).isNotZero();
+        assertThat(unsigned.output()).contains("no signatures found");
+
         int pulled = imagesPulledFromTheRegistry(a);
-        String line = "install-oci: images_pulled=" + pulled + "/6 chart=oci signed=no webhook_reachable=ok upgrade=ok"
+        String line = "install-oci: images_pulled=" + pulled + "/6 chart=oci signed=yes webhook_reachable=ok upgrade=ok"
                 + " rollback=ok workload_rolled=" + (podAfter.equals(podBefore) ? "no" : "after-a-plan-change");
         System.out.println(line);
         Files.writeString(OUT.resolve("install-oci.txt"), line + "\n");
@@ -287,13 +305,41 @@ class RealNodeTest extends ChartOnTheRealNode {
                 .toList();
     }
 
+    /** The image with one label more (a new digest, signed by no one), pushed beside it with crane. */
+    static String unsignedCopyOf(String reference) {
+        String repository = reference.substring(0, reference.indexOf('@'));
+        repository = repository.substring(0, repository.lastIndexOf(':'));
+        try {
+            Process mutate = new ProcessBuilder(
+                            ControlPlaneBinaries.crane().toString(),
+                            "mutate",
+                            "--insecure",
+                            "--label",
+                            "signed=no",
+                            "-t",
+                            repository + ":unsigned",
+                            reference)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            String copy =
+                    new String(mutate.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            assertThat(mutate.waitFor()).as("crane mutate " + reference).isZero();
+            return copy;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** How many of the published images the node holds under the registry's name (the node imports none). */
     static int imagesPulledFromTheRegistry(PublishedRelease release) {
         List<String> onTheNode = client.nodes().list().getItems().stream()
                 .flatMap(n -> n.getStatus().getImages().stream())
                 .flatMap(i -> i.getNames().stream())
                 .toList();
-        return (int) release.digests().keySet().stream()
+        return (int) release.references().keySet().stream()
                 .filter(name -> !name.equals("chart"))
                 .filter(name -> onTheNode.stream()
                         .anyMatch(n -> n.startsWith(release.registry() + "/streams-memory-" + name + "@")))
