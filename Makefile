@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: actionlint lint-workflows cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -35,7 +35,7 @@ run: control-plane-binaries helm crane ## The main job: images and chart publish
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs)
+test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
 	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
@@ -44,6 +44,7 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
+	@$(MAKE) --no-print-directory lint-workflows
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
 	@cat src/operator/target/real-node/install-oci.txt 2>/dev/null || echo "install-oci: not run (no real node here)"
 	@src/scripts/slowest-tests.sh
@@ -145,8 +146,8 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 test-prerequisites: ## What make test needs before Maven: the Go builds (Kubernetes, helm, the real node) one after another, as they share Go's build cache, beside make images (on a cold machine mostly Maven's downloads and javac, which the Go build's links leave a core for)
 	@$(MAKE) --no-print-directory -j2 go-binaries images
 
-go-binaries: ## The Go builds make test needs, one after another: control-plane-binaries, helm, crane (the real node's registry), cosign (signing), node-binaries
-	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm crane cosign node-binaries
+go-binaries: ## The Go builds make test needs, one after another: control-plane-binaries, helm, crane (the real node's registry), cosign (signing), actionlint, node-binaries
+	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm crane cosign actionlint node-binaries
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null
@@ -166,13 +167,19 @@ helm: ## Build (or reuse from ~/.cache) the pinned helm the chart tests use
 crane: ## Build (or reuse from ~/.cache) the pinned crane (go-containerregistry): make publish pushes with it, the local control plane's registry is its registry serve
 	@src/controlplane/bin/build-crane.sh >/dev/null
 
+actionlint: ## Build (or reuse from ~/.cache) the pinned actionlint that make lint-workflows runs
+	@src/controlplane/bin/build-actionlint.sh >/dev/null
+
+lint-workflows: actionlint ## Check .github/workflows/ (the release) with actionlint (part of make test); prints lint-workflows: files=<n> errors=0
+	@"$$(src/controlplane/bin/build-actionlint.sh 2>/dev/null)" && echo "lint-workflows: files=$$(ls .github/workflows/*.yml | wc -l) errors=0"
+
 cosign: ## Build (or reuse from ~/.cache) the pinned cosign (sigstore): make publish SIGN_KEY=... signs the images and the chart and attaches the SBOMs with it
 	@src/controlplane/bin/build-cosign.sh >/dev/null
 
 verify-install: ## Prove that the API server itself calls the operator's webhook (a dry-run pod in NAMESPACE=<ns>, default: the first namespace holding a policy, comes back answered), against kubectl's current context; says what to check when it does not
 	src/scripts/verify-install.sh $(NAMESPACE)
 
-publish: images helm crane cosign ## Push the six images and the Helm chart (an OCI artifact) to REGISTRY=<host[:port]/path> at VERSION (default: the chart's appVersion); INSECURE=1 for a plain-HTTP registry (127.0.0.1 is one); SIGN_KEY=<cosign.key> (COSIGN_PASSWORD) or SIGN=keyless signs them and attaches the SBOMs; what was pushed, with digests, in ~/.cache/streams-memory-operator/images/<appVersion>/published.txt
+publish: images helm crane ## Push the six images and the Helm chart (an OCI artifact) to REGISTRY=<host[:port]/path> at VERSION (default: the chart's appVersion); INSECURE=1 for a plain-HTTP registry (127.0.0.1 is one); SIGN_KEY=<cosign.key> (COSIGN_PASSWORD) or SIGN=keyless signs them and attaches the SBOMs; what was pushed, with digests, in ~/.cache/streams-memory-operator/images/<appVersion>/published.txt
 	@[[ -n "$(REGISTRY)" ]] || { echo "make publish: set REGISTRY=<host[:port]/path>, e.g. REGISTRY=ghcr.io/streams-memory" >&2; exit 2; }
 	src/scripts/publish.sh "$(REGISTRY)" $(VERSION)
 
