@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: actionlint lint-workflows cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: reference actionlint lint-workflows cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-binaries test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -175,6 +175,9 @@ lint-workflows: actionlint ## Check .github/workflows/ (the release) with action
 
 cosign: ## Build (or reuse from ~/.cache) the pinned cosign (sigstore): make publish SIGN_KEY=... signs the images and the chart and attaches the SBOMs with it
 	@src/controlplane/bin/build-cosign.sh >/dev/null
+
+reference: ## Write docs/reference.md's field tables from the CRD's schema again (ReferenceDocTest fails in make test while they differ)
+	$(MVN) -q -pl src/operator -am test -Dtest=ReferenceDocTest -Dreference.write=true -Dsurefire.failIfNoSpecifiedTests=false
 
 verify-install: ## Prove that the API server itself calls the operator's webhook (a dry-run pod in NAMESPACE=<ns>, default: the first namespace holding a policy, comes back answered), against kubectl's current context; says what to check when it does not
 	src/scripts/verify-install.sh $(NAMESPACE)

@@ -54,7 +54,7 @@ last answer: ${answer:-none}). Pods created there now start without the agent. C
        kubectl get mutatingwebhookconfigurations -l app.kubernetes.io/name=streams-memory-operator -o yaml | grep -A3 "operator: In"
      a namespace labelled streamsmemory.io/injection=disabled is never selected
   3. the API server reaches the nodes on the webhook's port (8443): a private GKE cluster's firewall lets the control
-     plane reach only 443 and 10250 until a rule for tcp:8443 is added (docs/operations.md, "Is the webhook reachable?")
+     plane reach only 443 and 10250 until a rule for tcp:8443 is added (docs/install.md, "Is the webhook reachable?")
   4. what the operator logged:         kubectl logs -n <operator namespace> deploy/<release> | grep -i webhook
 MSG
 exit 1

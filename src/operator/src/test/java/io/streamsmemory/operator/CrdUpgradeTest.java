@@ -16,14 +16,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CRD upgrade docs/operations.md gives, run as written over a CRD that Helm installed from an older chart (Helm
+ * The CRD upgrade docs/upgrade.md gives, run as written over a CRD that Helm installed from an older chart (Helm
  * installs a chart's crds/ once and never upgrades them): the new schema's field arrives, a changed value replaces
  * Helm's, and the CRD stays Established. A plain server-side apply conflicts with Helm's field manager over the
  * changed value, which is why the documented command forces it.
  */
 @EnableLocalControlPlane
 class CrdUpgradeTest {
-    /** The command in docs/operations.md's Upgrade section, run from the repository's root. */
+    /** The command in docs/upgrade.md, run from the repository's root. */
     static final String[] DOCUMENTED = {"apply", "--server-side", "--force-conflicts", "-k", "crds/"};
 
     static final Path CRD = Path.of("../../crds/streamsmemorypolicies.streamsmemory.io-v1.yml");

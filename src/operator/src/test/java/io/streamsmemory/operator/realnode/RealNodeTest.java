@@ -95,7 +95,7 @@ class RealNodeTest extends ChartOnTheRealNode {
 
     /**
      * The user's path from a registry: version A (the fixture published and installed it from {@code oci://}), then B,
-     * a chart whose CRD has a new optional field, published at 0.1.1; the CRD applied as docs/operations.md says, helm
+     * a chart whose CRD has a new optional field, published at 0.1.1; the CRD applied as docs/upgrade.md says, helm
      * upgrade to B, helm rollback to A. Each time the operator runs from the recorded digest and the API server reaches
      * its webhook; no workload rolls unless its plan changed; a pod made after it all is injected, the agent pulled by
      * its recorded digest. Writes the install-oci line to target/real-node/install-oci.txt.
