@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,9 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The CRD upgrade docs/upgrade.md gives, run as written over a CRD that Helm installed from an older chart (Helm
  * installs a chart's crds/ once and never upgrades them): the new schema's field arrives, a changed value replaces
  * Helm's, and the CRD stays Established. A plain server-side apply conflicts with Helm's field manager over the
- * changed value, which is why the documented command forces it.
+ * changed value, which is why the documented command forces it. On a control plane of its own: the CRD Helm made is
+ * thrown away with the plane, where deleting it on the shared plane once outlasted the footprint's 90 s (run T,
+ * loaded: its finalizer still running), and the class runs beside the main lane instead of in it.
  */
-@EnableLocalControlPlane
+@OnAControlPlaneOfItsOwn
 class CrdUpgradeTest {
     /** The command in docs/upgrade.md, run from the repository's root. */
     static final String[] DOCUMENTED = {"apply", "--server-side", "--force-conflicts", "-k", "crds/"};

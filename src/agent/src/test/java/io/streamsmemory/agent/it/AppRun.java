@@ -208,6 +208,10 @@ final class AppRun implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new AssertionError("the application exited:\n" + tail());
                 }
+                if (inError()) {
+                    throw new AssertionError(
+                            "the application's Kafka Streams is in ERROR (its report says so):\n" + tail());
+                }
             }
         }
         throw new AssertionError("no complete output on " + topic + " (" + latest.size() + " keys: " + latest + "):\n"
@@ -241,6 +245,18 @@ final class AppRun implements AutoCloseable {
             Thread.sleep(500);
         }
         throw new AssertionError("no report from the application:\n" + tail());
+    }
+
+    /** Whether the application's latest report has an instance in ERROR: no output will ever come. */
+    private boolean inError() {
+        Properties props = new Properties();
+        try (var reader = Files.newBufferedReader(report)) {
+            props.load(reader);
+        } catch (Exception e) {
+            return false; // no report yet, or one being written
+        }
+        return props.entrySet().stream()
+                .anyMatch(e -> e.getKey().toString().endsWith("state") && "ERROR".equals(e.getValue()));
     }
 
     private static boolean allRunning(Properties props) {

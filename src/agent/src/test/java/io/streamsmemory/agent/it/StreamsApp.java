@@ -83,6 +83,10 @@ public final class StreamsApp {
         props.put("consumer.auto.offset.reset", "earliest");
         // Exactly-once, so the output is exact even when a rebalance moves a task mid-way.
         props.put("processing.guarantee", "exactly_once_v2");
+        // Kafka Streams gives its transactions 10 s under exactly-once; on a starved test machine (make test's other
+        // lanes beside this module) the broker aborted one mid-way once (InvalidTxnStateException at commit, the
+        // client in ERROR: CI, 2026-12-05). A slow machine is not what these tests are about.
+        props.put("producer.transaction.timeout.ms", "120000");
         // Transactional state stores (KIP-892, Kafka Streams 4.4), when the test asks for them.
         if ("true".equals(System.getenv("STREAMS_APP_TRANSACTIONAL_STATESTORES"))) {
             props.put("enable.transactional.statestores", "true");
