@@ -53,28 +53,26 @@ final class Cosign {
 
     /** cosign verify of {@code reference} (an image or the chart, by digest) against this run's public key. */
     Helm.Result verify(String reference) {
-        return run(List.of(
-                "verify",
-                "--key",
-                publicKey.toString(),
-                "--insecure-ignore-tlog=true",
-                "--allow-http-registry",
-                "--allow-insecure-registry",
-                reference));
+        return run(verifying("verify", reference));
     }
 
     /** cosign verify-attestation of the CycloneDX SBOM attached to {@code reference}. */
     Helm.Result verifySbom(String reference) {
-        return run(List.of(
-                "verify-attestation",
-                "--type",
-                "cyclonedx",
+        return run(verifying("verify-attestation", "--type", "cyclonedx", reference));
+    }
+
+    /** {@code command}, its arguments, then this key, no transparency log and the plain-HTTP registry's flags. */
+    private List<String> verifying(String command, String... arguments) {
+        List<String> args = new java.util.ArrayList<>(List.of(command));
+        args.addAll(List.of(arguments).subList(0, arguments.length - 1));
+        args.addAll(List.of(
                 "--key",
                 publicKey.toString(),
                 "--insecure-ignore-tlog=true",
                 "--allow-http-registry",
                 "--allow-insecure-registry",
-                reference));
+                arguments[arguments.length - 1]));
+        return args;
     }
 
     private Helm.Result run(List<String> args) {
