@@ -41,7 +41,9 @@ class StatusOf3000WorkloadsTest {
         StreamsMemoryPolicy policy = Fixtures.policy(NS, "orders", "2Gi");
         policy.getSpec().setRollout(Rollout.Manual);
         client.resource(policy).create();
-        await().atMost(Duration.ofMinutes(3))
+        // A wait, not a speed goal (make bench-scale times the re-split): 3 minutes ran out once with every lane of
+        // make test busy on two cores (.ci/run, 2026-12-06), where 60-120 s is usual.
+        await().atMost(Duration.ofMinutes(6))
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> {
                     StreamsMemoryPolicy read = read();
