@@ -14,14 +14,23 @@ import java.time.Duration;
 public final class LocalHttp {
     private LocalHttp() {}
 
-    /** GET {@code path} on 127.0.0.1:{@code port}, waiting at most {@code timeout} for the answer. */
+    /**
+     * GET {@code path} on 127.0.0.1:{@code port}, waiting at most {@code timeout} for the answer; sent once more when
+     * the connection closed without an answer. The client keeps connections per port, and a port a finished test's
+     * application served may come back for the next one: its first GET then goes out on the dead connection
+     * ("HTTP/1.1 header parser received no bytes", .ci/run 2026-12-06).
+     */
     public static HttpResponse<String> get(HttpClient http, int port, String path, Duration timeout)
             throws IOException, InterruptedException {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(timeout)
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(timeout)
+                .build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException closedWithoutAnswer) {
+            Thread.sleep(500);
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        }
     }
 
     /** A port no one listened on a moment ago (on any interface, where the endpoint listens). */
