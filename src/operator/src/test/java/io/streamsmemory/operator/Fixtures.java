@@ -149,12 +149,22 @@ public final class Fixtures {
                 .withName(name);
     }
 
-    /** Every webhook of {@code webhooks} fails with {@code failurePolicy} after {@code timeoutSeconds}. */
+    /**
+     * Every pod webhook of {@code webhooks} fails with {@code failurePolicy}, and every webhook after
+     * {@code timeoutSeconds}; the install check's entry always fails closed (its dry run then returns the API server's
+     * own error).
+     */
     public static void assertFailureAndTimeout(
             MutatingWebhookConfiguration webhooks, String failurePolicy, int timeoutSeconds) {
         assertThat(webhooks.getWebhooks())
+                .filteredOn(w -> w.getName().endsWith("-pods.streamsmemory.io"))
+                .hasSize(2)
                 .extracting(MutatingWebhook::getFailurePolicy)
                 .containsOnly(failurePolicy);
+        assertThat(webhooks.getWebhooks())
+                .filteredOn(w -> w.getName().equals("install-check.streamsmemory.io"))
+                .extracting(MutatingWebhook::getFailurePolicy)
+                .containsExactly("Fail");
         assertThat(webhooks.getWebhooks())
                 .extracting(MutatingWebhook::getTimeoutSeconds)
                 .containsOnly(timeoutSeconds);

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.WorkloadCache;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -46,6 +47,7 @@ public final class AdmissionWebhook implements AutoCloseable {
     private final PodAdmission admission;
     private final PolicyNamespaceSelector namespaces;
     private final WebhookLoad load;
+    private final WebhookReachCheck reach;
     private final MeterRegistry registry;
     private Vertx vertx;
     private HttpServer server;
@@ -65,6 +67,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         this.certificates = new CertificateManager(client, settings, clock);
         this.admission = new PodAdmission(index, settings, events);
         this.namespaces = new PolicyNamespaceSelector(client, settings);
+        this.reach = new WebhookReachCheck(client, settings, clock);
     }
 
     /**
@@ -138,6 +141,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         // Only now: a start that failed before serving is retried, and a registry keeps the first of two gauges.
         load.register(registry);
         warmUpAnswered = WarmUp.run(vertx, port(), Certificates.pem(certificates.servingCertificate()));
+        reach.serving();
         LOG.info(
                 "pod admission webhook listening on https://{}:{}{} (warm-up: {} of {} reviews answered)",
                 settings.host,
@@ -155,6 +159,11 @@ public final class AdmissionWebhook implements AutoCloseable {
     /** How many of its {@link WarmUp#REVIEWS} warm-up reviews the webhook answered before it reported serving. */
     public int warmUpAnswered() {
         return warmUpAnswered;
+    }
+
+    /** Whether the API server calls this webhook (any replica of it) for pods of {@code namespace}, as last checked. */
+    public WebhookReach reach(String namespace) {
+        return reach.reach(namespace);
     }
 
     /** The port actually bound (settings may say 0). */

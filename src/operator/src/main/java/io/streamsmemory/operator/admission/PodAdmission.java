@@ -97,18 +97,20 @@ public final class PodAdmission {
 
     private ObjectNode admit(String uid, JsonNode request) {
         JsonNode pod = request.path("object");
-        if (!"CREATE".equals(request.path("operation").asText())
-                || !"Pod".equals(request.path("kind").path("kind").asText())
-                || !pod.isObject()) {
+        if (!"CREATE".equals(request.path("operation").asText()) || !pod.isObject()) {
             return response(uid, null, List.of());
         }
-        String namespace = request.path("namespace")
-                .asText(pod.path("metadata").path("namespace").asText(""));
         boolean dryRun = request.path("dryRun").asBoolean(false);
+        // A pod (make verify-install) or a ConfigMap (the operator's own check): both only as dry runs.
         Optional<ArrayNode> installCheck = InstallCheck.answer(pod, dryRun);
         if (installCheck.isPresent()) {
             return response(uid, installCheck.get(), List.of());
         }
+        if (!"Pod".equals(request.path("kind").path("kind").asText())) {
+            return response(uid, null, List.of());
+        }
+        String namespace = request.path("namespace")
+                .asText(pod.path("metadata").path("namespace").asText(""));
         Optional<WorkloadIndex.Resolution> resolution = index.resolve(namespace, pod, dryRun);
         if (resolution.isEmpty()) {
             return response(uid, null, List.of());

@@ -148,6 +148,17 @@ final class PolicyNamespaceSelector implements AutoCloseable {
         webhook.setNamespaceSelector(selector);
     }
 
+    /** Whether {@code webhook}'s namespaceSelector lists {@code namespace} among the namespaces holding a policy. */
+    static boolean selects(MutatingWebhook webhook, String namespace) {
+        LabelSelector selector = webhook.getNamespaceSelector();
+        return selector != null
+                && selector.getMatchExpressions() != null
+                && selector.getMatchExpressions().stream()
+                        .anyMatch(r -> isPolicyRequirement(r)
+                                && r.getValues() != null
+                                && r.getValues().contains(namespace));
+    }
+
     private static boolean isPolicyRequirement(LabelSelectorRequirement requirement) {
         return NAME_LABEL.equals(requirement.getKey()) && "In".equals(requirement.getOperator());
     }

@@ -76,6 +76,11 @@ public final class WebhookSettings {
     Duration caValidity = Duration.ofDays(3 * 365);
     Duration caRenewBefore = Duration.ofDays(365);
     Duration refreshPeriod = Duration.ofSeconds(60);
+    /**
+     * After the webhook begins serving, how long an unanswered install check ({@link WebhookReachCheck}) is no
+     * verdict: the pod must pass its readiness probe and join its Service's endpoints before the API server can call it.
+     */
+    Duration reachGrace = Duration.ofSeconds(30);
 
     String agentImage = DEFAULT_AGENT_IMAGE;
     String agentJarPath = "/streams-memory/" + AGENT_JAR;
@@ -172,6 +177,11 @@ public final class WebhookSettings {
 
     public WebhookSettings refreshPeriod(Duration refreshPeriod) {
         this.refreshPeriod = refreshPeriod;
+        return this;
+    }
+
+    public WebhookSettings reachGrace(Duration reachGrace) {
+        this.reachGrace = reachGrace;
         return this;
     }
 

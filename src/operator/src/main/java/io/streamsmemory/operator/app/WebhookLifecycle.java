@@ -10,6 +10,7 @@ import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
 import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.WorkloadCache;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
@@ -195,6 +196,18 @@ public class WebhookLifecycle implements WebhookServing {
     @Override
     public Optional<String> problem() {
         return Optional.ofNullable(problem);
+    }
+
+    /** The webhook's install check for {@code namespace}; {@link WebhookReach#NOT_CHECKED} when it is disabled. */
+    @Override
+    public WebhookReach reach(String namespace) {
+        AdmissionWebhook serving = webhook;
+        if (serving != null) {
+            return serving.reach(namespace);
+        }
+        return enabled
+                ? WebhookReach.checking("the admission webhook does not serve yet: " + problem)
+                : WebhookReach.NOT_CHECKED;
     }
 
     /** The settings from application.properties (and their environment overrides). */

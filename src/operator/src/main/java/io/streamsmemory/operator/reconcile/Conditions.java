@@ -2,6 +2,7 @@ package io.streamsmemory.operator.reconcile;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.streamsmemory.operator.workload.WebhookReach;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,7 @@ final class Conditions {
     static final String MEMORY_PRESSURE = "MemoryPressure";
     static final String TOPOLOGY_MISMATCH = "TopologyMismatch";
     static final String TOPOLOGY_LEARNED = "TopologyLearned";
+    static final String WEBHOOK_REACHABLE = "WebhookReachable";
 
     private final List<Condition> previous;
     private final long generation;
@@ -35,6 +37,11 @@ final class Conditions {
     /** A condition the operator could not evaluate this time (Kubernetes' "Unknown"). */
     Conditions unknown(String type, String reason, String message) {
         return set(type, "Unknown", reason, message);
+    }
+
+    /** {@link #WEBHOOK_REACHABLE}, as the webhook's install check decided it (True, False or Unknown). */
+    Conditions webhookReach(WebhookReach reach) {
+        return set(WEBHOOK_REACHABLE, reach.status(), reach.reason(), reach.message());
     }
 
     private Conditions set(String type, String value, String reason, String message) {

@@ -34,6 +34,7 @@ import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import io.streamsmemory.operator.workload.WorkloadCache;
 import java.time.Duration;
@@ -73,6 +74,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     private final AllocationMetrics metrics;
     private final ConfigMapPublisher publisher;
     private final WorkloadReconciler workloads;
+    private final WebhookServing webhook;
     private final AllocationEngine engine = new AllocationEngine();
     private final StatusSettings statusSettings;
     /** The workloads and published ConfigMaps, shared with the webhook. */
@@ -94,6 +96,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         this.events = events;
         this.metrics = metrics;
         this.publisher = new ConfigMapPublisher(client);
+        this.webhook = webhook;
         this.workloads = new WorkloadReconciler(client, events, metrics, publisher, webhook, gate, observer);
     }
 
@@ -175,6 +178,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 .list(policy.getMetadata().getNamespace())
                 .toList();
         NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
+        // Checked before the workloads, whose rollouts wait while it is False: they read the result kept here.
+        WebhookReach reach = webhook.reach(policy.getMetadata().getNamespace());
         // Each workload on its own (its failure is its own), several at once on the SDK's executor.
         List<WorkloadOutcome> outcomes = WorkloadFanOut.each(
                 named,
@@ -184,11 +189,13 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control =
-                UpdateControl.patchStatus(withStatus(policy, status(policy, status, outcomes, policyFacts)));
+                UpdateControl.patchStatus(withStatus(policy, status(policy, status, outcomes, policyFacts, reach)));
         // The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round.
-        return Stream.concat(
+        return Stream.of(
                         outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
-                        observeAgain(outcomes).stream())
+                        observeAgain(outcomes).stream(),
+                        checkReachAgain(reach).stream())
+                .flatMap(s -> s)
                 .min(Comparator.naturalOrder())
                 .map(control::rescheduleAfter)
                 .orElse(control);
@@ -218,7 +225,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             StreamsMemoryPolicy policy,
             PolicyStatusBuilder status,
             List<WorkloadOutcome> outcomes,
-            WorkloadFacts policyFacts) {
+            WorkloadFacts policyFacts,
+            WebhookReach reach) {
         Allocation shown = outcomes.stream()
                 .map(WorkloadOutcome::allocation)
                 .filter(Objects::nonNull)
@@ -236,8 +244,9 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             events.record(policy, Type.Warning, PolicyStatusBuilder.failureReason(outcomes), failure);
         }
         StreamsMemoryPolicyStatus next =
-                status.reconciled(outcomes, shown, failure, policy.getMetadata().getName());
+                status.reconciled(outcomes, shown, failure, policy.getMetadata().getName(), reach);
         announceObservedChanges(policy, next);
+        announceUnreachable(policy, next);
         return next;
     }
 
@@ -258,6 +267,29 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                         now.map(Condition::getMessage).orElse(""));
             }
         }
+    }
+
+    /** An Event when WebhookReachable turns False (the API server does not call the webhook), and when it recovers. */
+    private void announceUnreachable(StreamsMemoryPolicy policy, StreamsMemoryPolicyStatus next) {
+        String type = Conditions.WEBHOOK_REACHABLE;
+        boolean wasFalse = condition(policy.getStatus(), type)
+                .filter(c -> "False".equals(c.getStatus()))
+                .isPresent();
+        Optional<Condition> now = condition(next, type);
+        boolean isFalse = now.filter(c -> "False".equals(c.getStatus())).isPresent();
+        if (isFalse && !wasFalse) {
+            events.record(policy, Type.Warning, "WebhookUnreachable", now.get().getMessage());
+        } else if (wasFalse && now.filter(c -> "True".equals(c.getStatus())).isPresent()) {
+            events.record(policy, Type.Normal, "WebhookReachable", now.get().getMessage());
+        }
+    }
+
+    /**
+     * While the check has no verdict or a bad one, the condition is refreshed when it runs again. A good one is refreshed
+     * by the policy's next reconcile (every observation round where it has workloads); a rollout asks the check itself.
+     */
+    private static Optional<Duration> checkReachAgain(WebhookReach reach) {
+        return reach.unreachable() || reach.checking() ? Optional.ofNullable(reach.checkAgainIn()) : Optional.empty();
     }
 
     private static Optional<Condition> condition(StreamsMemoryPolicyStatus status, String type) {

@@ -9,6 +9,7 @@ import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.WebhookReach;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -16,8 +17,8 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Builds a policy's status in one place: every path sets all seven conditions (Ready, InvalidSpec, Degraded,
- * Warning, MemoryPressure, TopologyMismatch, TopologyLearned), each keeping its lastTransitionTime while its status
+ * Builds a policy's status in one place: every path sets all eight conditions (Ready, InvalidSpec, Degraded,
+ * Warning, MemoryPressure, TopologyMismatch, TopologyLearned, WebhookReachable), each keeping its lastTransitionTime while its status
  * holds.
  *
  * <p>The status stays small whatever the number of workloads: it lists at most {@code maxRows} of them (those a
@@ -54,6 +55,7 @@ final class PolicyStatusBuilder {
                 .unknown(Conditions.MEMORY_PRESSURE, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.TOPOLOGY_MISMATCH, "InvalidSpec", notEvaluated)
                 .unknown(Conditions.TOPOLOGY_LEARNED, "InvalidSpec", notEvaluated)
+                .unknown(Conditions.WEBHOOK_REACHABLE, "InvalidSpec", notEvaluated)
                 .build());
         return status;
     }
@@ -63,9 +65,10 @@ final class PolicyStatusBuilder {
      *
      * @param shown the allocation whose numbers the printer columns show, null to keep the last ones
      * @param failure what failed (see {@link #failure}), null when nothing did
+     * @param reach whether the API server calls the webhook in the policy's namespace
      */
     StreamsMemoryPolicyStatus reconciled(
-            List<WorkloadOutcome> outcomes, Allocation shown, String failure, String policyName) {
+            List<WorkloadOutcome> outcomes, Allocation shown, String failure, String policyName, WebhookReach reach) {
         StreamsMemoryPolicyStatus status = start();
         if (shown != null) {
             status.setHeap(format(shown.part("heap").bytes()));
@@ -125,6 +128,7 @@ final class PolicyStatusBuilder {
                 warnings.isEmpty() ? "no warnings" : BoundedMessages.join(warnings) + omitted);
         observed(outcomes, status);
         learned(outcomes, status);
+        conditions.webhookReach(reach);
         status.setConditions(conditions.build());
         return status;
     }

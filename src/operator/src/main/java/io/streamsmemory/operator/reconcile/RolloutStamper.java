@@ -41,6 +41,14 @@ public class RolloutStamper {
                             + "), so the new pods would start without the agent",
                     WorkloadOutcome.RETRY_SOON));
         }
+        // Serving is not enough: a firewall between the API server and the nodes admits every new pod uninjected.
+        if (webhook.reach(workload.namespace()).unreachable()) {
+            return Optional.of(new RolloutGate.Wait(
+                    "the API server does not call the admission webhook in this namespace (the policy's condition "
+                            + Conditions.WEBHOOK_REACHABLE
+                            + " says why), so the new pods would start without the agent",
+                    WorkloadOutcome.RETRY_SOON));
+        }
         return gate.check(workload, urgency);
     }
 

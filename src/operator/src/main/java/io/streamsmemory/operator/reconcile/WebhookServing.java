@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.reconcile;
 
+import io.streamsmemory.operator.workload.WebhookReach;
 import java.util.Optional;
 
 /**
@@ -14,4 +15,12 @@ public interface WebhookServing {
 
     /** Why the webhook does not serve; empty when it serves or runs in no other place this process knows of. */
     Optional<String> problem();
+
+    /**
+     * Whether the API server calls the webhook for pods of {@code namespace}, as the webhook's own install check last
+     * saw it ({@link WebhookReach}); {@link WebhookReach#NOT_CHECKED} where no webhook runs in this process.
+     */
+    default WebhookReach reach(String namespace) {
+        return WebhookReach.NOT_CHECKED;
+    }
 }

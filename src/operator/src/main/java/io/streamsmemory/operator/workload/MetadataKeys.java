@@ -91,8 +91,9 @@ public final class MetadataKeys {
     /** On a pod: why the webhook saw the pod of an opted-in workload and left it as it was. */
     public static final String INJECTION_SKIPPED = "streamsmemory.io/injection-skipped";
     /**
-     * On a pod sent as a dry run (the install check, {@code make verify-install}): the webhook answers such a pod by
-     * setting this annotation to {@code answered by <operator pod>}, which proves the API server reached it.
+     * On a pod ({@code make verify-install}) or a ConfigMap (the operator's own check, which also labels it so the
+     * webhook configuration's install-check entry selects it) sent as a dry run: the webhook answers by setting this
+     * annotation to {@code answered by <operator pod>}, which proves the API server reached it.
      */
     public static final String INSTALL_CHECK = "streamsmemory.io/install-check";
 

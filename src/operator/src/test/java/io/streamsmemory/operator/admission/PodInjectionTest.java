@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Deciding, patching and merging JVM options, without an API server (WebhookDoNoHarmTest has them on one). */
 class PodInjectionTest {
@@ -294,13 +296,15 @@ class PodInjectionTest {
         assertThat(admission.errors.sum()).isEqualTo(1);
     }
 
-    @Test
-    void theInstallCheckIsAnsweredOnlyInADryRun() throws Exception {
+    /** A pod is make verify-install's check, a ConfigMap the operator's own (WebhookReachCheck). */
+    @ParameterizedTest
+    @ValueSource(strings = {"Pod", "ConfigMap"})
+    void theInstallCheckIsAnsweredOnlyInADryRun(String kind) throws Exception {
         PodAdmission admission = new PodAdmission(WorkloadIndex.over(null), settings, null);
-        String pod = "{\"metadata\":{\"annotations\":{\"streamsmemory.io/install-check\":\"asked\"}},"
+        String object = "{\"metadata\":{\"annotations\":{\"streamsmemory.io/install-check\":\"asked\"}},"
                 + "\"spec\":{\"containers\":[{\"name\":\"check\"}]}}";
-        String review = "{\"request\":{\"uid\":\"u2\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"Pod\"},"
-                + "\"namespace\":\"apps\",\"dryRun\":%s,\"object\":" + pod + "}}";
+        String review = "{\"request\":{\"uid\":\"u2\",\"operation\":\"CREATE\",\"kind\":{\"kind\":\"" + kind + "\"},"
+                + "\"namespace\":\"apps\",\"dryRun\":%s,\"object\":" + object + "}}";
         JsonNode dryRun =
                 MAPPER.readTree(admission.review(String.format(review, "true").getBytes(StandardCharsets.UTF_8)));
         String patch = new String(

@@ -29,6 +29,7 @@ import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.WorkloadCache;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,6 +37,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -83,12 +85,30 @@ final class WebhookOperator implements AutoCloseable {
                 client,
                 events,
                 new AllocationMetrics(new SimpleMeterRegistry()),
-                WebhookServing.NOT_HERE,
+                checkedAsTheAppChecksIt(),
                 new RolloutGate(Duration.ZERO),
                 new MemoryObserver(client, ObserveSettings.OFF),
                 new StatusSettings(100),
                 cache));
         operator.start();
+    }
+
+    /**
+     * The webhook as the Quarkus app's WebhookLifecycle shows it to the reconciler: serving (it started before the
+     * reconciler), and rollouts held where its install check says the API server does not call it.
+     */
+    private WebhookServing checkedAsTheAppChecksIt() {
+        return new WebhookServing() {
+            @Override
+            public Optional<String> problem() {
+                return Optional.empty();
+            }
+
+            @Override
+            public WebhookReach reach(String namespace) {
+                return webhook.reach(namespace);
+            }
+        };
     }
 
     /** Settings for a webhook the API server reaches on https://127.0.0.1:port. */

@@ -108,7 +108,7 @@ class RealLimitTest extends ChartOnTheRealNode {
             while (Duration.between(start, Instant.now()).compareTo(RUN) < 0) {
                 Thread.sleep(5_000);
                 if (defaultsKill.isEmpty()) {
-                    defaultsRate.sample(progress.of("defaults", "orders"), start);
+                    progress.sampled("defaults", "orders").ifPresent(p -> defaultsRate.sample(p, start));
                     defaultsKill = oomKill("defaults");
                     // One kill proves it; its restarts would only take CPU from the pod still working.
                     defaultsKill.ifPresent(kill -> client.apps()
@@ -128,8 +128,11 @@ class RealLimitTest extends ChartOnTheRealNode {
                                             RealPods.APP_CONTAINER)
                                     .orElse(0));
                 }
-                processed = progress.of("bounded", "orders");
-                boundedRate.sample(processed, start);
+                Optional<ConsumerProgress.Progress> sample = progress.sampled("bounded", "orders");
+                if (sample.isPresent()) {
+                    processed = sample.get();
+                    boundedRate.sample(processed, start);
+                }
                 if (defaultsKill.isPresent() && processed.lag() == 0 && processed.records() == ORDERS) {
                     break;
                 }

@@ -15,6 +15,7 @@ import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.Helm;
 import io.streamsmemory.operator.admission.DoNoHarm;
+import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
@@ -148,6 +149,15 @@ class RealNodeTest extends ChartOnTheRealNode {
         Helm.Result check = verifyInstall("apps", "30").orFail("verify-install.sh apps, after the rollback");
         assertThat(check.output()).contains("install-check: ok", "answered by " + RELEASE);
         Files.writeString(OUT.resolve("verify-install.txt"), check.output() + unselected.output());
+        // The operator's own check (its dry run through the API server and the webhook's Service) says the same.
+        await().atMost(POD_START)
+                .untilAsserted(() -> assertThat(Fixtures.condition(
+                                client.resources(StreamsMemoryPolicy.class)
+                                        .inNamespace("apps")
+                                        .withName("orders")
+                                        .get(),
+                                "WebhookReachable"))
+                        .hasValueSatisfying(c -> assertThat(c.getMessage()).contains("answered by " + RELEASE)));
 
         // No roll without a new plan: the same pod runs unless the plan's restart hash moved meanwhile (it learns).
         WorkloadAllocationStatus rowAfter = RealPods.statusRow(client, "apps", "orders", "orders-streams");

@@ -56,7 +56,7 @@ class BoundedStatusTest {
         assertThat(Serialization.asJson(status.getWorkloads())).isEqualTo(Serialization.asJson(written.getWorkloads()));
         assertThat(status.getWorkloads().get(0).getMessage()).isNotNull();
         assertThat(status.getConditions())
-                .hasSize(7)
+                .hasSize(8)
                 .allSatisfy(c -> assertThat(c.getMessage()).hasSizeLessThanOrEqualTo(BoundedMessages.MAX_CHARS))
                 .anySatisfy(c -> assertThat(c.getMessage()).contains("2900 omitted"));
     }

@@ -11,6 +11,7 @@ import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.WorkloadObservation;
 import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.WebhookReach;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,6 +135,7 @@ final class ManyWorkloads {
                         outcomes,
                         allocation,
                         PolicyStatusBuilder.failure(outcomes, null),
-                        current.getMetadata().getName());
+                        current.getMetadata().getName(),
+                        WebhookReach.NOT_CHECKED);
     }
 }
