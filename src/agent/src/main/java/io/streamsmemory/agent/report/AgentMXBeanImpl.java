@@ -180,7 +180,7 @@ public final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
 
     @Override
     public int getRocksDbFlushThreads() {
-        return (int) RocksDbStats.flushThreads.getAsLong();
+        return (int) safe(RocksDbStats.flushThreads);
     }
 
     @Override

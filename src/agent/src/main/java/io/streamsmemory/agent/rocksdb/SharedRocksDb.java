@@ -55,9 +55,7 @@ public final class SharedRocksDb {
             try {
                 SharedRocksDb created = new SharedRocksDb(allocation.rocksDb());
                 RocksDbStats.capacity = allocation.rocksDb().blockCacheCapacityBytes();
-                RocksDbStats.usage = created.cache::getUsage;
-                RocksDbStats.pinnedUsage = created.cache::getPinnedUsage;
-                RocksDbStats.flushThreads = () -> Env.getDefault().getBackgroundThreads(Priority.HIGH);
+                reportUsage(created.cache);
                 instance = created;
             } catch (Throwable t) {
                 unavailable = true;
@@ -67,6 +65,23 @@ public final class SharedRocksDb {
                                 + "); RocksDB runs on the application's own settings");
             }
             return instance;
+        }
+    }
+
+    /**
+     * The report's cache figures. RocksJava 5.x (Kafka Streams 2.8) has no {@code Cache.getUsage}: the bound holds all
+     * the same, and only the report leaves the figures out.
+     */
+    private static void reportUsage(LRUCache cache) {
+        try {
+            RocksDbStats.usage = cache::getUsage;
+            RocksDbStats.pinnedUsage = cache::getPinnedUsage;
+            RocksDbStats.flushThreads = () -> Env.getDefault().getBackgroundThreads(Priority.HIGH);
+        } catch (LinkageError e) {
+            AgentLog.warnOnce(
+                    "rocksdb-usage",
+                    "this RocksJava cannot report the shared block cache's usage (" + e
+                            + "); the bound is in force, the report leaves the usage out");
         }
     }
 
@@ -107,8 +122,9 @@ public final class SharedRocksDb {
             // Kafka Streams 3.x's options (RocksDB 7) report no environment when none was set: the default is used.
             Env env = options.getEnv();
             raiseFlushThreads(env != null ? env : Env.getDefault(), settings.backgroundFlushThreads());
-        } catch (RuntimeException e) {
-            // The store is bounded all the same; only its flushes queue on RocksDB's own threads.
+        } catch (RuntimeException | LinkageError e) {
+            // The store is bounded all the same; only its flushes queue on RocksDB's own threads. RocksJava 5.x (Kafka
+            // Streams 2.8) has no Priority to name the pool with.
             AgentLog.warnOnce(
                     "rocksdb-flush-threads",
                     "could not set RocksDB's flush threads (" + e + "); RocksDB keeps its own");

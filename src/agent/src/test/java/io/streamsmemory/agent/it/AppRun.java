@@ -394,7 +394,25 @@ final class AppRun implements AutoCloseable {
         }
     }
 
-    /** The application's classpath: Kafka Streams 4.4.0 from the test classpath, or the copied 3.9.1 jars. */
+    /** Kafka Streams {@code version}'s jars, resolved by Maven (once; then from the script's cache). */
+    private static String resolvedClasspath(String version) throws Exception {
+        Process resolve = new ProcessBuilder("bash", "../scripts/kafka-streams-classpath.sh", version)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String classpath = new String(resolve.getInputStream().readAllBytes()).trim();
+        assertThat(resolve.waitFor(5, TimeUnit.MINUTES))
+                .as("resolving Kafka Streams %s", version)
+                .isTrue();
+        assertThat(resolve.exitValue())
+                .as("kafka-streams-classpath.sh %s", version)
+                .isZero();
+        return classpath;
+    }
+
+    /**
+     * The application's classpath: Kafka Streams 4.4.0 from the test classpath, the copied 3.9.1 jars, or any other
+     * version as src/scripts/kafka-streams-classpath.sh resolves it (the compatibility runs).
+     */
     static String classpath(String version) throws Exception {
         String testClasses = Path.of(AppRun.class
                         .getProtectionDomain()
@@ -409,6 +427,9 @@ final class AppRun implements AutoCloseable {
                     "/agent/target/classes",
                     "/engine/target/classes",
                     "streams-memory-engine");
+        }
+        if (!version.equals(System.getProperty("streamsmemory.oldKafkaVersion", "3.9.1"))) {
+            return testClasses + File.pathSeparator + resolvedClasspath(version);
         }
         Path dir = Path.of(System.getProperty("streamsmemory.oldKafkaDir"));
         List<String> entries = new ArrayList<>();

@@ -38,7 +38,8 @@ import org.apache.kafka.streams.kstream.TimeWindows;
  * own JVM, started by the test with {@code -javaagent}; every second it writes what Kafka Streams itself reports
  * (its RocksDB metrics, its per-thread record cache, the configs it hands its clients) and what the agent's MBean
  * says to a properties file the test reads.
- * <p>Only APIs present in both Kafka Streams 3.9 and 4.4.
+ * <p>Only APIs present in every Kafka Streams from 2.8 to 4.4, or chosen by the version it runs on (the agent's
+ * compatibility runs): the windows, the exactly-once mode and the record cache's key.
  */
 public final class StreamsApp {
     public static void main(String[] args) throws Exception {
@@ -54,7 +55,7 @@ public final class StreamsApp {
                 builder.stream(topics + "input", Consumed.with(Serdes.String(), Serdes.String()));
         count(input, topics + "counts-out");
         input.groupByKey()
-                .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
+                .windowedBy(hourWindows())
                 .count(Materialized.as("window-counts"))
                 .toStream((windowed, count) -> windowed.key())
                 .to(topics + "window-out", Produced.with(Serdes.String(), Serdes.Long()));
@@ -75,14 +76,16 @@ public final class StreamsApp {
         // The application's own choices: a large record cache (the agent bounds it; left unset when the test says
         // so), a small batch and its own max.poll.records (kept), its own RocksDB setter (chained).
         if (!"unset".equals(System.getenv("STREAMS_APP_RECORD_CACHE"))) {
-            props.put("statestore.cache.max.bytes", Long.toString(512L << 20));
+            props.put(
+                    since(3, 4) ? "statestore.cache.max.bytes" : "cache.max.bytes.buffering",
+                    Long.toString(512L << 20));
         }
         props.put("producer.batch.size", "8192");
         props.put("main.consumer.max.poll.records", "250");
         props.put("rocksdb.config.setter", UserSetter.class.getName());
         props.put("consumer.auto.offset.reset", "earliest");
         // Exactly-once, so the output is exact even when a rebalance moves a task mid-way.
-        props.put("processing.guarantee", "exactly_once_v2");
+        props.put("processing.guarantee", since(3, 0) ? "exactly_once_v2" : "exactly_once_beta");
         // Kafka Streams gives its transactions 10 s under exactly-once; on a starved test machine (make test's other
         // lanes beside this module) the broker aborted one mid-way once (InvalidTxnStateException at commit, the
         // client in ERROR: CI, 2026-12-05). A slow machine is not what these tests are about.
@@ -183,9 +186,7 @@ public final class StreamsApp {
         totalCache.setAccessible(true);
         out.setProperty(p + "totalCacheSize", String.valueOf(totalCache.get(streams)));
         // The configs Kafka Streams builds its clients from.
-        Field configField = KafkaStreams.class.getDeclaredField("applicationConfigs");
-        configField.setAccessible(true);
-        StreamsConfig config = (StreamsConfig) configField.get(streams);
+        StreamsConfig config = streamsConfig(streams);
         putAll(out, p + "config.main.consumer.", config.getMainConsumerConfigs("g", "c", 0));
         putAll(out, p + "config.restore.consumer.", config.getRestoreConsumerConfigs("c"));
         putAll(out, p + "config.producer.", config.getProducerConfigs("c"));
@@ -329,6 +330,31 @@ public final class StreamsApp {
             }
         }
         return -1;
+    }
+
+    /** Hour-long windows without grace: {@code ofSizeWithNoGrace} from Kafka Streams 3.0, {@code of} before. */
+    private static TimeWindows hourWindows() throws ReflectiveOperationException {
+        String factory = since(3, 0) ? "ofSizeWithNoGrace" : "of";
+        return (TimeWindows)
+                TimeWindows.class.getMethod(factory, Duration.class).invoke(null, Duration.ofHours(1));
+    }
+
+    /** Whether the Kafka Streams this runs on is {@code major.minor} or later. */
+    static boolean since(int major, int minor) {
+        String[] version = streamsVersion().split("\\.");
+        int runningMajor = Integer.parseInt(version[0]);
+        return runningMajor > major || (runningMajor == major && Integer.parseInt(version[1]) >= minor);
+    }
+
+    /** The configs Kafka Streams runs on: its field {@code applicationConfigs}, named {@code config} before 3.0. */
+    private static StreamsConfig streamsConfig(KafkaStreams streams) throws IllegalAccessException {
+        for (Field field : KafkaStreams.class.getDeclaredFields()) {
+            if (field.getType() == StreamsConfig.class) {
+                field.setAccessible(true);
+                return (StreamsConfig) field.get(streams);
+            }
+        }
+        throw new IllegalStateException("no StreamsConfig field in " + KafkaStreams.class);
     }
 
     private static String streamsVersion() {
