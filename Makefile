@@ -36,7 +36,7 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
-	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports
+	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports src/agent/target/compat
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
 	@# long before the control plane's own tests end.
@@ -47,7 +47,19 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	@$(MAKE) --no-print-directory lint-workflows
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
 	@cat src/operator/target/real-node/install-oci.txt 2>/dev/null || echo "install-oci: not run (no real node here)"
+	@src/scripts/compat-line.sh $(TEST_COMPAT_VERSIONS)
 	@src/scripts/slowest-tests.sh
+
+# The Kafka Streams versions the agent is run on: make test the oldest, the newest and 3.9.1 (AgentRealBrokerTest's base
+# runs); make test-compat the whole matrix, each resolved by src/scripts/kafka-streams-classpath.sh.
+TEST_COMPAT_VERSIONS = 2.8.2,3.9.1,4.4.0
+COMPAT_VERSIONS ?= 2.8.2,3.0.2,3.4.1,3.6.2,3.8.1,3.9.1,4.0.2,4.2.2,4.4.0
+
+test-compat: ## The agent on each Kafka Streams version of COMPAT_VERSIONS (2.8 to 4.4), a real broker and a real application each; prints compat: versions=... bounded=... failed=...
+	rm -rf src/agent/target/compat
+	-$(MVN) -pl src/agent -am test -Dtest='AgentRealBrokerTest#theAgentBoundsARealApplication' \
+		-Dsurefire.failIfNoSpecifiedTests=false -Dkafka.compat.versions=$(COMPAT_VERSIONS)
+	@src/scripts/compat-line.sh $(COMPAT_VERSIONS) | tee /dev/stderr | grep -q ' failed=0$$'
 
 test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, the agent's and the operator's tests that need no control plane and no Kafka broker (JUnit tags control-plane and kafka-broker left out)
 	rm -rf src/*/target/surefire-reports
