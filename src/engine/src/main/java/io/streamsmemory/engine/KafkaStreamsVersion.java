@@ -4,7 +4,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The Kafka Streams version an application runs, as far as it changes config key names. */
-public record KafkaStreamsVersion(int major, int minor) {
+public record KafkaStreamsVersion(int major, int minor) implements Comparable<KafkaStreamsVersion> {
     public static final String DEFAULT = "4.4";
     private static final Pattern VERSION = Pattern.compile("^(\\d+)\\.(\\d+)(?:\\.\\d+)?(?:[-.].*)?$");
 
@@ -18,6 +18,17 @@ public record KafkaStreamsVersion(int major, int minor) {
             return null;
         }
         return new KafkaStreamsVersion(Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)));
+    }
+
+    @Override
+    public int compareTo(KafkaStreamsVersion other) {
+        return major != other.major ? Integer.compare(major, other.major) : Integer.compare(minor, other.minor);
+    }
+
+    /** {@code major.minor}, as a policy's spec.streams.kafkaStreamsVersion states it. */
+    @Override
+    public String toString() {
+        return major + "." + minor;
     }
 
     /** KIP-892: {@code enable.transactional.statestores} and {@code statestore.uncommitted.max.bytes} from 4.4. */

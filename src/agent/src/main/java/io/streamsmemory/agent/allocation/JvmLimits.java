@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.math.BigInteger;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
@@ -93,6 +94,39 @@ public final class JvmLimits {
     /** Runtime.maxMemory(), {@link #UNLIMITED} when the heap has no bound, -1 when not readable. */
     public static long heapInForce() {
         return safe(() -> Runtime.getRuntime().maxMemory());
+    }
+
+    /** This JVM's heap-setting argument ({@link #heapFlag(List)} of its input arguments); never throws. */
+    public static String heapFlag() {
+        try {
+            return heapFlag(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        } catch (Throwable t) {
+            return "unknown (the JVM's arguments could not be read)";
+        }
+    }
+
+    /**
+     * The argument that sets the heap of a JVM started with {@code arguments} (JAVA_TOOL_OPTIONS first, then
+     * JDK_JAVA_OPTIONS and the command line, as the JVM lists them): the last -Xmx or -XX:MaxHeapSize, which also
+     * wins over any RAM percentage; else the last of the flags that size it from the container's memory; else the
+     * JVM's default.
+     */
+    static String heapFlag(List<String> arguments) {
+        String size = null;
+        String share = null;
+        for (String argument : arguments) {
+            if (argument.startsWith("-Xmx") || argument.startsWith("-XX:MaxHeapSize=")) {
+                size = argument;
+            } else if (argument.startsWith("-XX:MaxRAMPercentage=")
+                    || argument.startsWith("-XX:MaxRAMFraction=")
+                    || argument.startsWith("-XX:MaxRAM=")) {
+                share = argument;
+            }
+        }
+        if (size != null) {
+            return size;
+        }
+        return share != null ? share : "none (the JVM's default: a quarter of the container's memory)";
     }
 
     /** Null when every planned limit is in force, otherwise the one warning line. */

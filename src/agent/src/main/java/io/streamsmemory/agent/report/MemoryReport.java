@@ -3,6 +3,7 @@ package io.streamsmemory.agent.report;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.streamsmemory.agent.allocation.AgentAllocation;
+import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.ConfigMerger;
 import io.streamsmemory.agent.rocksdb.RocksDbStats;
 import io.streamsmemory.agent.state.AgentState;
@@ -29,6 +30,10 @@ final class MemoryReport {
     private final String restartHash;
     /** Which record cache the application got: a {@link ConfigMerger.RecordCache.Source} label; null leaves it out. */
     private final String recordCacheSource;
+    /** The application's Kafka Streams version, as its jar says (the operator learns the policy's fact from it). */
+    private final String kafkaStreamsVersion;
+    /** The JVM argument that set the heap in force when it is not the plan's ({@link JvmLimits#heapFlag}), else null. */
+    private final String heapFlag;
     /** Section name to its figures, in the document's order; empty sections are left out. */
     private final Map<String, Map<String, Long>> sections;
 
@@ -38,11 +43,15 @@ final class MemoryReport {
             String allocationHash,
             String restartHash,
             String recordCacheSource,
+            String kafkaStreamsVersion,
+            String heapFlag,
             Map<String, Map<String, Long>> sections,
             Long unexplainedBytes) {
         this.allocationHash = allocationHash;
         this.restartHash = restartHash;
         this.recordCacheSource = recordCacheSource;
+        this.kafkaStreamsVersion = kafkaStreamsVersion;
+        this.heapFlag = heapFlag;
         Map<String, Map<String, Long>> kept = new LinkedHashMap<>();
         sections.forEach((name, figures) -> {
             if (!figures.isEmpty()) {
@@ -77,8 +86,18 @@ final class MemoryReport {
                 allocation == null ? null : allocation.hash(),
                 allocation == null ? null : allocation.restartHash(),
                 AgentState.recordCache().source().label(),
+                AgentState.kafkaStreamsVersionSeen(),
+                heapFlag(AgentState.jvmLimits()),
                 sections,
                 unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
+    }
+
+    /**
+     * The argument that set the heap when the heap in force is not the plan's (a user's -Xmx or RAM percentage won over
+     * the injected flag), else null: the operator shows it against the plan.
+     */
+    static String heapFlag(JvmLimits limits) {
+        return limits == null || !limits.mismatches().containsKey(JvmLimits.HEAP) ? null : JvmLimits.heapFlag();
     }
 
     /**
@@ -90,6 +109,10 @@ final class MemoryReport {
         Map<String, Long> out = new LinkedHashMap<>();
         if (allocation == null) {
             return out;
+        }
+        Long heap = allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+        if (heap != null) {
+            out.put("plannedHeapMaxBytes", heap);
         }
         if (allocation.plannedLoadedClasses() > 0) {
             out.put("plannedLoadedClasses", allocation.plannedLoadedClasses());
@@ -181,6 +204,12 @@ final class MemoryReport {
             if (recordCacheSource != null) {
                 json.writeStringField("recordCacheSource", recordCacheSource);
             }
+            if (kafkaStreamsVersion != null) {
+                json.writeStringField("kafkaStreamsVersion", kafkaStreamsVersion);
+            }
+            if (heapFlag != null) {
+                json.writeStringField("heapFlag", heapFlag);
+            }
             for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
                 json.writeObjectFieldStart(section.getKey());
                 for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
@@ -201,7 +230,7 @@ final class MemoryReport {
     /**
      * Prometheus text format 0.0.4: one gauge per figure, {@code streams_memory_agent_<section>_<field in snake
      * case>} (byte figures end in {@code _bytes}), each with its HELP and TYPE lines,
-     * {@code streams_memory_agent_info} carrying the hashes as labels, and
+     * {@code streams_memory_agent_info} carrying the hashes and the Kafka Streams version as labels, and
      * {@code streams_memory_agent_record_cache_source{source="…"} 1} carrying recordCacheSource (a label, as the text
      * format has no string values).
      */
@@ -212,6 +241,8 @@ final class MemoryReport {
         out.append(info).append("{format_version=\"").append(FORMAT_VERSION).append('"');
         label(out, "allocation_hash", allocationHash);
         label(out, "restart_hash", restartHash);
+        label(out, "kafka_streams_version", kafkaStreamsVersion);
+        label(out, "heap_flag", heapFlag);
         out.append("} 1\n");
         if (recordCacheSource != null) {
             String source = METRIC_PREFIX + "record_cache_source";

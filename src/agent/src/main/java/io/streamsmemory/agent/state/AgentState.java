@@ -25,7 +25,8 @@ public final class AgentState {
     private static volatile AgentAllocation allocation;
     private static volatile String problem;
     private static volatile String mode = "none";
-    private static volatile String kafkaStreamsVersion = "not seen yet";
+    private static final String NOT_SEEN = "not seen yet";
+    private static volatile String kafkaStreamsVersion = NOT_SEEN;
     private static volatile String inactiveReason;
     private static volatile JvmLimits jvmLimits;
     private static final Map<String, String> APPLIED = Collections.synchronizedMap(new LinkedHashMap<>());
@@ -197,6 +198,12 @@ public final class AgentState {
         return kafkaStreamsVersion;
     }
 
+    /** The application's Kafka Streams version once its classes were seen, else null (the report leaves it out). */
+    public static String kafkaStreamsVersionSeen() {
+        String version = kafkaStreamsVersion;
+        return NOT_SEEN.equals(version) ? null : version;
+    }
+
     public static String status() {
         if (!loaded) {
             return "not loaded";
@@ -224,7 +231,7 @@ public final class AgentState {
             problem = null;
             mode = "none";
             inactiveReason = null;
-            kafkaStreamsVersion = "not seen yet";
+            kafkaStreamsVersion = NOT_SEEN;
             APPLIED.clear();
             SKIPPED.clear();
             MERGES.set(0);

@@ -2,11 +2,26 @@ package io.streamsmemory.agent.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Case 3 of issue 9: when a JVM limit counts as the allocation's, with figures measured on this machine. */
 class JvmLimitsTest {
     private static final long PLANNED_HEAP = 999272L * 1024; // -Xmx999272k
+
+    /** The argument the operator shows as the one that won over the plan's heap: the JVM's own order of precedence. */
+    @Test
+    void theHeapFlagIsTheLastSizeElseTheLastShareElseTheDefault() {
+        // JAVA_TOOL_OPTIONS (the injected -Xmx) comes first, JDK_JAVA_OPTIONS and the command line after it.
+        assertThat(JvmLimits.heapFlag(List.of("-Xmx700m", "-XX:MaxRAMPercentage=75", "-Xmx2g", "-Dx=1")))
+                .isEqualTo("-Xmx2g");
+        // A size wins over any share, wherever it stands.
+        assertThat(JvmLimits.heapFlag(List.of("-XX:MaxHeapSize=1073741824", "-XX:MaxRAMPercentage=75")))
+                .isEqualTo("-XX:MaxHeapSize=1073741824");
+        assertThat(JvmLimits.heapFlag(List.of("-XX:MaxRAMFraction=2", "-XX:MaxRAMPercentage=75")))
+                .isEqualTo("-XX:MaxRAMPercentage=75");
+        assertThat(JvmLimits.heapFlag(List.of("-Xss1m", "-XX:+UseG1GC"))).startsWith("none (the JVM's default");
+    }
 
     @Test
     void theHeapInForceMatchesWithinWhatTheCollectorsReport() {

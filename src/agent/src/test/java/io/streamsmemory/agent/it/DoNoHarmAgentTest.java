@@ -4,14 +4,18 @@ import static io.streamsmemory.agent.it.AgentRealBrokerTest.PARTITIONS;
 import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.agent.DoNoHarm;
 import io.streamsmemory.agent.allocation.Allocations;
+import io.streamsmemory.agent.report.LocalHttp;
 import io.streamsmemory.engine.Part;
 import io.streamsmemory.engine.json.AllocationDocument;
 import java.io.OutputStream;
+import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -125,10 +129,12 @@ class DoNoHarmAgentTest {
     void aConflictingXmxIsReportedOnceWithTheHeapInForce() throws Exception {
         long plannedHeap = part("heap");
         long userHeapMiB = plannedHeap / (1 << 20) + 256;
+        int reportPort = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch()
                 .option("-javaagent:" + AppRun.agentJar())
                 .env("JAVA_TOOL_OPTIONS", String.join(" ", allocation.jvmOptions()))
-                .env("JDK_JAVA_OPTIONS", "-Xmx" + userHeapMiB + "m -XX:MaxMetaspaceSize=256m");
+                .env("JDK_JAVA_OPTIONS", "-Xmx" + userHeapMiB + "m -XX:MaxMetaspaceSize=256m")
+                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(reportPort));
         String topics = "xmx-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         try (AppRun app = AppRun.streamsApp(launch, work.resolve("xmx"), topics, THREADS, allocationFile)) {
@@ -150,6 +156,13 @@ class DoNoHarmAgentTest {
                     .isEqualTo(Long.toString(part("jvm-direct-memory")));
             assertThat(r.getProperty("mbean.JvmLimitMismatches")).isEqualTo("2");
             assertThat(r.getProperty("mbean.JvmLimitMismatches.heap")).contains("in force");
+            // The report names the flag that won and both heaps, for the operator's Warning (issue 46).
+            JsonNode report = new ObjectMapper()
+                    .readTree(LocalHttp.get(HttpClient.newHttpClient(), reportPort, "/report", Duration.ofSeconds(30))
+                            .body());
+            assertThat(report.get("heapFlag").asText()).isEqualTo("-Xmx" + userHeapMiB + "m");
+            assertThat(report.at("/jvm/plannedHeapMaxBytes").asLong()).isEqualTo(plannedHeap);
+            assertThat(report.at("/jvm/heapMaxBytes").asLong()).isGreaterThan(plannedHeap);
             // The user's heap is the one in force (maxMemory is at most 1/8 below -Xmx, see JvmLimits).
             int lost = maxMemory > (userHeapMiB << 20) * 7 / 8 && maxMemory <= (userHeapMiB + 2) << 20 ? 0 : 1;
             assertThat(lost).isZero();

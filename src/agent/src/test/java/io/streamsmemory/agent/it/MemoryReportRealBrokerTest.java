@@ -89,6 +89,15 @@ class MemoryReportRealBrokerTest {
             assertThat(report.get("formatVersion").asInt()).isEqualTo(1);
             assertThat(report.get("allocationHash").asText()).isEqualTo(allocation.hash());
             assertThat(report.get("restartHash").asText()).isEqualTo(allocation.restartHash());
+            assertThat(report.get("kafkaStreamsVersion").asText()).isEqualTo(version);
+            // The planned heap is in force: no flag won over it.
+            assertThat(report.has("heapFlag")).isFalse();
+            assertThat(report.at("/jvm/plannedHeapMaxBytes").asLong())
+                    .isEqualTo(allocation.parts().stream()
+                            .filter(part -> part.name().equals("heap"))
+                            .findFirst()
+                            .orElseThrow()
+                            .bytes());
             assertProcess(report, (rssBefore + rssAfter) / 2);
             assertJvm(report, r);
             assertStreamsAndRocksDb(report);

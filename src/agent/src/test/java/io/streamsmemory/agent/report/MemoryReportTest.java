@@ -44,7 +44,7 @@ class MemoryReportTest {
         sections.get("jvm").put("heapCommittedBytes", 20L);
         sections.put("streams", Map.of());
         sections.put("rocksdb", Map.of("blockCacheCapacityBytes", 64L));
-        return new MemoryReport("abc\"def", "rst", "plan", sections, 7L);
+        return new MemoryReport("abc\"def", "rst", "plan", "3.4.1", "-Xmx2g", sections, 7L);
     }
 
     @Test
@@ -58,6 +58,8 @@ class MemoryReportTest {
                         "allocationHash",
                         "restartHash",
                         "recordCacheSource",
+                        "kafkaStreamsVersion",
+                        "heapFlag",
                         "process",
                         "cgroup",
                         "jvm",
@@ -66,12 +68,15 @@ class MemoryReportTest {
         assertThat(json.get("formatVersion").asInt()).isEqualTo(1);
         assertThat(json.get("allocationHash").asText()).isEqualTo("abc\"def");
         assertThat(json.get("recordCacheSource").asText()).isEqualTo("plan");
+        assertThat(json.get("kafkaStreamsVersion").asText()).isEqualTo("3.4.1");
+        assertThat(json.get("heapFlag").asText()).isEqualTo("-Xmx2g");
         assertThat(json.at("/cgroup/version").asLong()).isEqualTo(2);
         assertThat(json.at("/cgroup/currentBytes").asLong()).isEqualTo(1200);
         assertThat(json.at("/cgroup").has("maxBytes")).isFalse();
         assertThat(json.at("/jvm/heapCommittedBytes").asLong()).isEqualTo(20);
         assertThat(json.get("unexplainedBytes").asLong()).isEqualTo(7);
-        JsonNode bare = new ObjectMapper().readTree(new MemoryReport(null, null, null, Map.of(), null).toJson());
+        JsonNode bare =
+                new ObjectMapper().readTree(new MemoryReport(null, null, null, null, null, Map.of(), null).toJson());
         assertThat(bare.toString()).isEqualTo("{\"formatVersion\":1}");
     }
 
@@ -91,7 +96,7 @@ class MemoryReportTest {
         assertThat(text).contains("streams_memory_agent_record_cache_source{source=\"plan\"} 1\n");
         assertThat(text)
                 .contains("streams_memory_agent_info{format_version=\"1\",allocation_hash=\"abc\\\"def\","
-                        + "restart_hash=\"rst\"} 1\n");
+                        + "restart_hash=\"rst\",kafka_streams_version=\"3.4.1\",heap_flag=\"-Xmx2g\"} 1\n");
     }
 
     /**
@@ -163,6 +168,7 @@ class MemoryReportTest {
         Map<String, Long> planned = MemoryReport.planned(Allocations.agentAllocation(AllocationJson.write(allocation)));
         assertThat(planned)
                 .containsEntry("plannedLoadedClasses", 25_000L)
+                .containsEntry("plannedHeapMaxBytes", allocation.part("heap").bytes())
                 .containsEntry(
                         "plannedMetaspaceMaxBytes",
                         allocation.part("jvm-metaspace").bytes())
@@ -175,7 +181,7 @@ class MemoryReportTest {
         Map<String, Long> jvm = new LinkedHashMap<>(Map.of("loadedClasses", 24_000L));
         jvm.putAll(planned);
         sections.put("jvm", jvm);
-        MemoryReport report = new MemoryReport("h", "r", null, sections, null);
+        MemoryReport report = new MemoryReport("h", "r", null, null, null, sections, null);
         JsonNode json = new ObjectMapper().readTree(report.toJson());
         assertThat(json.at("/jvm/plannedLoadedClasses").asLong()).isEqualTo(25_000L);
         assertThat(report.toPrometheus())
@@ -225,7 +231,7 @@ class MemoryReportTest {
         assertThat(report.toPrometheus())
                 .contains("streams_memory_agent_record_cache_source{source=\"application\"} 1\n");
         assertThat(new ObjectMapper()
-                        .readTree(new MemoryReport(null, null, "none", Map.of(), null).toJson())
+                        .readTree(new MemoryReport(null, null, "none", null, null, Map.of(), null).toJson())
                         .toString())
                 .isEqualTo("{\"formatVersion\":1,\"recordCacheSource\":\"none\"}");
     }
@@ -252,7 +258,7 @@ class MemoryReportTest {
 
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
         sections.put("rocksdb", rocksdb);
-        MemoryReport report = new MemoryReport(null, null, null, sections, null);
+        MemoryReport report = new MemoryReport(null, null, null, null, null, sections, null);
         assertThat(new ObjectMapper()
                         .readTree(report.toJson())
                         .at("/rocksdb/flushedBytes")

@@ -140,6 +140,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         // Only now: a start that failed before serving is retried, and a registry keeps the first of two gauges.
         load.register(registry);
+        WarmUp.planOnce();
         warmUpAnswered = WarmUp.run(vertx, port(), Certificates.pem(certificates.servingCertificate()));
         reach.serving();
         LOG.info(

@@ -1,5 +1,11 @@
 package io.streamsmemory.operator.admission;
 
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.streamsmemory.operator.api.StreamsMemoryPolicySpec;
+import io.streamsmemory.operator.plan.FittingPlan;
+import io.streamsmemory.operator.plan.PlannedRange;
+import io.streamsmemory.operator.workload.Workload;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -8,6 +14,9 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +43,43 @@ final class WarmUp {
             + "\"spec\":{\"containers\":[{\"name\":\"app\",\"image\":\"warm-up\"}]}}}}";
 
     private WarmUp() {}
+
+    /**
+     * Plans a one-replica Deployment under a 1 GiB policy once, as {@link FirstAllocation} plans a new workload's first
+     * pod: the engine's classes loaded and its code run before the webhook serves. A cold engine in the first pod's
+     * admission, beside its three API calls, took the review past the API server's 2 s on a loaded machine (.ci/run,
+     * 2026-12-06: one of three first pods admitted without the agent). Returns whether the plan fitted; never throws.
+     */
+    static boolean planOnce() {
+        try {
+            Deployment sample = new DeploymentBuilder()
+                    .withNewMetadata()
+                    .withName("warm-up")
+                    .withNamespace("streams-memory-warm-up")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withReplicas(1)
+                    .withNewTemplate()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("app")
+                    .endContainer()
+                    .endSpec()
+                    .endTemplate()
+                    .endSpec()
+                    .build();
+            Workload workload = Workload.of(sample).orElseThrow();
+            StreamsMemoryPolicySpec spec = new StreamsMemoryPolicySpec();
+            spec.setMemory("1Gi");
+            return FittingPlan.of(
+                            spec, workload, PlannedRange.of(workload, null, List.of()), Optional.empty(), Map.of())
+                    .result()
+                    .ok();
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("the webhook's warm-up plan failed ({}); it serves all the same", e.toString());
+            return false;
+        }
+    }
 
     /** How many of the {@link #REVIEWS} reviews were answered 200; never throws. */
     static int run(Vertx vertx, int port, String servingCertificatePem) {

@@ -44,6 +44,11 @@ public class ObservedMemoryStatus {
             + "or set spec.jvm.sizing: Declared.")
     private String capHit;
 
+    @JsonPropertyDescription("Set when a pod's heap is not the plan's: the application's own flag that won over it "
+            + "(-Xmx, -XX:MaxRAMPercentage, ...), the heap in force and the heap planned. The Warning condition says "
+            + "what it does to the bound.")
+    private String heapFlag;
+
     @JsonPropertyDescription("RocksDB instances open in the busiest pod.")
     private Long rocksDbInstances;
 
@@ -186,5 +191,13 @@ public class ObservedMemoryStatus {
 
     public void setCapHit(String capHit) {
         this.capHit = capHit;
+    }
+
+    public String getHeapFlag() {
+        return heapFlag;
+    }
+
+    public void setHeapFlag(String heapFlag) {
+        this.heapFlag = heapFlag;
     }
 }

@@ -70,8 +70,9 @@ public class StreamsSpec {
     private Boolean transactionalStateStores = false;
 
     @Pattern("^[0-9]+\\.[0-9]+(\\.[0-9]+)?$")
-    @JsonPropertyDescription("Kafka Streams version of the application (default 4.4); before 3.4 the record cache "
-            + "key is cache.max.bytes.buffering.")
+    @JsonPropertyDescription("Kafka Streams version of the application; unset, it is learned from what the pods "
+            + "report (the oldest any pod runs over the observation window), 4.4 until they report. Before 3.4 the "
+            + "record cache key is cache.max.bytes.buffering.")
     private String kafkaStreamsVersion;
 
     public Integer getThreads() {

@@ -30,7 +30,9 @@ public record AgentReport(
         String recordCacheSource,
         JvmCapsUse jvmCaps,
         String capHit,
-        TuningSignals tuning) {
+        TuningSignals tuning,
+        String kafkaStreamsVersion,
+        HeapOverride heapOverride) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -92,7 +94,17 @@ public record AgentReport(
                                 number(root, "rocksdb", "flushes"),
                                 number(root, "rocksdb", "flushedBytes"),
                                 number(root, "process", "storageReadBytes"))
-                        : null);
+                        : null,
+                // The version the application's jar says, read once Kafka Streams runs (an agent older than the
+                // field leaves it out: the fact stays declared or on its default).
+                streamsRunning ? text(root.path("kafkaStreamsVersion")) : null,
+                // Named by the agent only when the heap in force is not the plan's.
+                text(root.path("heapFlag")) == null
+                        ? null
+                        : new HeapOverride(
+                                text(root.path("heapFlag")),
+                                number(root, "jvm", "heapMaxBytes"),
+                                number(root, "jvm", "plannedHeapMaxBytes")));
     }
 
     /**

@@ -242,6 +242,8 @@ public record MemoryVerdict(
         status.setRecordCache(bytes(seen.recordCacheBytes()));
         status.setRecordCacheSource(seen.recordCacheSource());
         status.setCapHit(seen.capHit());
+        status.setHeapFlag(
+                seen.heapOverride() == null ? null : seen.heapOverride().describe());
         status.setRocksDbInstances(seen.rocksDbInstances());
         status.setActiveTasks(seen.activeTasks());
         status.setStandbyTasks(seen.standbyTasks());

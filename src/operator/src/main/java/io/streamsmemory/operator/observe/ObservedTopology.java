@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.observe;
 
+import io.streamsmemory.engine.KafkaStreamsVersion;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BinaryOperator;
@@ -17,6 +18,8 @@ import java.util.function.BinaryOperator;
  * @param rocksDbInstances  RocksDB instances of the busiest pod (store x task x segment, global stores included)
  * @param loadedClasses     classes loaded by the busiest pod's JVM once its Kafka Streams runs
  * @param jvmCaps           the most any pod's JVM used of the memory its caps bound (spec.jvm.sizing: Observed)
+ * @param kafkaStreamsVersion the oldest Kafka Streams any pod ran (during a rolling upgrade the pods still on the
+ *                          old version are the ones a key only it knows must reach), null when none said
  */
 public record ObservedTopology(
         Long instancesPerPod,
@@ -26,10 +29,11 @@ public record ObservedTopology(
         Long tasksPerPod,
         Long rocksDbInstances,
         Long loadedClasses,
-        JvmCapsUse jvmCaps) {
+        JvmCapsUse jvmCaps,
+        KafkaStreamsVersion kafkaStreamsVersion) {
     /** Nothing reported. */
     public static final ObservedTopology NONE =
-            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE);
+            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE, null);
 
     /**
      * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
@@ -59,7 +63,8 @@ public record ObservedTopology(
                 // Counted once Kafka Streams runs: a JVM still starting has not loaded its classes yet, and a cap
                 // planned from a count taken then would stop the JVM that loads the rest.
                 report.streamThreads() == null ? null : report.loadedClasses(),
-                settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom());
+                settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom(),
+                KafkaStreamsVersion.parse(report.kafkaStreamsVersion()));
     }
 
     /** The larger of each figure. */
@@ -77,7 +82,15 @@ public record ObservedTopology(
                 AgentReport.max(tasksPerPod, other.tasksPerPod),
                 AgentReport.max(rocksDbInstances, other.rocksDbInstances),
                 AgentReport.max(loadedClasses, other.loadedClasses),
-                jvmCaps.max(other.jvmCaps));
+                jvmCaps.max(other.jvmCaps),
+                older(kafkaStreamsVersion, other.kafkaStreamsVersion));
+    }
+
+    private static KafkaStreamsVersion older(KafkaStreamsVersion a, KafkaStreamsVersion b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || a.compareTo(b) <= 0 ? a : b;
     }
 
     /** Whether any pod said anything about its Kafka Streams topology (a JVM that has not started it says nothing). */

@@ -12,6 +12,8 @@ package io.streamsmemory.operator.observe;
  *                          application, kafka-default or none
  * @param capHit           a cap (metaspace, code cache) the first such pod's JVM hit, as the row says it, or null
  * @param tuning           what the pods show about their split ({@link TuningSignals}), null before Kafka Streams runs
+ * @param heapOverride     the first reporting pod whose heap is not the plan's (a flag of the application's won), or
+ *                         null
  * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
  *                         most any running container's own cgroup counted (a process killed without its container)
  */
@@ -33,7 +35,8 @@ public record WorkloadObservation(
         Long recordCacheBytes,
         String recordCacheSource,
         String capHit,
-        TuningSignals tuning) {
+        TuningSignals tuning,
+        HeapOverride heapOverride) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -55,7 +58,8 @@ public record WorkloadObservation(
                 AgentReport.max(recordCacheBytes, report.recordCacheBytes()),
                 recordCacheSource != null ? recordCacheSource : report.recordCacheSource(),
                 capHit != null ? capHit : report.capHit(),
-                TuningSignals.worse(tuning, report.tuning()));
+                TuningSignals.worse(tuning, report.tuning()),
+                heapOverride != null ? heapOverride : report.heapOverride());
     }
 
     WorkloadObservation notAnswering() {
@@ -91,11 +95,13 @@ public record WorkloadObservation(
                 recordCacheBytes,
                 recordCacheSource,
                 capHit,
-                tuning);
+                tuning,
+                heapOverride);
     }
 
     static WorkloadObservation none() {
         return new WorkloadObservation(
-                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+                0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
     }
 }

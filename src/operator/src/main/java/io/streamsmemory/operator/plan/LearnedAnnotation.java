@@ -1,8 +1,10 @@
 package io.streamsmemory.operator.plan;
 
 import io.streamsmemory.engine.JvmCap;
+import io.streamsmemory.engine.KafkaStreamsVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The learned-facts annotation of a published ConfigMap: its keys and how it is written
@@ -30,6 +32,8 @@ public final class LearnedAnnotation {
     public static final String RESTORED_HEADROOM_MIB = "restoredHeadroomMiB";
     /** The most direct memory a pod held, in KiB (in steps of 4 MiB): the direct memory cap is planned from it. */
     public static final String DIRECT_PEAK_KIB = "directPeakKiB";
+    /** The Kafka Streams version the pods ran, as {@link #versionCode}: 304 for 3.4. */
+    static final String KAFKA_STREAMS_VERSION = "kafkaStreamsVersion";
     /** The learned fact a cap is planned from once the pods report it. */
     public static final String LOADED_CLASSES = "loadedClasses";
 
@@ -41,6 +45,17 @@ public final class LearnedAnnotation {
      */
     public static String liftedKey(JvmCap cap) {
         return cap == JvmCap.METASPACE ? "metaspaceCapLifted" : "directMemoryCapLifted";
+    }
+
+    /** A version as the annotation's int keeps it: major times 100 plus minor (no Kafka minor has reached 100). */
+    static int versionCode(KafkaStreamsVersion version) {
+        return version.major() * 100 + Math.min(version.minor(), 99);
+    }
+
+    /** The version a published plan learned, if it learned one. */
+    static Optional<KafkaStreamsVersion> version(Map<String, Integer> learned) {
+        return Optional.ofNullable(learned.get(KAFKA_STREAMS_VERSION))
+                .map(code -> new KafkaStreamsVersion(code / 100, code % 100));
     }
 
     /** The learned values as the annotation keeps them: "threads=2,partitions=8". */

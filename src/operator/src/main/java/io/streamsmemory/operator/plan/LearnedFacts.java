@@ -3,6 +3,7 @@ package io.streamsmemory.operator.plan;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.CODE_CACHE_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.DIRECT_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.HEADROOM_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.KAFKA_STREAMS_VERSION;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.LIVE_THREADS;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.LOADED_CLASSES;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.METASPACE_PEAK_KIB;
@@ -109,6 +110,7 @@ public final class LearnedFacts {
         learned.threads(streams, threadsAnnotation, observed, builder);
         learned.partitions(streams, observed, builder);
         learned.standbys(streams, observed, builder);
+        learned.kafkaStreamsVersion(streams, observed, builder);
         learned.stores(streams.getStores(), observed, builder);
         learned.metaspace(jvm, observed, builder);
         learned.directMemory(jvm, observed.jvmCaps(), builder);
@@ -156,6 +158,27 @@ public final class LearnedFacts {
                 .map(active -> (int) ((nonNegative(observed.standbyTasks()) + active - 1) / active));
         builder.standbyReplicas(
                 pick("standbyReplicas", Optional.ofNullable(streams.getStandbyReplicas()), standbysSeen, 0));
+    }
+
+    /**
+     * The application's Kafka Streams version (the record cache's key, and which features it has): declared, else the
+     * oldest a pod ran over the window, else what the published plan learned. Not a floor, as the counts are: an
+     * upgrade moves it up and a rollback down. Without any, the engine's default and no fact row: the version changes
+     * no byte of the plan, so it is never what makes one provisional.
+     */
+    private void kafkaStreamsVersion(StreamsSpec streams, ObservedTopology observed, WorkloadFacts.Builder builder) {
+        if (streams.getKafkaStreamsVersion() != null) {
+            builder.kafkaStreamsVersion(streams.getKafkaStreamsVersion());
+            facts.add(new Fact(KAFKA_STREAMS_VERSION, streams.getKafkaStreamsVersion(), Source.Declared));
+            return;
+        }
+        Optional.ofNullable(observed.kafkaStreamsVersion())
+                .or(() -> LearnedAnnotation.version(before))
+                .ifPresent(version -> {
+                    learned.put(KAFKA_STREAMS_VERSION, LearnedAnnotation.versionCode(version));
+                    builder.kafkaStreamsVersion(version.toString());
+                    facts.add(new Fact(KAFKA_STREAMS_VERSION, version.toString(), Source.Observed));
+                });
     }
 
     /** The state stores: declared by kind, or the RocksDB instances a task opens, each as a key-value store. */

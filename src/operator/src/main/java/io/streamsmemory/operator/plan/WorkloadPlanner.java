@@ -66,9 +66,6 @@ public final class WorkloadPlanner {
             }
             builder.recordBytes((int) recordBytes);
         }
-        if (streams.getKafkaStreamsVersion() != null) {
-            builder.kafkaStreamsVersion(streams.getKafkaStreamsVersion());
-        }
         if (spec.getJvm() != null && spec.getJvm().getExtraDirectMemory() != null) {
             builder.extraDirectMemoryBytes(
                     quantity("spec.jvm.extraDirectMemory", spec.getJvm().getExtraDirectMemory()));

@@ -13,6 +13,7 @@ import io.streamsmemory.engine.json.AllocationDocument;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
+import io.streamsmemory.operator.observe.HeapOverride;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
@@ -162,6 +163,7 @@ final class WorkloadReconciler {
                 run.pods());
         MemoryVerdict verdict = verdict(workload, allocation, safety.crossed());
         WorkloadRows.showVerdict(run.row(), verdict);
+        reportHeapOverride(workload, verdict, run.warnings());
         metrics.recordWorkload(workload, allocation, verdict);
         return new WorkloadOutcome(
                 run.row(),
@@ -281,6 +283,19 @@ final class WorkloadReconciler {
         }
         for (String warning : plan.warnings()) {
             events.record(workload.resource(), Type.Warning, "WorkloadWarning", warning);
+            warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
+    }
+
+    /**
+     * A pod whose own heap flag won over the plan's (the webhook keeps a user's setting): a warning with what it does
+     * to the bound, told once as an Event. The operator changes nothing for it: the flag is the user's.
+     */
+    private void reportHeapOverride(Workload workload, MemoryVerdict verdict, List<String> warnings) {
+        HeapOverride heap = verdict == null ? null : verdict.seen().heapOverride();
+        if (heap != null) {
+            String warning = "a pod's " + heap.describe() + "; " + heap.effect();
+            events.record(workload.resource(), Type.Warning, "HeapFlagWon", warning);
             warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
         }
     }

@@ -257,6 +257,8 @@ class WebhookInjectionTest {
     @Test
     void theWebhookAnsweredItsOwnWarmUpReviewsOverTlsBeforeItServed() {
         assertThat(operator.webhook.warmUpAnswered()).isEqualTo(WarmUp.REVIEWS);
+        // And planned a workload as a first pod's admission does, so the engine is not cold for that pod.
+        assertThat(WarmUp.planOnce()).isTrue();
     }
 
     @Test

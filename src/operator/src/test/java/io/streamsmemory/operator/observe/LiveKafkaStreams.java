@@ -227,9 +227,7 @@ final class LiveKafkaStreams implements AutoCloseable {
         String appClasspath = Arrays.stream(classpath.split(File.pathSeparator))
                 .filter(entry -> !entry.contains("streams-memory-engine") && !entry.contains("/engine/target/"))
                 .collect(Collectors.joining(File.pathSeparator)); // the application's own: the agent brings the rest
-        List<String> command =
-                new ArrayList<>(AllocationJson.read(allocationJson).jvmOptions());
-        command.addAll(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + AgentBuild.AGENT_JAR.toAbsolutePath(),
                 "-cp",
@@ -240,6 +238,11 @@ final class LiveKafkaStreams implements AutoCloseable {
                 Integer.toString(threads),
                 Integer.toString(partitions)));
         Map<String, String> env = new java.util.HashMap<>(appEnv);
+        // The allocation's JVM flags where the webhook puts them, so a flag of the application's in JDK_JAVA_OPTIONS
+        // or on the command line comes after them and wins, as in a pod.
+        env.put(
+                "JAVA_TOOL_OPTIONS",
+                String.join(" ", AllocationJson.read(allocationJson).jvmOptions()));
         env.putAll(Map.of(
                 "STREAMS_MEMORY_ALLOCATION",
                 allocation.toAbsolutePath().toString(),

@@ -193,7 +193,8 @@ class MemoryObserverTest {
      * the policy is corrected to declare what runs.
      */
     @Test
-    void aTopologyOtherThanDeclaredRaisesTopologyMismatchUntilThePolicySaysWhatRuns() throws Exception {
+    void aTopologyOtherThanDeclaredRaisesTopologyMismatchUntilThePolicySaysWhatRunsAndAUsersHeapFlagIsShown()
+            throws Exception {
         String ns = "mismatch";
         int threads = 2;
         int partitions = 4;
@@ -207,8 +208,29 @@ class MemoryObserverTest {
         client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
                 .create();
         String allocation = publishedAllocation(ns);
-        try (LiveKafkaStreams jvm = liveJvm("live-kafka-streams", allocation, threads, partitions, Map.of())) {
+        // The same JVM carries the application's own -Xmx, 64 MiB above the plan's, in JDK_JAVA_OPTIONS: it wins over
+        // the injected flag, as a user's setting does (issue 46; one JVM for both: each costs a broker).
+        long plannedHeap = AllocationJson.read(allocation).parts().stream()
+                .filter(part -> part.name().equals("heap"))
+                .mapToLong(Part::bytes)
+                .findFirst()
+                .orElseThrow();
+        String userHeap = "-Xmx" + ((plannedHeap >> 20) + 64) + "m";
+        try (LiveKafkaStreams jvm =
+                liveJvm("live-kafka-streams", allocation, threads, partitions, Map.of("JDK_JAVA_OPTIONS", userHeap))) {
             runningPod(ns, "orders-app-abc-1", jvm.reportPort());
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+                assertThat(observed(ns).getObserved().getHeapFlag())
+                        .startsWith(userHeap + " won over the plan's heap: ")
+                        .endsWith(" planned");
+                assertThat(condition(policy(ns), "Warning").getMessage())
+                        .contains("Deployment orders-app: a pod's " + userHeap + " won over the plan's heap")
+                        .containsPattern("the heap may take [0-9.]+ MiB more than its part")
+                        .contains("remove the flag");
+            });
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(events(ns, "HeapFlagWon")).hasSize(1));
+            System.out.println("Warning: " + condition(policy(ns), "Warning").getMessage());
             // The message holds the numbers the JVM reports now: 2 key-value stores per task, and once the record cache
             // first flushes (at the first commit) one RocksDB instance per live segment of its window store. Until the
             // report answers and the condition is written, its reads throw: poll again, as the waits above do.
@@ -293,7 +315,9 @@ class MemoryObserverTest {
             StreamsMemoryPolicy learned = policy(ns);
             assertThat(condition(learned, "Ready").getStatus()).isEqualTo("True");
             Map<String, String> facts = sources(observedRow(ns));
+            String version = LiveKafkaStreams.kafkaStreamsVersion();
             assertThat(facts)
+                    .containsEntry("kafkaStreamsVersion", version.substring(0, version.lastIndexOf('.')) + " Observed")
                     .containsEntry("threads", threads + " Observed")
                     .containsEntry("partitions", partitions + " Observed")
                     .containsEntry("instancesPerPod", "1 Observed")

@@ -7,6 +7,7 @@ import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.ByteSize;
 import io.streamsmemory.operator.Fixtures;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,33 @@ class MemoryVerdictTest {
         assertThat(MemoryVerdict.of(plan, seen(40 * MiB, 50 * MiB, 2, 4, 4, 0), DAY)
                         .recommendation())
                 .contains(": " + ByteSize.format(floorIn64Mi) + " would hold");
+    }
+
+    /** A pod's agent names the flag that won over the plan's heap; the row shows it, the effect goes to Warning. */
+    @Test
+    void aHeapFlagOfTheApplicationsIsShownWithTheHeapInForceAndThePlans() {
+        String report = """
+                {"formatVersion":1,"heapFlag":"%s","jvm":{"heapMaxBytes":%d,"plannedHeapMaxBytes":%d}}""";
+        AgentReport bigger = AgentReport.parse(
+                String.format(report, "-Xmx2g", 2048 * MiB, 700 * MiB).getBytes(StandardCharsets.UTF_8));
+        MemoryVerdict verdict =
+                MemoryVerdict.of(plan, WorkloadObservation.none().with(bigger), DAY);
+        assertThat(verdict.observed().getHeapFlag())
+                .isEqualTo("-Xmx2g won over the plan's heap: 2 GiB in force, 700 MiB planned");
+        assertThat(verdict.seen().heapOverride().effect())
+                .startsWith("the heap may take 1.32 GiB more than its part, so the pod's parts add up to more than its "
+                        + "memory and the kernel may OOM-kill it");
+        AgentReport smaller = AgentReport.parse(String.format(report, "-XX:MaxRAMPercentage=25", 256 * MiB, 700 * MiB)
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(smaller.heapOverride().effect())
+                .startsWith("444 MiB of the pod's memory planned for the heap stays unused");
+        // The planned heap in force: the agent names no flag, and the row shows none.
+        AgentReport asPlanned = AgentReport.parse(
+                "{\"formatVersion\":1,\"jvm\":{\"heapMaxBytes\":1}}".getBytes(StandardCharsets.UTF_8));
+        assertThat(MemoryVerdict.of(plan, WorkloadObservation.none().with(asPlanned), DAY)
+                        .observed()
+                        .getHeapFlag())
+                .isNull();
     }
 
     @Test
@@ -147,6 +175,8 @@ class MemoryVerdictTest {
                         10 * MiB,
                         "plan",
                         JvmCapsUse.NONE,
+                        null,
+                        null,
                         null,
                         null));
     }

@@ -2,6 +2,8 @@ package io.streamsmemory.operator.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.engine.KafkaStreamsVersion;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,7 +15,7 @@ class ObservedTopologyTest {
         ObservedTopology round = ObservedTopology.of(
                 List.of(report(1L, 2L, 3L, 1L, 9L, 8_000L), report(1L, 2L, 1L, 3L, 12L, 9_000L)), Duration.ZERO);
 
-        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 4L, 4L, 4L, 12L, 9_000L, JvmCapsUse.NONE));
+        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 4L, 4L, 4L, 12L, 9_000L, JvmCapsUse.NONE, null));
     }
 
     @Test
@@ -25,7 +27,7 @@ class ObservedTopologyTest {
                 List.of(report(null, null, null, null, null, 6_000L), report(1L, 2L, 3L, 0L, 6L, 5_000L)),
                 Duration.ZERO);
 
-        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L, JvmCapsUse.NONE));
+        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L, JvmCapsUse.NONE, null));
         assertThat(ObservedTopology.of(List.of(report(null, null, null, null, null, null)), Duration.ZERO)
                         .reportsStreams())
                 .isFalse();
@@ -64,16 +66,41 @@ class ObservedTopologyTest {
     }
 
     @Test
+    void theOldestKafkaStreamsAPodRunsIsTheWorkloadsUntilItLeavesTheWindow() {
+        // A rolling upgrade from 3.3 to 3.9: while any pod runs 3.3, a key only 3.9 knows would not reach it.
+        String report = """
+                {"formatVersion":1,"kafkaStreamsVersion":"%s","streams":{"streamThreads":1,"activeTasks":2}}""";
+        AgentReport upgraded = AgentReport.parse(String.format(report, "3.9.1").getBytes(StandardCharsets.UTF_8));
+        AgentReport old = AgentReport.parse(String.format(report, "3.3.2").getBytes(StandardCharsets.UTF_8));
+        AgentReport starting = AgentReport.parse(
+                "{\"formatVersion\":1,\"kafkaStreamsVersion\":\"3.0.2\"}".getBytes(StandardCharsets.UTF_8));
+        assertThat(upgraded.kafkaStreamsVersion()).isEqualTo("3.9.1");
+        // Read once Kafka Streams runs, as the topology is.
+        assertThat(starting.kafkaStreamsVersion()).isNull();
+
+        ObservedTopology rolling = ObservedTopology.of(List.of(upgraded, old, starting), Duration.ZERO);
+        assertThat(rolling.kafkaStreamsVersion()).isEqualTo(new KafkaStreamsVersion(3, 3));
+        TopologyWindow window = new TopologyWindow(Duration.ofHours(1));
+        Instant start = Instant.parse("2026-12-06T00:00:00Z");
+        window.record(start, rolling);
+        window.record(start.plusSeconds(600), ObservedTopology.of(List.of(upgraded), Duration.ZERO));
+        assertThat(window.peak(start.plusSeconds(900)).kafkaStreamsVersion()).isEqualTo(new KafkaStreamsVersion(3, 3));
+        assertThat(window.peak(start.plusSeconds(3_700)).kafkaStreamsVersion())
+                .isEqualTo(new KafkaStreamsVersion(3, 9));
+    }
+
+    @Test
     void theWindowKeepsTheLargestTopologyUntilItLeavesTheWindow() {
         TopologyWindow window = new TopologyWindow(Duration.ofHours(1));
         Instant start = Instant.parse("2026-12-03T00:00:00Z");
-        window.record(start, new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_000L, JvmCapsUse.NONE));
-        window.record(start.plusSeconds(600), new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE));
+        window.record(start, new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_000L, JvmCapsUse.NONE, null));
+        window.record(
+                start.plusSeconds(600), new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null));
 
         assertThat(window.peak(start.plusSeconds(900)))
-                .isEqualTo(new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_500L, JvmCapsUse.NONE));
+                .isEqualTo(new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_500L, JvmCapsUse.NONE, null));
         assertThat(window.peak(start.plusSeconds(3_700)))
-                .isEqualTo(new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE));
+                .isEqualTo(new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null));
         assertThat(window.peak(start.plusSeconds(8_000))).isNull();
     }
 
@@ -99,6 +126,8 @@ class ObservedTopologyTest {
                 null,
                 null,
                 JvmCapsUse.NONE,
+                null,
+                null,
                 null,
                 null);
     }

@@ -27,6 +27,8 @@ public final class WorkloadObservations {
                         "plan",
                         JvmCapsUse.NONE,
                         null,
+                        null,
+                        null,
                         null));
     }
 }

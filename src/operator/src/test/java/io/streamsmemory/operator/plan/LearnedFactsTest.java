@@ -3,6 +3,7 @@ package io.streamsmemory.operator.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamsmemory.engine.JvmCap;
+import io.streamsmemory.engine.KafkaStreamsVersion;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -23,7 +24,7 @@ class LearnedFactsTest {
      * 9,000 classes and 8 MiB of direct buffers.
      */
     static final ObservedTopology TWO_PODS =
-            new ObservedTopology(1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20));
+            new ObservedTopology(1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null);
 
     @Test
     void beforeAnyReportEveryOmittedFactIsAProvisionalDefault() {
@@ -101,7 +102,7 @@ class LearnedFactsTest {
     @Test
     void threadsArePerInstanceAndAManyClassJvmRaisesTheClassCount() {
         // One JVM running 2 KafkaStreams instances with 6 stream threads in all, loading 20,000 classes.
-        ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE);
+        ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE, null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(twoInstances), Map.of());
         WorkloadFacts planned = plan.planned();
 
@@ -130,7 +131,7 @@ class LearnedFactsTest {
         assertThat(restarted.learned().provisional()).isEmpty();
 
         // A rebalance shows fewer tasks for a while: the plan holds what it learned.
-        ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE);
+        ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE, null);
         Plan during = plan(null, null, Optional.empty(), Optional.of(rebalancing), LearnedAnnotation.parse(annotation));
         assertThat(during.planned()).isEqualTo(published.planned());
         // What is not a name=count pair is left out, not fatal.
@@ -142,7 +143,7 @@ class LearnedFactsTest {
     void reportedFactsCapTheJvmAboveWhatItUsedAndALiftHoldsUntilThePolicyChanges() {
         // 30,000 classes, and 150 MB of metaspace: more per class than the model's 5,800 B.
         ObservedTopology heavy = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20));
+                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20), null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(heavy), Map.of());
         WorkloadFacts planned = plan.planned();
         assertThat(planned.uncappedJvmCaps()).isEmpty();
@@ -181,7 +182,7 @@ class LearnedFactsTest {
         jvm.setSizing(io.streamsmemory.operator.api.JvmSizing.Observed);
         // A JVM without Kafka Streams: its peaks, but no class count (counted only once Kafka Streams runs).
         ObservedTopology peaks = new ObservedTopology(
-                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null));
+                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null), null);
         Plan plan = plan(null, jvm, Optional.empty(), Optional.of(peaks), Map.of());
         assertThat(plan.planned().observedJvm()).isNotNull();
         assertThat(plan.planned().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
@@ -189,6 +190,47 @@ class LearnedFactsTest {
     }
 
     /** What {@link LearnedFacts#apply} learned, and the facts it set on a 1 GiB workload's builder. */
+    @Test
+    void theKafkaStreamsVersionIsDeclaredOrLearnedAndKeptAcrossARestart() {
+        ObservedTopology on32 =
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(3, 2));
+
+        // Nothing said: the engine's default, no fact row and nothing provisional for it (no byte depends on it).
+        Plan unknown = plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), Map.of());
+        assertThat(sources(unknown.learned().facts())).doesNotContainKey("kafkaStreamsVersion");
+        assertThat(unknown.planned().kafkaStreamsVersion()).isEqualTo(KafkaStreamsVersion.DEFAULT);
+
+        // Reported: learned, published, and the record cache key is the one 3.2 knows.
+        Plan learned = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(on32), Map.of());
+        assertThat(sources(learned.learned().facts())).containsEntry("kafkaStreamsVersion", "3.2 Observed");
+        assertThat(learned.planned().kafkaStreamsVersion()).isEqualTo("3.2");
+        assertThat(KafkaStreamsVersion.parse(learned.planned().kafkaStreamsVersion())
+                        .recordCacheKey())
+                .isEqualTo("cache.max.bytes.buffering");
+        Map<String, Integer> published =
+                LearnedAnnotation.parse(learned.learned().annotation());
+        assertThat(published).containsEntry("kafkaStreamsVersion", 302);
+
+        // An operator restarted with an empty window plans what it published, not the default.
+        Plan restarted = plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), published);
+        assertThat(restarted.planned().kafkaStreamsVersion()).isEqualTo("3.2");
+        // Not a floor: pods upgraded to 4.1 move it up, and the count facts keep their floors.
+        ObservedTopology on41 =
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(4, 1));
+        assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(on41), published)
+                        .planned()
+                        .kafkaStreamsVersion())
+                .isEqualTo("4.1");
+
+        // A declared version wins over what the pods say.
+        StreamsSpec declared = new StreamsSpec();
+        declared.setKafkaStreamsVersion("3.9");
+        Plan pinned = plan(declared, null, Optional.empty(), Optional.of(on32), published);
+        assertThat(sources(pinned.learned().facts())).containsEntry("kafkaStreamsVersion", "3.9 Declared");
+        assertThat(pinned.planned().kafkaStreamsVersion()).isEqualTo("3.9");
+        assertThat(LearnedAnnotation.parse(pinned.learned().annotation())).doesNotContainKey("kafkaStreamsVersion");
+    }
+
     private record Plan(LearnedFacts learned, WorkloadFacts planned) {}
 
     private static Plan plan(

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /** spec.jvm.sizing: Observed: the peaks a plan learns its caps from, and the guard that restores the model's. */
 class LearnedJvmCapsTest {
     private static final JvmCapsUse PEAKS = new JvmCapsUse(40L * MiB, 20L * MiB, 46L);
-    private static final ObservedTopology SEEN = new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS);
+    private static final ObservedTopology SEEN = new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS, null);
 
     @Test
     void observedSizingPlansFromThePeaksAndTheyOnlyGrow() {
@@ -38,7 +38,7 @@ class LearnedJvmCapsTest {
         // A restarted operator sees smaller peaks (a JVM just started): the published plan's stay.
         WorkloadFacts.Builder again = builder();
         ObservedTopology fresh =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L));
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L), null);
         apply(observed(), Optional.of(fresh), LearnedAnnotation.parse(learned.annotation()), again);
         assertThat(again.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
     }
@@ -97,7 +97,7 @@ class LearnedJvmCapsTest {
     void theHeadroomIsLearnedFromSettledPodsInStepsOnlyGrowsAndNinetyPercentOfItRestoresTheModels() {
         // A settled pod held 100 MiB + 1 B beyond its bounded parts: planned from 112 MiB (16 MiB steps).
         ObservedTopology settled = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1));
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1), null);
         WorkloadFacts.Builder builder =
                 builder().memoryBytes(2L << 30).streamThreads(2).tasksPerPod(6);
         LearnedFacts learned = apply(observed(), Optional.of(settled), Map.of(), builder);

@@ -105,6 +105,7 @@ final class ManyWorkloads {
                 150L << 20,
                 "plan",
                 look ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace" : null,
+                null,
                 null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         WorkloadRows.showVerdict(row, verdict);
