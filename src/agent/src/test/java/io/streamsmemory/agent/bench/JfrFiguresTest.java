@@ -39,10 +39,15 @@ class JfrFiguresTest {
         JfrFigures figures = JfrFigures.read(dir, from, to);
 
         assertThat(figures.javaSamples()).isGreaterThan(10);
-        // Only the stream thread's samples count, and it spent them allocating arrays in this method.
+        // Only the stream thread's samples count, and it spent most of them allocating arrays in this method: its
+        // frame is the most sampled. Not always more than half: a .ci/run, the operator's tests beside it, put 77 of
+        // at least 164 there and the rest in other frames.
         assertThat(figures.javaFrames()).containsKey("JfrFiguresTest.allocateForASecond");
-        assertThat(figures.javaFrames().get("JfrFiguresTest.allocateForASecond"))
-                .isGreaterThan(figures.javaSamples() / 2);
+        assertThat(figures.javaFrames().entrySet().stream()
+                        .max(Map.Entry.comparingByValue())
+                        .orElseThrow()
+                        .getKey())
+                .isEqualTo("JfrFiguresTest.allocateForASecond");
         // Both threads allocated about as fast as they could: far more than 10 MiB a second.
         assertThat(figures.allocatedBytesPerSecond()).isGreaterThan(10 * 1048576.0);
         assertThat(figures.line()).startsWith("jfr: allocation ").contains("allocateForASecond");
