@@ -287,9 +287,35 @@ public final class WorkloadIndex implements AutoCloseable {
 
     /** The informers' caches, and the API server for a live read. */
     private final class InformerLookups implements Lookups {
+        /**
+         * From the cache, which holds every workload of the cluster; a miss is one created a moment ago whose watch
+         * event has not arrived yet (its controller's first pods can come first: one of three first pods of a
+         * Deployment created with its policy went uninjected in two .ci/runs, likely so), read live, bounded like the
+         * ConfigMap's read. Null when it does not exist, or the read fails or is late.
+         */
         @Override
         public HasMetadata workload(String kind, String namespace, String name) {
-            return cache.workload(kind, namespace, name);
+            HasMetadata cached = cache.workload(kind, namespace, name);
+            if (cached != null || client == null) {
+                return cached;
+            }
+            try {
+                return CompletableFuture.supplyAsync(() -> kind.equals("Deployment")
+                                ? client.apps()
+                                        .deployments()
+                                        .inNamespace(namespace)
+                                        .withName(name)
+                                        .get()
+                                : client.apps()
+                                        .statefulSets()
+                                        .inNamespace(namespace)
+                                        .withName(name)
+                                        .get())
+                        .get(LIVE_READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                LOG.debug("could not read {} {}/{}: {}", kind, namespace, name, e.toString());
+                return null;
+            }
         }
 
         @Override
