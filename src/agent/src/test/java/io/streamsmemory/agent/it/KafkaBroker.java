@@ -42,6 +42,11 @@ public final class KafkaBroker implements AutoCloseable {
         Files.createDirectories(dir);
         int port = freePort();
         int controllerPort = freePort();
+        while (controllerPort == port) {
+            // The kernel can hand out the port it just took back (seen in the operator's LiveKafkaStreams: both
+            // listeners on one port, and the storage format refused the config).
+            controllerPort = freePort();
+        }
         Path config = dir.resolve("server.properties");
         String properties = SingleNodeKafka.serverProperties(port, controllerPort, dir.resolve("data"));
         Files.writeString(config, properties);

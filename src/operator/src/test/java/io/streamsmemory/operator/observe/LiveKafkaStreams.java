@@ -137,6 +137,11 @@ final class LiveKafkaStreams implements AutoCloseable {
     private String startBroker(String classpath) throws Exception {
         int port = freePort();
         int controllerPort = freePort();
+        while (controllerPort == port) {
+            // The kernel can hand out the port it just took back (.ci/run, 2026-12-06: both listeners on one port, and
+            // the storage format refused the config).
+            controllerPort = freePort();
+        }
         Path config = dir.resolve("broker/server.properties");
         Files.writeString(config, SingleNodeKafka.serverProperties(port, controllerPort, dir.resolve("broker/data")));
         Process format = java(
