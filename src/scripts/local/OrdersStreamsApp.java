@@ -20,7 +20,9 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * make run's real Kafka Streams JVM (src/scripts/local/real-streams.sh starts it with Java's single-file source
@@ -65,6 +67,16 @@ public final class OrdersStreamsApp {
         orders.groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
                 .count(Materialized.as("orders-per-hour-store"))
                 .toStream((window, count) -> window.key()).to(HOURLY, Produced.with(Serdes.String(), Serdes.Long()));
+        if ("true".equals(System.getenv("ORDERS_APP_HEAP_STATE"))) {
+            // State on the heap (the operator's tests): the latest order per customer in an in-memory store, and the
+            // hourly counts held back until their hour closes by a suppression with no bound.
+            orders.groupByKey().reduce((previous, latest) -> latest,
+                    Materialized.<String, String>as(Stores.inMemoryKeyValueStore("latest-order-in-memory")));
+            orders.groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofHours(1)))
+                    .count(Materialized.as("orders-per-hour-suppressed"))
+                    .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+                    .toStream((window, count) -> window.key()).to(HOURLY, Produced.with(Serdes.String(), Serdes.Long()));
+        }
         return builder;
     }
 

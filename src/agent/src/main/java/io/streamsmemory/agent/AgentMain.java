@@ -1,6 +1,8 @@
 package io.streamsmemory.agent;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
+import io.streamsmemory.agent.hook.HeapStateObjects;
+import io.streamsmemory.agent.hook.HeapStateTransformer;
 import io.streamsmemory.agent.hook.KafkaStreamsTransformer;
 import io.streamsmemory.agent.hook.StreamsConfigTransformer;
 import io.streamsmemory.agent.hook.StreamsInstances;
@@ -39,15 +41,21 @@ public final class AgentMain {
             // Load the hooks before any transform can need them.
             Class.forName(StreamsConfigHook.class.getName());
             Class.forName(StreamsInstances.class.getName());
+            Class.forName(HeapStateObjects.class.getName());
             instrumentation.addTransformer(new StreamsConfigTransformer(StreamsConfigHook.class), true);
             instrumentation.addTransformer(new KafkaStreamsTransformer(), true);
+            for (String target : HeapStateTransformer.TARGETS) {
+                instrumentation.addTransformer(new HeapStateTransformer(target), true);
+            }
             StreamsInstances.watch();
             InertNotice.configure(System.getenv());
             if (attached) {
                 List<Class<?>> loaded = new ArrayList<>();
                 for (Class<?> type : instrumentation.getAllLoadedClasses()) {
                     String name = type.getName().replace('.', '/');
-                    if (StreamsConfigTransformer.TARGET.equals(name) || KafkaStreamsTransformer.TARGET.equals(name)) {
+                    if (StreamsConfigTransformer.TARGET.equals(name)
+                            || KafkaStreamsTransformer.TARGET.equals(name)
+                            || HeapStateTransformer.TARGETS.contains(name)) {
                         loaded.add(type);
                     }
                 }

@@ -36,24 +36,8 @@ public record ControlPlaneOptions(
         return new ControlPlaneOptions(true, true, true, false, false, Duration.ofSeconds(90));
     }
 
-    public ControlPlaneOptions withControllerManager(boolean on) {
-        return new ControlPlaneOptions(on, scheduler, kwok, realNode, registry, startTimeout);
-    }
-
-    public ControlPlaneOptions withScheduler(boolean on) {
-        return new ControlPlaneOptions(controllerManager, on, kwok, realNode, registry, startTimeout);
-    }
-
-    public ControlPlaneOptions withKwok(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, on, realNode, registry, startTimeout);
-    }
-
     public ControlPlaneOptions withRealNode(boolean on) {
         return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, registry, startTimeout);
-    }
-
-    public ControlPlaneOptions withRegistry(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, on, startTimeout);
     }
 
     public ControlPlaneOptions withStartTimeout(Duration timeout) {

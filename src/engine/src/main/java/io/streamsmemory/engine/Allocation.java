@@ -39,10 +39,11 @@ public record Allocation(
         String restartHash) {
 
     public Part part(String name) {
-        return parts.stream()
-                .map(p -> p.find(name))
-                .flatMap(Optional::stream)
-                .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no part " + name));
+        return findPart(name).orElseThrow(() -> new IllegalArgumentException("no part " + name));
+    }
+
+    /** The part named {@code name} anywhere in the tree, or empty when this allocation has none. */
+    public Optional<Part> findPart(String name) {
+        return parts.stream().map(p -> p.find(name)).flatMap(Optional::stream).findFirst();
     }
 }

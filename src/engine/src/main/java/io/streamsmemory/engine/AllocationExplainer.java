@@ -355,13 +355,28 @@ final class AllocationExplainer {
             streamsConfig.putAll(s.uncommitted().config());
             heapParts.add(heapParts.size() - 1, s.uncommitted().heapPart(s.facts()));
         }
+        long state = s.split().inMemoryStateMiB() * MiB;
+        if (state > 0) {
+            heapParts.add(
+                    heapParts.size() - 1,
+                    Part.leaf(
+                            "in-memory-state",
+                            state,
+                            String.format(
+                                    "in-memory state stores and suppression buffers: %s of one pod's state held on the "
+                                            + "heap (spec.streams.inMemoryState, or the most its pods were seen to "
+                                            + "hold), set aside before RocksDB and the rest of the heap share the pool",
+                                    format(s.facts().inMemoryStateBytes())),
+                            Map.of()));
+        }
         String heap = jvmSize(s.split().heapBytes());
         return Part.of(
                 "heap",
                 String.format(
-                        "the JVM heap: client buffers, record cache, input buffers%s and the application; -Xms = -Xmx "
+                        "the JVM heap: client buffers, record cache, input buffers%s%s and the application; -Xms = -Xmx "
                                 + "so the heap never grows into memory the other parts own%s",
                         s.uncommitted().on() ? ", uncommitted writes" : "",
+                        state > 0 ? ", in-memory state" : "",
                         s.overrides().heapBytes() != null ? " (fixed by the heap override)" : ""),
                 Map.of("-Xmx", heap, "-Xms", heap),
                 List.copyOf(heapParts));

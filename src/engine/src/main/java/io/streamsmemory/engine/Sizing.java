@@ -57,12 +57,18 @@ record Sizing(
 
     /**
      * Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused; the
-     * learned write buffers are RocksDB's gain from learned JVM caps (part of {@code rocksDbMiB}), all of it memtables.
+     * learned write buffers are RocksDB's gain from learned JVM caps (part of {@code rocksDbMiB}), all of it memtables;
+     * the in-memory state is the heap the topology's in-memory stores and suppression buffers hold, set aside first.
      */
     record Split(
-            long rocksDbMiB, long dataHeapMiB, long spareHeadroomMiB, long heapBytes, long learnedWriteBuffersMiB) {
+            long rocksDbMiB,
+            long dataHeapMiB,
+            long spareHeadroomMiB,
+            long heapBytes,
+            long learnedWriteBuffersMiB,
+            long inMemoryStateMiB) {
         Split withLearnedWriteBuffers(long mib) {
-            return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, mib);
+            return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, mib, inMemoryStateMiB);
         }
     }
 
@@ -142,7 +148,13 @@ record Sizing(
         long afterClients = jvm.poolMiB() - clients.ioMiB();
         UncommittedWrites uncommitted = uncommittedWrites(facts, overrides, afterClients);
         Split split = rocksDbAndHeap(
-                overrides, facts.tunedSplit(), planned, clients, uncommitted, afterClients - uncommitted.shareMiB());
+                overrides,
+                facts.tunedSplit(),
+                planned,
+                clients,
+                uncommitted,
+                ByteSize.ceilDiv(facts.inMemoryStateBytes(), MiB),
+                afterClients - uncommitted.shareMiB());
         if (declared != null && planned.rocksDbInstances() > 0) {
             split = split.withLearnedWriteBuffers(
                     Math.max(0, split.rocksDbMiB() - declared.split().rocksDbMiB()));
@@ -339,13 +351,17 @@ record Sizing(
         return uncommitted;
     }
 
-    /** 5. RocksDB and the heap's data part share the rest: a fixed heap takes its size and RocksDB what it leaves. */
+    /**
+     * 5. RocksDB and the heap's data part share the rest, once the heap's in-memory state (stores and suppression
+     * buffers the pods hold on the heap) is set aside: a fixed heap takes its size and RocksDB what it leaves.
+     */
     private static Split rocksDbAndHeap(
             Overrides overrides,
             TunedSplit tuned,
             Topology planned,
             ClientIo clients,
             UncommittedWrites uncommitted,
+            long stateMiB,
             long restMiB)
             throws DoesNotFit {
         boolean persistent = planned.rocksDbInstances() > 0;
@@ -353,29 +369,43 @@ record Sizing(
         long dataHeap;
         long spareHeadroom = 0;
         if (overrides.heapBytes() != null) {
-            dataHeap = (overrides.heapBytes() - clients.heapBytes() - uncommitted.heapBytes()) / MiB;
-            long left = restMiB - dataHeap;
+            dataHeap = (overrides.heapBytes() - clients.heapBytes() - uncommitted.heapBytes()) / MiB - stateMiB;
+            long left = restMiB - stateMiB - dataHeap;
             if (dataHeap < 0 || left < 0) {
                 throw new DoesNotFit(
                         "HeapOverrideTooLarge",
-                        "the fixed heap does not fit: it needs %s but after JVM overhead, headroom and direct memory "
+                        "the fixed heap does not fit%s: it needs %s but after JVM overhead, headroom and direct memory "
                                 + "the pod has %s for heap and RocksDB",
                         "lower the heap override",
-                        overrides.heapBytes(),
-                        Math.max(0, (restMiB + clients.ioMiB()) * MiB - clients.directBytes()));
+                        overrides.heapBytes() + (dataHeap < 0 ? stateMiB * MiB : 0),
+                        Math.max(0, (restMiB + clients.ioMiB()) * MiB - clients.directBytes()),
+                        dataHeap < 0 ? " with the in-memory state in it" : "");
             }
             rocksDb = persistent ? left : 0;
             spareHeadroom = persistent ? 0 : left;
-        } else if (persistent) {
-            double fraction = TunedSplit.pick(
-                    overrides.rocksDbFraction(), tuned == null ? null : tuned.rocksDbFraction(), ROCKSDB_FRACTION);
-            rocksDb = (long) Math.floor(restMiB * fraction);
-            dataHeap = restMiB - rocksDb;
         } else {
-            rocksDb = 0;
-            dataHeap = restMiB;
+            long shared = restMiB - stateMiB;
+            // With no in-memory state this is the split as it always was (the floors below speak for it).
+            if (stateMiB > 0 && shared < HEAP_MIN_MIB) {
+                throw new DoesNotFit(
+                        "InMemoryStateTooLarge",
+                        "the in-memory stores and suppression buffers hold %s of heap but after JVM overhead, headroom "
+                                + "and client I/O the pod has %s for heap and RocksDB",
+                        "give the pod more memory, keep the state in a persistent (RocksDB) store, or bound the "
+                                + "suppression buffer",
+                        (stateMiB + HEAP_MIN_MIB) * MiB,
+                        Math.max(0, restMiB) * MiB);
+            }
+            if (persistent) {
+                double fraction = TunedSplit.pick(
+                        overrides.rocksDbFraction(), tuned == null ? null : tuned.rocksDbFraction(), ROCKSDB_FRACTION);
+                rocksDb = (long) Math.floor(shared * fraction);
+            } else {
+                rocksDb = 0;
+            }
+            dataHeap = shared - rocksDb;
         }
-        long heap = clients.heapBytes() + dataHeap * MiB + uncommitted.heapBytes();
+        long heap = clients.heapBytes() + dataHeap * MiB + uncommitted.heapBytes() + stateMiB * MiB;
         if (heap < HEAP_MIN_MIB * MiB) {
             String remedy = overrides.heapBytes() != null
                     ? "raise the heap override"
@@ -383,7 +413,7 @@ record Sizing(
             throw new DoesNotFit(
                     "HeapTooSmall", "the heap needs its %s floor but would be %s", remedy, HEAP_MIN_MIB * MiB, heap);
         }
-        return new Split(rocksDb, dataHeap, spareHeadroom, heap, 0);
+        return new Split(rocksDb, dataHeap, spareHeadroom, heap, 0, stateMiB);
     }
 
     /**

@@ -46,6 +46,9 @@ import java.util.Set;
  *                            reported yet or the JVM hit the cap; empty (the default) sets every cap
  * @param tunedSplit          the split the operator tuned from the pods' reports ({@link TunedSplit}), or null for
  *                            the model's; a fraction in {@code overrides} wins over it
+ * @param inMemoryStateBytes  heap one pod's in-memory state stores and suppression buffers hold (declared, or the most
+ *                            the pods were seen to hold); the heap gets a part of this size before the rest is split,
+ *                            0 (the default) when the topology keeps its state in RocksDB only
  */
 public record WorkloadFacts(
         long memoryBytes,
@@ -67,7 +70,8 @@ public record WorkloadFacts(
         ObservedJvm observedJvm,
         @JsonInclude(JsonInclude.Include.NON_DEFAULT) long observedDirectMemoryBytes,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<JvmCap> uncappedJvmCaps,
-        @JsonInclude(JsonInclude.Include.NON_NULL) TunedSplit tunedSplit) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) TunedSplit tunedSplit,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) long inMemoryStateBytes) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
 
@@ -115,6 +119,7 @@ public record WorkloadFacts(
         builder.observedDirectMemoryBytes = observedDirectMemoryBytes;
         builder.uncappedJvmCaps = uncappedJvmCaps;
         builder.tunedSplit = tunedSplit;
+        builder.inMemoryStateBytes = inMemoryStateBytes;
         return builder;
     }
 
@@ -184,6 +189,9 @@ public record WorkloadFacts(
         if (loadedClasses < MemoryModel.MIN_LOADED_CLASSES || loadedClasses > MemoryModel.MAX_LOADED_CLASSES) {
             problems.add("loadedClasses must be between " + MemoryModel.MIN_LOADED_CLASSES + " and "
                     + MemoryModel.MAX_LOADED_CLASSES + ", got " + loadedClasses);
+        }
+        if (inMemoryStateBytes < 0) {
+            problems.add("in-memory state must not be negative, got " + inMemoryStateBytes);
         }
         if (observedDirectMemoryBytes < 0) {
             problems.add("observed direct memory must not be negative, got " + observedDirectMemoryBytes);
@@ -264,6 +272,7 @@ public record WorkloadFacts(
         private long observedDirectMemoryBytes;
         private Set<JvmCap> uncappedJvmCaps = Set.of();
         private TunedSplit tunedSplit;
+        private long inMemoryStateBytes;
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -378,6 +387,12 @@ public record WorkloadFacts(
             return this;
         }
 
+        /** Heap held by in-memory stores and suppression buffers of one pod; 0 (the default) when none. */
+        public Builder inMemoryStateBytes(long value) {
+            inMemoryStateBytes = value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(
                     memoryBytes,
@@ -399,7 +414,8 @@ public record WorkloadFacts(
                     observedJvm,
                     observedDirectMemoryBytes,
                     uncappedJvmCaps,
-                    tunedSplit);
+                    tunedSplit,
+                    inMemoryStateBytes);
         }
     }
 }

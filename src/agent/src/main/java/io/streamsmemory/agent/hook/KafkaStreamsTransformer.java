@@ -1,9 +1,5 @@
 package io.streamsmemory.agent.hook;
 
-import java.util.HashSet;
-import java.util.Set;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
@@ -33,38 +29,9 @@ public final class KafkaStreamsTransformer extends HookTransformer {
 
     /** Returns the patched class, or null when no non-delegating constructor takes a StreamsConfig. */
     static byte[] patchKafkaStreams(byte[] classfile) {
-        ClassReader reader = new ClassReader(classfile);
-        String owner = reader.getClassName();
-        Set<String> delegating = new HashSet<>();
-        reader.accept(
-                new ClassVisitor(Opcodes.ASM9) {
-                    @Override
-                    public MethodVisitor visitMethod(
-                            int access, String name, String descriptor, String signature, String[] exceptions) {
-                        if (!"<init>".equals(name)) {
-                            return null;
-                        }
-                        return new MethodVisitor(Opcodes.ASM9) {
-                            @Override
-                            public void visitMethodInsn(
-                                    int opcode,
-                                    String insnOwner,
-                                    String insnName,
-                                    String insnDescriptor,
-                                    boolean isInterface) {
-                                if (opcode == Opcodes.INVOKESPECIAL
-                                        && owner.equals(insnOwner)
-                                        && "<init>".equals(insnName)) {
-                                    delegating.add(descriptor);
-                                }
-                            }
-                        };
-                    }
-                },
-                ClassReader.SKIP_FRAMES);
-        return rewriteConstructors(reader, (descriptor, visitor) -> {
+        return rewriteEntryConstructors(classfile, (descriptor, visitor) -> {
             int slot = configSlot(descriptor);
-            return delegating.contains(descriptor) || slot < 0 ? null : new CountingConstructor(visitor, slot);
+            return slot < 0 ? null : new CountingConstructor(visitor, slot);
         });
     }
 
@@ -80,11 +47,11 @@ public final class KafkaStreamsTransformer extends HookTransformer {
         return -1;
     }
 
-    private static final class CountingConstructor extends MethodVisitor {
+    private static final class CountingConstructor extends ReportsConstructed {
         private final int slot;
 
         CountingConstructor(MethodVisitor visitor, int slot) {
-            super(Opcodes.ASM9, visitor);
+            super(visitor, HOOK);
             this.slot = slot;
         }
 
@@ -96,15 +63,6 @@ public final class KafkaStreamsTransformer extends HookTransformer {
                     Opcodes.INVOKESTATIC, HOOK, "beforeConstruct", "(Ljava/lang/Object;)Ljava/lang/Object;", false);
             super.visitTypeInsn(Opcodes.CHECKCAST, CONFIG_TYPE);
             super.visitVarInsn(Opcodes.ASTORE, slot);
-        }
-
-        @Override
-        public void visitInsn(int opcode) {
-            if (opcode == Opcodes.RETURN) {
-                super.visitVarInsn(Opcodes.ALOAD, 0);
-                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "constructed", "(Ljava/lang/Object;)V", false);
-            }
-            super.visitInsn(opcode);
         }
     }
 }

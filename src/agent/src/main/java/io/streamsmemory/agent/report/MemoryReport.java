@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.ConfigMerger;
+import io.streamsmemory.agent.hook.StreamsInstances;
 import io.streamsmemory.agent.rocksdb.RocksDbStats;
 import io.streamsmemory.agent.state.AgentState;
 import java.io.IOException;
@@ -34,6 +35,8 @@ final class MemoryReport {
     private final String kafkaStreamsVersion;
     /** The JVM argument that set the heap in force when it is not the plan's ({@link JvmLimits#heapFlag}), else null. */
     private final String heapFlag;
+    /** The store names of the suppression buffers with no bound ({@link HeapStateFigures}), else null. */
+    private final String unboundedSuppressionBuffers;
     /** Section name to its figures, in the document's order; empty sections are left out. */
     private final Map<String, Map<String, Long>> sections;
 
@@ -45,6 +48,7 @@ final class MemoryReport {
             String recordCacheSource,
             String kafkaStreamsVersion,
             String heapFlag,
+            String unboundedSuppressionBuffers,
             Map<String, Map<String, Long>> sections,
             Long unexplainedBytes) {
         this.allocationHash = allocationHash;
@@ -52,6 +56,7 @@ final class MemoryReport {
         this.recordCacheSource = recordCacheSource;
         this.kafkaStreamsVersion = kafkaStreamsVersion;
         this.heapFlag = heapFlag;
+        this.unboundedSuppressionBuffers = unboundedSuppressionBuffers;
         Map<String, Map<String, Long>> kept = new LinkedHashMap<>();
         sections.forEach((name, figures) -> {
             if (!figures.isEmpty()) {
@@ -80,6 +85,10 @@ final class MemoryReport {
             streamsSection.put("plannedRecordCacheBytes", allocation.plannedRecordCacheBytes());
         }
         sections.put("streams", streamsSection);
+        HeapStateFigures heapState = StreamsInstances.watching() ? HeapStateFigures.read() : null;
+        if (heapState != null) {
+            sections.put("heapState", heapState.figures());
+        }
         Map<String, Long> rocksdb = rocksDb(streams.rocksDb(), jvm.get("uptimeMillis"));
         sections.put("rocksdb", rocksdb);
         return new MemoryReport(
@@ -88,6 +97,7 @@ final class MemoryReport {
                 AgentState.recordCache().source().label(),
                 AgentState.kafkaStreamsVersionSeen(),
                 heapFlag(AgentState.jvmLimits()),
+                heapState == null ? null : heapState.unboundedBuffers(),
                 sections,
                 unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
     }
@@ -210,6 +220,9 @@ final class MemoryReport {
             if (heapFlag != null) {
                 json.writeStringField("heapFlag", heapFlag);
             }
+            if (unboundedSuppressionBuffers != null) {
+                json.writeStringField("unboundedSuppressionBuffers", unboundedSuppressionBuffers);
+            }
             for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
                 json.writeObjectFieldStart(section.getKey());
                 for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
@@ -243,6 +256,7 @@ final class MemoryReport {
         label(out, "restart_hash", restartHash);
         label(out, "kafka_streams_version", kafkaStreamsVersion);
         label(out, "heap_flag", heapFlag);
+        label(out, "unbounded_suppression_buffers", unboundedSuppressionBuffers);
         out.append("} 1\n");
         if (recordCacheSource != null) {
             String source = METRIC_PREFIX + "record_cache_source";
@@ -255,7 +269,7 @@ final class MemoryReport {
             for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
                 gauge(
                         out,
-                        section.getKey() + "_" + snake(figure.getKey()),
+                        snake(section.getKey()) + "_" + snake(figure.getKey()),
                         section.getKey() + "." + figure.getKey(),
                         figure.getValue());
             }

@@ -44,15 +44,11 @@ class AgentRealBrokerTest {
             .stores(new StoreCounts(1, 1, 0))
             .build();
 
-    private Path work;
-    private AllocationDocument allocation;
-    private Path allocationFile;
+    private PlannedWork planned;
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        work = AppRun.freshDir("it-agent");
-        allocationFile = work.resolve("alloc.json");
-        allocation = writeAllocation(allocationFile, FACTS);
+        planned = PlannedWork.fresh("it-agent", FACTS);
     }
 
     /** The engine's allocation for {@code facts}, written where the agent reads it. */
@@ -121,12 +117,12 @@ class AgentRealBrokerTest {
         launch.java = jdk.equals("java25") ? AppRun.java25() : AppRun.java17();
         launch.kafkaStreamsVersion = version;
         // The allocation's JVM flags as the webhook injects them, so the heap check has nothing to report.
-        launch.option(allocation.jvmOptions().toArray(new String[0]));
+        launch.option(planned.allocation().jvmOptions().toArray(new String[0]));
         launch.option("-javaagent:" + AppRun.agentJar());
         String topics = jdk + "v" + version.replace('.', '_') + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         try (AppRun app = AppRun.streamsApp(
-                launch, work.resolve("app-" + jdk + "-" + version), topics, THREADS, allocationFile)) {
+                launch, planned.dir().resolve("app-" + jdk + "-" + version), topics, THREADS, planned.file())) {
             app.assertEveryKeyCounted(topics + "counts-out");
             app.assertEveryKeyCounted(topics + "window-out");
             Properties r = app.awaitReport();
@@ -140,9 +136,11 @@ class AgentRealBrokerTest {
             assertThat(app.listeningPorts()).isEmpty();
             assertThat(app.threadNames()).doesNotContain("HTTP-Dispatcher", "streams-memory-");
             assertThat(agentLines)
-                    .filteredOn(line -> line.contains("streams-memory-agent ") && line.contains(allocation.hash()))
+                    .filteredOn(line -> line.contains("streams-memory-agent ")
+                            && line.contains(planned.allocation().hash()))
                     .hasSize(1);
-            long recordCache = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+            long recordCache =
+                    Long.parseLong(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
             // The record cache under the key this version reads (KIP-770 renamed it in 3.4).
             String recordCacheKey = since(version, 3, 4) ? "statestore.cache.max.bytes" : "cache.max.bytes.buffering";
             assertThat(agentLines)
@@ -151,9 +149,11 @@ class AgentRealBrokerTest {
             // The clients' own config dumps show the allocation too.
             String text = Files.readString(app.log);
             assertThat(text)
-                    .contains("buffer.memory = " + allocation.streamsConfig().get("producer.buffer.memory"));
+                    .contains("buffer.memory = "
+                            + planned.allocation().streamsConfig().get("producer.buffer.memory"));
             assertThat(text)
-                    .contains("fetch.max.bytes = " + allocation.streamsConfig().get("main.consumer.fetch.max.bytes"));
+                    .contains("fetch.max.bytes = "
+                            + planned.allocation().streamsConfig().get("main.consumer.fetch.max.bytes"));
             if (jdk.equals("java17")) {
                 // Read by src/scripts/compat-line.sh (make test, make test-compat): this version is bounded.
                 Path results = Path.of(System.getProperty("streamsmemory.buildDir", "target"), "compat");
@@ -179,7 +179,7 @@ class AgentRealBrokerTest {
      */
     @Test
     void transactionalStateStoresRunOnTheAllocationsUncommittedBound() throws Exception {
-        Path file = work.resolve("alloc-transactional.json");
+        Path file = planned.dir().resolve("alloc-transactional.json");
         AllocationDocument transactional = writeAllocation(
                 file, FACTS.toBuilder().transactionalStateStores(true).build());
         long bound = Long.parseLong(transactional.streamsConfig().get("statestore.uncommitted.max.bytes"));
@@ -190,7 +190,8 @@ class AgentRealBrokerTest {
         launch.env("STREAMS_APP_TRANSACTIONAL_STATESTORES", "true");
         String topics = "txn-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-transactional"), topics, THREADS, file)) {
+        try (AppRun app =
+                AppRun.streamsApp(launch, planned.dir().resolve("app-transactional"), topics, THREADS, file)) {
             app.assertEveryKeyCounted(topics + "counts-out");
             app.assertEveryKeyCounted(topics + "window-out");
             Properties r = app.awaitReport();
@@ -209,9 +210,9 @@ class AgentRealBrokerTest {
     }
 
     private void assertBounded(Properties r, String version) {
-        long capacity = allocation.rocksdb().blockCacheCapacityBytes();
-        long recordCache = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
-        Map<String, String> config = allocation.streamsConfig();
+        long capacity = planned.allocation().rocksdb().blockCacheCapacityBytes();
+        long recordCache = Long.parseLong(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
+        Map<String, String> config = planned.allocation().streamsConfig();
         assertThat(r.getProperty("kafkaStreamsVersion")).isEqualTo(version);
         // Every store (every task's key-value store and windowed store) reports the one shared cache.
         Map<String, String> capacities = select(r, "metric.block-cache-capacity.");
@@ -239,11 +240,12 @@ class AgentRealBrokerTest {
         assertThat(Integer.parseInt(r.getProperty("userSetter.calls"))).isGreaterThanOrEqualTo(2 * PARTITIONS);
         // The agent's MBean.
         assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
-        assertThat(r.getProperty("mbean.AllocationHash")).isEqualTo(allocation.hash());
+        assertThat(r.getProperty("mbean.AllocationHash"))
+                .isEqualTo(planned.allocation().hash());
         assertThat(r.getProperty("mbean.KafkaStreamsVersion")).isEqualTo(version);
         assertThat(r.getProperty("mbean.BlockCacheCapacityBytes")).isEqualTo(Long.toString(capacity));
         // One flush thread per stream thread, set again after Kafka Streams reset the pool to one at each store open.
-        assertThat(allocation.rocksdb().backgroundFlushThreads()).isEqualTo(THREADS);
+        assertThat(planned.allocation().rocksdb().backgroundFlushThreads()).isEqualTo(THREADS);
         assertThat(Integer.parseInt(r.getProperty("mbean.RocksDbInstances"))).isGreaterThanOrEqualTo(2 * PARTITIONS);
         if (rocksJava5(version)) {
             // Bounded all the same; RocksJava 5 can neither say the cache's usage nor name the flush pool.
@@ -266,10 +268,10 @@ class AgentRealBrokerTest {
     void aGarbledAllocationLeavesTheApplicationRunningOnItsOwnSettings() throws Exception {
         String topics = "garbled-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        Path dir = work.resolve("app-garbled");
+        Path dir = planned.dir().resolve("app-garbled");
         Files.createDirectories(dir);
         Path garbled = dir.resolve("alloc.json");
-        Files.writeString(garbled, Files.readString(allocationFile).substring(0, 200));
+        Files.writeString(garbled, Files.readString(planned.file()).substring(0, 200));
         AppRun.Launch launch = new AppRun.Launch().option("-Xmx256m", "-javaagent:" + AppRun.agentJar());
         try (AppRun app = AppRun.streamsApp(launch, dir, topics, THREADS, garbled)) {
             app.assertEveryKeyCounted(topics + "counts-out");

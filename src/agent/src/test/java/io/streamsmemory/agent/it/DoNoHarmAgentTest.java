@@ -38,15 +38,11 @@ import org.junit.jupiter.api.TestInstance;
 @Tag("kafka-broker")
 class DoNoHarmAgentTest {
     private static final long APP_RECORD_CACHE = 512L << 20;
-    private Path work;
-    private AllocationDocument allocation;
-    private Path allocationFile;
+    private PlannedWork planned;
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        work = AppRun.freshDir("it-do-no-harm");
-        allocationFile = work.resolve("alloc.json");
-        allocation = AgentRealBrokerTest.writeAllocation(allocationFile, AgentRealBrokerTest.FACTS);
+        planned = PlannedWork.fresh("it-do-no-harm", AgentRealBrokerTest.FACTS);
     }
 
     /**
@@ -59,7 +55,7 @@ class DoNoHarmAgentTest {
     @Test
     void belowJava11TheAgentWarnsOnceAndTheApplicationRunsOnItsOwnSettings() throws Exception {
         Path versionAgent = javaVersionAgentJar();
-        Path classLoads = work.resolve("java8").resolve("class-load.log");
+        Path classLoads = planned.dir().resolve("java8").resolve("class-load.log");
         Files.createDirectories(classLoads.getParent());
         AppRun.Launch launch = new AppRun.Launch()
                 .option(
@@ -70,7 +66,7 @@ class DoNoHarmAgentTest {
                         "-javaagent:" + versionAgent + "=restore");
         String topics = "java8-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("java8"), topics, THREADS, allocationFile)) {
+        try (AppRun app = AppRun.streamsApp(launch, planned.dir().resolve("java8"), topics, THREADS, planned.file())) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
             assertThat(app.agentLines())
@@ -104,7 +100,7 @@ class DoNoHarmAgentTest {
     }
 
     private Path javaVersionAgentJar() throws Exception {
-        Path jar = work.resolve("java-version-agent.jar");
+        Path jar = planned.dir().resolve("java-version-agent.jar");
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), JavaVersionAgent.class.getName());
@@ -132,12 +128,12 @@ class DoNoHarmAgentTest {
         int reportPort = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch()
                 .option("-javaagent:" + AppRun.agentJar())
-                .env("JAVA_TOOL_OPTIONS", String.join(" ", allocation.jvmOptions()))
+                .env("JAVA_TOOL_OPTIONS", String.join(" ", planned.allocation().jvmOptions()))
                 .env("JDK_JAVA_OPTIONS", "-Xmx" + userHeapMiB + "m -XX:MaxMetaspaceSize=256m")
                 .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(reportPort));
         String topics = "xmx-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("xmx"), topics, THREADS, allocationFile)) {
+        try (AppRun app = AppRun.streamsApp(launch, planned.dir().resolve("xmx"), topics, THREADS, planned.file())) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
             List<String> warnings = app.agentLines().stream()
@@ -177,16 +173,16 @@ class DoNoHarmAgentTest {
      */
     @Test
     void keysTheEngineDoesNotEmitAndValuesKafkaRejectsAreSkipped() throws Exception {
-        Path tampered = work.resolve("tampered-alloc.json");
+        Path tampered = planned.dir().resolve("tampered-alloc.json");
         Files.writeString(
                 tampered,
-                new ObjectMapper().writeValueAsString(Allocations.editedByHand(Files.readString(allocationFile))));
+                new ObjectMapper().writeValueAsString(Allocations.editedByHand(Files.readString(planned.file()))));
         AppRun.Launch launch = new AppRun.Launch()
-                .option(allocation.jvmOptions().toArray(new String[0]))
+                .option(planned.allocation().jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar());
         String topics = "tampered-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("tampered"), topics, THREADS, tampered)) {
+        try (AppRun app = AppRun.streamsApp(launch, planned.dir().resolve("tampered"), topics, THREADS, tampered)) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
             assertThat(r.getProperty("mbean.SkippedKeys.main.consumer.max.poll.records"))
@@ -198,7 +194,7 @@ class DoNoHarmAgentTest {
                     .hasSize(2);
             // The other keys still apply.
             assertThat(r.getProperty("config.producer.buffer.memory"))
-                    .isEqualTo(allocation.streamsConfig().get("producer.buffer.memory"));
+                    .isEqualTo(planned.allocation().streamsConfig().get("producer.buffer.memory"));
             // The application keeps its own values: its max.poll.records, and no fetch.max.bytes set (the
             // consumer's default applies).
             int lost = ("250".equals(r.getProperty("config.main.consumer.max.poll.records")) ? 0 : 1)
@@ -209,7 +205,7 @@ class DoNoHarmAgentTest {
     }
 
     private long part(String name) {
-        return allocation.parts().stream()
+        return planned.allocation().parts().stream()
                 .filter(p -> p.name().equals(name))
                 .mapToLong(Part::bytes)
                 .findFirst()
@@ -229,8 +225,9 @@ class DoNoHarmAgentTest {
     /** Case 2, beyond the plan: a second instance in a JVM planned for one gets at most half of the JVM's bound. */
     @Test
     void anUnplannedSecondInstanceGetsAtMostAnEqualShare() throws Exception {
-        Properties r = runInstances("unplanned-", allocationFile, allocation.jvmOptions(), 2);
-        Map<String, String> config = allocation.streamsConfig();
+        Properties r =
+                runInstances("unplanned-", planned.file(), planned.allocation().jvmOptions(), 2);
+        Map<String, String> config = planned.allocation().streamsConfig();
         for (String key : List.of(
                 "statestore.cache.max.bytes",
                 "producer.buffer.memory",
@@ -250,7 +247,7 @@ class DoNoHarmAgentTest {
     /** Case 2, as planned: two instances in one JVM together stay within the pod's record cache and client buffers. */
     @Test
     void plannedInstancesTogetherStayWithinThePerJvmAllocation() throws Exception {
-        Path file = work.resolve("alloc-2-instances.json");
+        Path file = planned.dir().resolve("alloc-2-instances.json");
         AllocationDocument planned = AgentRealBrokerTest.writeAllocation(
                 file, AgentRealBrokerTest.FACTS.toBuilder().instancesPerPod(2).build());
         Properties r = runInstances("planned-", file, planned.jvmOptions(), 2);
@@ -303,7 +300,7 @@ class DoNoHarmAgentTest {
                 .option("-javaagent:" + AppRun.agentJar())
                 .env("STREAMS_MEMORY_ALLOCATION", allocationPath.toString());
         launch.mainClass = MultiInstanceApp.class.getName();
-        Path dir = work.resolve(topics.replace("-", ""));
+        Path dir = planned.dir().resolve(topics.replace("-", ""));
         try (AppRun app = AppRun.start(
                 launch,
                 dir,
@@ -322,7 +319,7 @@ class DoNoHarmAgentTest {
             List<String> warnings = app.agentLines().stream()
                     .filter(line -> line.contains(" WARN "))
                     .collect(Collectors.toList());
-            if (allocationPath.equals(allocationFile)) {
+            if (allocationPath.equals(planned.file())) {
                 assertThat(warnings).hasSize(1);
                 assertThat(warnings.get(0)).contains("2 KafkaStreams instances", "planned for 1", "instancesPerPod");
             } else {

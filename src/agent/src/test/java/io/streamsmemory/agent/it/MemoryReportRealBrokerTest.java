@@ -8,12 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.agent.report.LocalHttp;
-import io.streamsmemory.engine.json.AllocationDocument;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +27,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 12, agent part: the memory report of a real Kafka Streams application (Kafka Streams 4.4.0, a key-value and
@@ -48,15 +47,11 @@ class MemoryReportRealBrokerTest {
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private Path work;
-    private AllocationDocument allocation;
-    private Path allocationFile;
+    private PlannedWork planned;
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        work = AppRun.freshDir("it-report");
-        allocationFile = work.resolve("alloc.json");
-        allocation = AgentRealBrokerTest.writeAllocation(allocationFile, FACTS);
+        planned = PlannedWork.fresh("it-report", FACTS);
     }
 
     /** The two Kafka Streams lines the agent is tested against (the app's Kafka version varies 3.9 to 4.x). */
@@ -68,15 +63,11 @@ class MemoryReportRealBrokerTest {
     @MethodSource("versions")
     void theReportShowsWhatTheApplicationJvmUses(String version) throws Exception {
         int port = LocalHttp.freePort();
-        AppRun.Launch launch = new AppRun.Launch();
-        launch.kafkaStreamsVersion = version;
-        launch.option(allocation.jvmOptions().toArray(new String[0]))
-                .option("-javaagent:" + AppRun.agentJar())
-                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
-                .env("REPORT_BENCH_CALLS", Integer.toString(BENCH_CALLS));
+        AppRun.Launch launch = reporting(version, port).env("REPORT_BENCH_CALLS", Integer.toString(BENCH_CALLS));
         String topics = "report" + version.replace(".", "") + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app-" + version), topics, THREADS, allocationFile)) {
+        try (AppRun app =
+                AppRun.streamsApp(launch, planned.dir().resolve("app-" + version), topics, THREADS, planned.file())) {
             app.awaitCounts(topics + "counts-out");
             app.awaitCounts(topics + "window-out");
             Properties r = app.awaitReport();
@@ -87,13 +78,15 @@ class MemoryReportRealBrokerTest {
             Files.writeString(app.dir.resolve("report.json"), response.body());
             JsonNode report = new ObjectMapper().readTree(response.body());
             assertThat(report.get("formatVersion").asInt()).isEqualTo(1);
-            assertThat(report.get("allocationHash").asText()).isEqualTo(allocation.hash());
-            assertThat(report.get("restartHash").asText()).isEqualTo(allocation.restartHash());
+            assertThat(report.get("allocationHash").asText())
+                    .isEqualTo(planned.allocation().hash());
+            assertThat(report.get("restartHash").asText())
+                    .isEqualTo(planned.allocation().restartHash());
             assertThat(report.get("kafkaStreamsVersion").asText()).isEqualTo(version);
             // The planned heap is in force: no flag won over it.
             assertThat(report.has("heapFlag")).isFalse();
             assertThat(report.at("/jvm/plannedHeapMaxBytes").asLong())
-                    .isEqualTo(allocation.parts().stream()
+                    .isEqualTo(planned.allocation().parts().stream()
                             .filter(part -> part.name().equals("heap"))
                             .findFirst()
                             .orElseThrow()
@@ -112,17 +105,17 @@ class MemoryReportRealBrokerTest {
             assertThat(samples.get("streams_memory_agent_streams_stream_threads"))
                     .isEqualTo(Integer.toString(THREADS));
             assertThat(samples.get("streams_memory_agent_rocksdb_block_cache_capacity_bytes"))
-                    .isEqualTo(Long.toString(allocation.rocksdb().blockCacheCapacityBytes()));
+                    .isEqualTo(Long.toString(planned.allocation().rocksdb().blockCacheCapacityBytes()));
             assertThat(get(port, "/nope").statusCode()).isEqualTo(404);
 
             // The figures the MBean gained, and the endpoint's one listening port and daemon threads.
             assertThat(Long.parseLong(r.getProperty("mbean.LoadedClasses"))).isPositive();
             assertThat(Long.parseLong(r.getProperty("mbean.PlannedLoadedClasses")))
-                    .isEqualTo(allocation.inputs().loadedClasses());
+                    .isEqualTo(planned.allocation().inputs().loadedClasses());
             assertThat(Long.parseLong(r.getProperty("mbean.MetaspaceUsedBytes")))
                     .isPositive();
             assertThat(samples.get("streams_memory_agent_jvm_planned_loaded_classes"))
-                    .isEqualTo(Integer.toString(allocation.inputs().loadedClasses()));
+                    .isEqualTo(Integer.toString(planned.allocation().inputs().loadedClasses()));
             assertThat(Long.parseLong(r.getProperty("mbean.DirectMaxBytes"))).isPositive();
             assertThat(Long.parseLong(r.getProperty("mbean.DirectUsedBytes"))).isGreaterThanOrEqualTo(0);
             assertThat(Long.parseLong(r.getProperty("mbean.RssBytes"))).isPositive();
@@ -151,7 +144,7 @@ class MemoryReportRealBrokerTest {
         assertThat(committed).isLessThanOrEqualTo(max);
         // The application JVM's own MemoryMXBean, and the -Xmx the allocation set (up to G1's region rounding).
         assertThat(max).isEqualTo(Long.parseLong(app.getProperty("jvm.heapMax")));
-        long xmx = xmx(allocation.jvmOptions());
+        long xmx = xmx(planned.allocation().jvmOptions());
         assertThat(max).isBetween(xmx - xmx / 8, xmx + HEAP_ALIGNMENT);
         assertThat(jvm.get("metaspaceUsedBytes").asLong()).isPositive();
         assertThat(jvm.get("metaspaceMaxBytes").asLong())
@@ -179,7 +172,7 @@ class MemoryReportRealBrokerTest {
     }
 
     private long part(String name) {
-        return allocation.parts().stream()
+        return planned.allocation().parts().stream()
                 .filter(p -> p.name().equals(name))
                 .findFirst()
                 .orElseThrow()
@@ -196,13 +189,13 @@ class MemoryReportRealBrokerTest {
         assertThat(streams.get("rocksDbInstances").asInt()).isGreaterThanOrEqualTo(2 * PARTITIONS);
         // The application's 512 MiB is bounded to the plan's.
         assertThat(streams.get("recordCacheBytes").asText())
-                .isEqualTo(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+                .isEqualTo(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
         assertThat(streams.get("plannedRecordCacheBytes").asText())
-                .isEqualTo(allocation.streamsConfig().get("statestore.cache.max.bytes"));
+                .isEqualTo(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
         assertThat(report.get("recordCacheSource").asText()).isEqualTo("plan");
         JsonNode rocksdb = report.get("rocksdb");
         assertThat(rocksdb.get("blockCacheCapacityBytes").asLong())
-                .isEqualTo(allocation.rocksdb().blockCacheCapacityBytes());
+                .isEqualTo(planned.allocation().rocksdb().blockCacheCapacityBytes());
         assertThat(rocksdb.get("blockCacheUsageBytes").asLong())
                 .isPositive()
                 .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
@@ -231,30 +224,27 @@ class MemoryReportRealBrokerTest {
     @ParameterizedTest(name = "heap {0}")
     @CsvSource({"planned, plan", "256m, kafka-default"})
     void anUnsetRecordCacheRunsOnThePlansWhenTheHeapHoldsIt(String heap, String source) throws Exception {
-        long planned = Long.parseLong(allocation.streamsConfig().get("statestore.cache.max.bytes"));
-        assertThat(planned).isGreaterThan(KAFKA_DEFAULT_RECORD_CACHE);
+        long plannedCache = Long.parseLong(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(plannedCache).isGreaterThan(KAFKA_DEFAULT_RECORD_CACHE);
         int port = LocalHttp.freePort();
-        AppRun.Launch launch = new AppRun.Launch()
-                .option(allocation.jvmOptions().toArray(new String[0]))
-                .option("-javaagent:" + AppRun.agentJar())
-                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
-                .env("STREAMS_APP_RECORD_CACHE", "unset");
+        AppRun.Launch launch = reporting("4.4.0", port).env("STREAMS_APP_RECORD_CACHE", "unset");
         if (!heap.equals("planned")) {
             // After the allocation's -Xms and -Xmx, so they win, as in JDK_JAVA_OPTIONS.
             launch.option("-Xms" + heap, "-Xmx" + heap);
         }
         String topics = "unset-cache-" + heap + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("unset-" + heap), topics, THREADS, allocationFile)) {
+        try (AppRun app =
+                AppRun.streamsApp(launch, planned.dir().resolve("unset-" + heap), topics, THREADS, planned.file())) {
             app.awaitCounts(topics + "counts-out");
             Properties r = app.awaitReport();
             JsonNode report = new ObjectMapper().readTree(get(port, "/report").body());
             Files.writeString(app.dir.resolve("report.json"), report.toString());
-            long inForce = source.equals("plan") ? planned : KAFKA_DEFAULT_RECORD_CACHE;
+            long inForce = source.equals("plan") ? plannedCache : KAFKA_DEFAULT_RECORD_CACHE;
             // Kafka Streams' own totalCacheSize, as the report reads it and as the application reads it.
             assertThat(report.at("/streams/recordCacheBytes").asLong()).isEqualTo(inForce);
             assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(inForce));
-            assertThat(report.at("/streams/plannedRecordCacheBytes").asLong()).isEqualTo(planned);
+            assertThat(report.at("/streams/plannedRecordCacheBytes").asLong()).isEqualTo(plannedCache);
             assertThat(report.get("recordCacheSource").asText()).isEqualTo(source);
             assertThat(r.getProperty("mbean.RecordCacheSource")).isEqualTo(source);
             assertThat(samples(get(port, "/metrics").body()))
@@ -263,14 +253,14 @@ class MemoryReportRealBrokerTest {
             if (source.equals("plan")) {
                 assertThat(agentLines)
                         .contains("[streams-memory-agent] INFO set statestore.cache.max.bytes: "
-                                + KAFKA_DEFAULT_RECORD_CACHE + " (default) -> " + planned
+                                + KAFKA_DEFAULT_RECORD_CACHE + " (default) -> " + plannedCache
                                 + " (the plan's record cache; the heap in force holds it)");
                 assertThat(agentLines).noneMatch(line -> line.contains("WARN"));
             } else {
                 assertThat(agentLines)
                         .anyMatch(line -> line.startsWith("[streams-memory-agent] INFO not applied: "
                                 + "statestore.cache.max.bytes (kept Kafka's default " + KAFKA_DEFAULT_RECORD_CACHE
-                                + ", not the plan's " + planned + ": the heap in force ("))
+                                + ", not the plan's " + plannedCache + ": the heap in force ("))
                         .noneMatch(line -> line.contains("set statestore.cache.max.bytes"));
                 assertThat(r.getProperty("mbean.RecordCacheReason")).contains("the heap in force");
                 // The smaller heap itself is the JVM-limits warning, the only one.
@@ -285,13 +275,11 @@ class MemoryReportRealBrokerTest {
     void aPortInUseIsOneWarningAndTheApplicationRuns() throws Exception {
         try (ServerSocket taken = LocalHttp.takenPort()) {
             int port = taken.getLocalPort();
-            AppRun.Launch launch = new AppRun.Launch()
-                    .option(allocation.jvmOptions().toArray(new String[0]))
-                    .option("-javaagent:" + AppRun.agentJar())
-                    .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
+            AppRun.Launch launch = reporting("4.4.0", port);
             String topics = "report-taken-";
             AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-            try (AppRun app = AppRun.streamsApp(launch, work.resolve("taken"), topics, THREADS, allocationFile)) {
+            try (AppRun app =
+                    AppRun.streamsApp(launch, planned.dir().resolve("taken"), topics, THREADS, planned.file())) {
                 app.assertEveryKeyCounted(topics + "counts-out");
                 Properties r = app.awaitReport();
                 assertThat(r.getProperty("mbean.Status")).isEqualTo("active");
@@ -304,6 +292,57 @@ class MemoryReportRealBrokerTest {
                 assertThat(app.alive()).isTrue();
             }
         }
+    }
+
+    /**
+     * State on the heap (issue 46): an in-memory key-value store and an unbounded suppression buffer, one of each per
+     * task, are counted with their entries (every key once), their records and their heap; the unbounded buffer is
+     * named. A topology without them (every other test here) has no heapState section.
+     */
+    @ParameterizedTest(name = "Kafka Streams {0}")
+    @ValueSource(strings = {"2.8.2", "4.4.0"})
+    void inMemoryStoresAndSuppressionBuffersAreReportedWithTheirHeap(String version) throws Exception {
+        int port = LocalHttp.freePort();
+        AppRun.Launch launch = reporting(version, port).env("STREAMS_APP_HEAP_STATE", "true");
+        String topics = "report-heap-state" + version.replace(".", "") + "-";
+        AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out", "memory-out", "suppressed-out");
+        try (AppRun app = AppRun.streamsApp(
+                launch, planned.dir().resolve("heap-state-" + version), topics, THREADS, planned.file())) {
+            app.assertEveryKeyCounted(topics + "memory-out");
+            app.awaitReport();
+            JsonNode report = new ObjectMapper().readTree(get(port, "/report").body());
+            Files.writeString(app.dir.resolve("report.json"), report.toString());
+            JsonNode state = report.path("heapState");
+            assertThat(state.path("inMemoryStores").asLong()).isEqualTo(PARTITIONS);
+            assertThat(state.path("inMemoryStoreEntries").asLong()).isEqualTo(AppRun.KEYS);
+            // Each entry (HeapStateFigures): the map entry and the key's wrapper (64 B), the key "kN" in a 24-byte
+            // array and the count (8 bytes, or 16 with its timestamp) in a 24- or 32-byte one.
+            long entryBytes = state.path("inMemoryStoreBytes").asLong() / AppRun.KEYS;
+            assertThat(entryBytes).isBetween(64L + 24 + 24, 64L + 24 + 32);
+            assertThat(state.path("suppressionBuffers").asLong()).isEqualTo(PARTITIONS);
+            assertThat(state.path("unboundedSuppressionBuffers").asLong()).isEqualTo(PARTITIONS);
+            // The window does not close while the test runs: the buffer holds every key's latest count.
+            assertThat(state.path("suppressionBufferRecords").asLong()).isEqualTo(AppRun.KEYS);
+            assertThat(state.path("suppressionBufferBytes").asLong())
+                    .isGreaterThan(AppRun.KEYS * 256L); // the objects around each buffered record, and its bytes
+            assertThat(state.path("stateBytes").asLong())
+                    .isEqualTo(state.path("inMemoryStoreBytes").asLong()
+                            + state.path("suppressionBufferBytes").asLong());
+            assertThat(report.path("unboundedSuppressionBuffers").asText()).startsWith("KTABLE-SUPPRESS-STATE-STORE-");
+            assertThat(samples(get(port, "/metrics").body()))
+                    .containsEntry(
+                            "streams_memory_agent_heap_state_unbounded_suppression_buffers",
+                            Integer.toString(PARTITIONS));
+        }
+    }
+
+    /** The application on Kafka Streams {@code version} with the plan's flags, the agent, and its report on {@code port}. */
+    private AppRun.Launch reporting(String version, int port) {
+        AppRun.Launch launch = new AppRun.Launch();
+        launch.kafkaStreamsVersion = version;
+        return launch.option(planned.allocation().jvmOptions().toArray(new String[0]))
+                .option("-javaagent:" + AppRun.agentJar())
+                .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port));
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {

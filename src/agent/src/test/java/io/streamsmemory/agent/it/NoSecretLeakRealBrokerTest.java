@@ -6,7 +6,6 @@ import static io.streamsmemory.agent.it.AgentRealBrokerTest.THREADS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamsmemory.agent.report.LocalHttp;
-import io.streamsmemory.engine.json.AllocationDocument;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -34,18 +33,17 @@ class NoSecretLeakRealBrokerTest {
 
     @Test
     void anApplicationsPasswordsNeverComeOutOfTheAgent() throws Exception {
-        Path work = AppRun.freshDir("it-secrets");
-        Path allocationFile = work.resolve("alloc.json");
-        AllocationDocument allocation = AgentRealBrokerTest.writeAllocation(allocationFile, FACTS);
+        PlannedWork planned = PlannedWork.fresh("it-secrets", FACTS);
+        Path work = planned.dir();
         int port = LocalHttp.freePort();
         AppRun.Launch launch = new AppRun.Launch()
-                .option(allocation.jvmOptions().toArray(new String[0]))
+                .option(planned.allocation().jvmOptions().toArray(new String[0]))
                 .option("-javaagent:" + AppRun.agentJar())
                 .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
                 .env("STREAMS_APP_EXTRA_CONFIG", ApplicationSecrets.write(work).toString());
         String topics = "secrets-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
-        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app"), topics, THREADS, allocationFile)) {
+        try (AppRun app = AppRun.streamsApp(launch, work.resolve("app"), topics, THREADS, planned.file())) {
             app.awaitCounts(topics + "counts-out");
             Properties fromTheApplication = app.awaitReport();
             Map<String, String> outputs = new LinkedHashMap<>();

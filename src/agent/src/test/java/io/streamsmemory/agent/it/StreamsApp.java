@@ -31,7 +31,9 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * A plain Kafka Streams application (no knowledge of the agent) with a key-value and a windowed store. Runs in its
@@ -59,6 +61,9 @@ public final class StreamsApp {
                 .count(Materialized.as("window-counts"))
                 .toStream((windowed, count) -> windowed.key())
                 .to(topics + "window-out", Produced.with(Serdes.String(), Serdes.Long()));
+        if ("true".equals(System.getenv("STREAMS_APP_HEAP_STATE"))) {
+            heapState(input, topics);
+        }
 
         KafkaStreams streams = new KafkaStreams(builder.build(), props(bootstrap, applicationId, stateDir, threads));
         runReporting(List.of(streams), report);
@@ -112,6 +117,24 @@ public final class StreamsApp {
                 .count(Materialized.as("counts"))
                 .toStream()
                 .to(output, Produced.with(Serdes.String(), Serdes.Long()));
+    }
+
+    /**
+     * State on the heap, when the test asks for it: a count per key in an in-memory store (written to
+     * {@code memory-out}), and the hourly counts held back by an unbounded suppression until their window closes,
+     * which it does not while the test runs (written to {@code suppressed-out} when it would).
+     */
+    static void heapState(KStream<String, String> input, String topics) throws ReflectiveOperationException {
+        input.groupByKey()
+                .count(Materialized.<String, Long>as(Stores.inMemoryKeyValueStore("in-memory-counts")))
+                .toStream()
+                .to(topics + "memory-out", Produced.with(Serdes.String(), Serdes.Long()));
+        input.groupByKey()
+                .windowedBy(hourWindows())
+                .count(Materialized.as("suppressed-window-counts"))
+                .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+                .toStream((windowed, count) -> windowed.key())
+                .to(topics + "suppressed-out", Produced.with(Serdes.String(), Serdes.Long()));
     }
 
     /** Starts the instances and writes the report every second until the JVM is told to stop. */

@@ -44,7 +44,7 @@ class MemoryReportTest {
         sections.get("jvm").put("heapCommittedBytes", 20L);
         sections.put("streams", Map.of());
         sections.put("rocksdb", Map.of("blockCacheCapacityBytes", 64L));
-        return new MemoryReport("abc\"def", "rst", "plan", "3.4.1", "-Xmx2g", sections, 7L);
+        return new MemoryReport("abc\"def", "rst", "plan", "3.4.1", "-Xmx2g", null, sections, 7L);
     }
 
     @Test
@@ -75,8 +75,8 @@ class MemoryReportTest {
         assertThat(json.at("/cgroup").has("maxBytes")).isFalse();
         assertThat(json.at("/jvm/heapCommittedBytes").asLong()).isEqualTo(20);
         assertThat(json.get("unexplainedBytes").asLong()).isEqualTo(7);
-        JsonNode bare =
-                new ObjectMapper().readTree(new MemoryReport(null, null, null, null, null, Map.of(), null).toJson());
+        JsonNode bare = new ObjectMapper()
+                .readTree(new MemoryReport(null, null, null, null, null, null, Map.of(), null).toJson());
         assertThat(bare.toString()).isEqualTo("{\"formatVersion\":1}");
     }
 
@@ -181,7 +181,7 @@ class MemoryReportTest {
         Map<String, Long> jvm = new LinkedHashMap<>(Map.of("loadedClasses", 24_000L));
         jvm.putAll(planned);
         sections.put("jvm", jvm);
-        MemoryReport report = new MemoryReport("h", "r", null, null, null, sections, null);
+        MemoryReport report = new MemoryReport("h", "r", null, null, null, null, sections, null);
         JsonNode json = new ObjectMapper().readTree(report.toJson());
         assertThat(json.at("/jvm/plannedLoadedClasses").asLong()).isEqualTo(25_000L);
         assertThat(report.toPrometheus())
@@ -231,7 +231,7 @@ class MemoryReportTest {
         assertThat(report.toPrometheus())
                 .contains("streams_memory_agent_record_cache_source{source=\"application\"} 1\n");
         assertThat(new ObjectMapper()
-                        .readTree(new MemoryReport(null, null, "none", null, null, Map.of(), null).toJson())
+                        .readTree(new MemoryReport(null, null, "none", null, null, null, Map.of(), null).toJson())
                         .toString())
                 .isEqualTo("{\"formatVersion\":1,\"recordCacheSource\":\"none\"}");
     }
@@ -258,7 +258,7 @@ class MemoryReportTest {
 
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
         sections.put("rocksdb", rocksdb);
-        MemoryReport report = new MemoryReport(null, null, null, null, null, sections, null);
+        MemoryReport report = new MemoryReport(null, null, null, null, null, null, sections, null);
         assertThat(new ObjectMapper()
                         .readTree(report.toJson())
                         .at("/rocksdb/flushedBytes")

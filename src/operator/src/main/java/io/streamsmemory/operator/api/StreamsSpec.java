@@ -75,6 +75,13 @@ public class StreamsSpec {
             + "record cache key is cache.max.bytes.buffering.")
     private String kafkaStreamsVersion;
 
+    @Pattern(StreamsMemoryPolicySpec.QUANTITY)
+    @JsonPropertyDescription("Heap one pod's in-memory state stores and suppress() buffers hold at most (e.g. 200Mi). "
+            + "The heap gets a part of this size before RocksDB and the rest of the heap share the pod's memory. "
+            + "Unset: the most the pods report holding over the observation window, with a 25% margin, never "
+            + "less than the published plan learned; none until they report.")
+    private String inMemoryState;
+
     public Integer getThreads() {
         return threads;
     }
@@ -153,5 +160,13 @@ public class StreamsSpec {
 
     public void setKafkaStreamsVersion(String kafkaStreamsVersion) {
         this.kafkaStreamsVersion = kafkaStreamsVersion;
+    }
+
+    public String getInMemoryState() {
+        return inMemoryState;
+    }
+
+    public void setInMemoryState(String inMemoryState) {
+        this.inMemoryState = inMemoryState;
     }
 }

@@ -32,7 +32,8 @@ public record AgentReport(
         String capHit,
         TuningSignals tuning,
         String kafkaStreamsVersion,
-        HeapOverride heapOverride) {
+        HeapOverride heapOverride,
+        HeapState heapState) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -104,7 +105,8 @@ public record AgentReport(
                         : new HeapOverride(
                                 text(root.path("heapFlag")),
                                 number(root, "jvm", "heapMaxBytes"),
-                                number(root, "jvm", "plannedHeapMaxBytes")));
+                                number(root, "jvm", "plannedHeapMaxBytes")),
+                HeapState.parse(root));
     }
 
     /**
@@ -161,7 +163,7 @@ public record AgentReport(
         return Math.max(a, b);
     }
 
-    private static String text(JsonNode node) {
+    static String text(JsonNode node) {
         return node.isTextual() ? node.asText() : null;
     }
 
@@ -174,7 +176,7 @@ public record AgentReport(
         return wholeLong(node) ? node.asLong() : null;
     }
 
-    private static Long number(JsonNode root, String section, String field) {
+    static Long number(JsonNode root, String section, String field) {
         JsonNode node = (section == null ? root : root.path(section)).path(field);
         return wholeLong(node) && node.asLong() >= 0 ? node.asLong() : null;
     }

@@ -20,6 +20,7 @@ import java.util.function.BinaryOperator;
  * @param jvmCaps           the most any pod's JVM used of the memory its caps bound (spec.jvm.sizing: Observed)
  * @param kafkaStreamsVersion the oldest Kafka Streams any pod ran (during a rolling upgrade the pods still on the
  *                          old version are the ones a key only it knows must reach), null when none said
+ * @param inMemoryStateBytes the most heap a pod's in-memory stores and suppression buffers held, null when none did
  */
 public record ObservedTopology(
         Long instancesPerPod,
@@ -30,10 +31,11 @@ public record ObservedTopology(
         Long rocksDbInstances,
         Long loadedClasses,
         JvmCapsUse jvmCaps,
-        KafkaStreamsVersion kafkaStreamsVersion) {
+        KafkaStreamsVersion kafkaStreamsVersion,
+        Long inMemoryStateBytes) {
     /** Nothing reported. */
     public static final ObservedTopology NONE =
-            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE, null);
+            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE, null, null);
 
     /**
      * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
@@ -64,7 +66,8 @@ public record ObservedTopology(
                 // planned from a count taken then would stop the JVM that loads the rest.
                 report.streamThreads() == null ? null : report.loadedClasses(),
                 settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom(),
-                KafkaStreamsVersion.parse(report.kafkaStreamsVersion()));
+                KafkaStreamsVersion.parse(report.kafkaStreamsVersion()),
+                report.heapState() == null ? null : report.heapState().stateBytes());
     }
 
     /** The larger of each figure. */
@@ -83,7 +86,8 @@ public record ObservedTopology(
                 AgentReport.max(rocksDbInstances, other.rocksDbInstances),
                 AgentReport.max(loadedClasses, other.loadedClasses),
                 jvmCaps.max(other.jvmCaps),
-                older(kafkaStreamsVersion, other.kafkaStreamsVersion));
+                older(kafkaStreamsVersion, other.kafkaStreamsVersion),
+                AgentReport.max(inMemoryStateBytes, other.inMemoryStateBytes));
     }
 
     private static KafkaStreamsVersion older(KafkaStreamsVersion a, KafkaStreamsVersion b) {

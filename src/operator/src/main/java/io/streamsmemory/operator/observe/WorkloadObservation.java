@@ -16,6 +16,7 @@ package io.streamsmemory.operator.observe;
  *                         null
  * @param oomKills         OOM kills: those kubelet reported for the workload's containers over the window, plus the
  *                         most any running container's own cgroup counted (a process killed without its container)
+ * @param heapState        the largest in-memory state a pod holds on its heap, and its unbounded buffers, or null
  */
 public record WorkloadObservation(
         int podsReporting,
@@ -36,7 +37,8 @@ public record WorkloadObservation(
         String recordCacheSource,
         String capHit,
         TuningSignals tuning,
-        HeapOverride heapOverride) {
+        HeapOverride heapOverride,
+        HeapState heapState) {
 
     /** Folds one more pod's report into the round's figures. */
     WorkloadObservation with(AgentReport report) {
@@ -59,7 +61,8 @@ public record WorkloadObservation(
                 recordCacheSource != null ? recordCacheSource : report.recordCacheSource(),
                 capHit != null ? capHit : report.capHit(),
                 TuningSignals.worse(tuning, report.tuning()),
-                heapOverride != null ? heapOverride : report.heapOverride());
+                heapOverride != null ? heapOverride : report.heapOverride(),
+                HeapState.max(heapState, report.heapState()));
     }
 
     WorkloadObservation notAnswering() {
@@ -96,12 +99,13 @@ public record WorkloadObservation(
                 recordCacheSource,
                 capHit,
                 tuning,
-                heapOverride);
+                heapOverride,
+                heapState);
     }
 
     static WorkloadObservation none() {
         return new WorkloadObservation(
                 0, 0, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null);
+                null, null);
     }
 }

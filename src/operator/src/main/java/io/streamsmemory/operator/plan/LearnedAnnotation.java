@@ -34,6 +34,8 @@ public final class LearnedAnnotation {
     public static final String DIRECT_PEAK_KIB = "directPeakKiB";
     /** The Kafka Streams version the pods ran, as {@link #versionCode}: 304 for 3.4. */
     static final String KAFKA_STREAMS_VERSION = "kafkaStreamsVersion";
+    /** The in-memory state a pod was planned to hold, in KiB (a margin over the most seen, in steps). */
+    static final String IN_MEMORY_STATE_KIB = "inMemoryStateKiB";
     /** The learned fact a cap is planned from once the pods report it. */
     public static final String LOADED_CLASSES = "loadedClasses";
 

@@ -3,6 +3,7 @@ package io.streamsmemory.operator.plan;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.CODE_CACHE_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.DIRECT_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.HEADROOM_PEAK_KIB;
+import static io.streamsmemory.operator.plan.LearnedAnnotation.IN_MEMORY_STATE_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.KAFKA_STREAMS_VERSION;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.LIVE_THREADS;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.LOADED_CLASSES;
@@ -69,10 +70,16 @@ public final class LearnedFacts {
      */
     static final double CLASSES_MARGIN = 1.25;
 
+    /** Margin over the most in-memory state a pod was seen to hold: it grows with the data between reports. */
+    static final double IN_MEMORY_STATE_MARGIN = 1.25;
+    /** In-memory state is learned in steps of this many MiB, so that a growing store does not re-plan at every report. */
+    static final long IN_MEMORY_STATE_STEP_MIB = 16;
     /** A settled pod's headroom peak is learned in steps of this many MiB. */
     static final long HEADROOM_PEAK_STEP_MIB = 16;
     /** A direct memory peak is learned in steps of this many MiB. */
     static final long DIRECT_PEAK_STEP_MIB = 4;
+    /** The status fact of the heap's in-memory state. */
+    private static final String IN_MEMORY_STATE = "inMemoryState";
     /** The status fact that tells where the JVM caps come from (spec.jvm.sizing: Observed). */
     private static final String JVM_CAPS = "jvmCaps";
 
@@ -111,6 +118,7 @@ public final class LearnedFacts {
         learned.partitions(streams, observed, builder);
         learned.standbys(streams, observed, builder);
         learned.kafkaStreamsVersion(streams, observed, builder);
+        learned.inMemoryState(streams, observed, builder);
         learned.stores(streams.getStores(), observed, builder);
         learned.metaspace(jvm, observed, builder);
         learned.directMemory(jvm, observed.jvmCaps(), builder);
@@ -178,6 +186,31 @@ public final class LearnedFacts {
                     learned.put(KAFKA_STREAMS_VERSION, LearnedAnnotation.versionCode(version));
                     builder.kafkaStreamsVersion(version.toString());
                     facts.add(new Fact(KAFKA_STREAMS_VERSION, version.toString(), Source.Observed));
+                });
+    }
+
+    /**
+     * The heap the topology's in-memory stores and suppression buffers hold: declared, else the most a pod held over
+     * the window with {@link #IN_MEMORY_STATE_MARGIN}, in {@link #IN_MEMORY_STATE_STEP_MIB} MiB steps and never below
+     * what the published plan learned (as the counts are); no fact without either, as the plan then has no such part.
+     */
+    private void inMemoryState(StreamsSpec streams, ObservedTopology observed, WorkloadFacts.Builder builder) {
+        if (streams.getInMemoryState() != null) {
+            long bytes = WorkloadPlanner.quantity("spec.streams.inMemoryState", streams.getInMemoryState());
+            builder.inMemoryStateBytes(bytes);
+            facts.add(new Fact(IN_MEMORY_STATE, ByteSize.format(bytes), Source.Declared));
+            return;
+        }
+        atLeastBefore(
+                        IN_MEMORY_STATE_KIB,
+                        Optional.ofNullable(observed.inMemoryStateBytes())
+                                .filter(bytes -> bytes > 0)
+                                .map(bytes ->
+                                        steppedKiB((long) (bytes * IN_MEMORY_STATE_MARGIN), IN_MEMORY_STATE_STEP_MIB)))
+                .ifPresent(kib -> {
+                    learned.put(IN_MEMORY_STATE_KIB, kib);
+                    builder.inMemoryStateBytes(kib * 1024L);
+                    facts.add(new Fact(IN_MEMORY_STATE, ByteSize.format(kib * 1024L), Source.Observed));
                 });
     }
 

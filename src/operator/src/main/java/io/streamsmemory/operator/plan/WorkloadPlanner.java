@@ -178,7 +178,7 @@ public final class WorkloadPlanner {
         return bytes;
     }
 
-    private static long quantity(String field, String value) {
+    static long quantity(String field, String value) {
         try {
             return ByteSize.parse(value);
         } catch (IllegalArgumentException e) {

@@ -14,6 +14,7 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
 import io.streamsmemory.operator.observe.HeapOverride;
+import io.streamsmemory.operator.observe.HeapState;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.MemoryVerdict;
 import io.streamsmemory.operator.observe.ObservedTopology;
@@ -164,6 +165,7 @@ final class WorkloadReconciler {
         MemoryVerdict verdict = verdict(workload, allocation, safety.crossed());
         WorkloadRows.showVerdict(run.row(), verdict);
         reportHeapOverride(workload, verdict, run.warnings());
+        reportHeapState(workload, verdict, allocation, run.warnings());
         metrics.recordWorkload(workload, allocation, verdict);
         return new WorkloadOutcome(
                 run.row(),
@@ -297,6 +299,20 @@ final class WorkloadReconciler {
             String warning = "a pod's " + heap.describe() + "; " + heap.effect();
             events.record(workload.resource(), Type.Warning, "HeapFlagWon", warning);
             warnings.add(workload.kind() + " " + workload.name() + ": " + warning);
+        }
+    }
+
+    /**
+     * In-memory state the plan cannot bound: an unbounded suppression buffer, or more state than the plan holds for it
+     * and the application (the Warning condition, and an Event the recorder posts once and then counts).
+     */
+    private void reportHeapState(
+            Workload workload, MemoryVerdict verdict, Allocation allocation, List<String> warnings) {
+        HeapState state = verdict == null ? null : verdict.seen().heapState();
+        HeapState.Finding finding = state == null ? null : state.finding(allocation);
+        if (finding != null) {
+            events.record(workload.resource(), Type.Warning, finding.reason(), finding.event());
+            warnings.add(workload.kind() + " " + workload.name() + ": " + finding.message());
         }
     }
 

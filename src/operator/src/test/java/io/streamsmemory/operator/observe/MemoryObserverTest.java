@@ -437,6 +437,51 @@ class MemoryObserverTest {
         }
     }
 
+    /**
+     * State on the heap (issue 46): OrdersStreamsApp with an in-memory store and an unbounded suppression. The pods'
+     * report reaches the plan, whose heap grows by a part that holds the state; the policy warns of the unbounded
+     * buffer, naming it and what to change, with one Event on the workload.
+     */
+    @Test
+    void inMemoryStateGrowsThePlansHeapAndAnUnboundedSuppressionRaisesAWarning() throws Exception {
+        String ns = "heap-state";
+        StreamsMemoryPolicy policy = new StreamsMemoryPolicy();
+        policy.getMetadata().setName("orders");
+        policy.getMetadata().setNamespace(ns);
+        policy.setSpec(new StreamsMemoryPolicySpec());
+        policy.getSpec().setMemory("1Gi");
+        Fixtures.namespace(client, ns);
+        client.resource(policy).create();
+        client.resource(Fixtures.deployment(ns, "orders-app", "orders", 1, "1Gi"))
+                .create();
+        String before = publishedAllocation(ns);
+        long heapBefore = AllocationJson.read(before).parts().stream()
+                .filter(part -> part.name().equals("heap"))
+                .findFirst()
+                .orElseThrow()
+                .bytes();
+
+        try (LiveKafkaStreams jvm =
+                liveJvm("live-kafka-streams-heap-state", before, 2, 4, Map.of("ORDERS_APP_HEAP_STATE", "true"))) {
+            runningPod(ns, "orders-app-abc-1", jvm.reportPort());
+            await().atMost(WAIT.multipliedBy(2)).ignoreExceptions().untilAsserted(() -> {
+                assertThat(sources(observedRow(ns))).containsEntry("inMemoryState", "16 MiB Observed");
+                assertThat(condition(policy(ns), "Warning").getMessage())
+                        .contains(
+                                "Deployment orders-app: 4 suppression buffer(s) with no bound (KTABLE-SUPPRESS-STATE-STORE-")
+                        .contains("bound it (Suppressed.BufferConfig.maxBytes(...))");
+            });
+            AllocationDocument after = AllocationJson.read(publishedAllocation(ns));
+            Part heap = after.parts().stream()
+                    .filter(part -> part.name().equals("heap"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(heap.find("in-memory-state").orElseThrow().bytes()).isEqualTo(16L << 20);
+            assertThat(heap.bytes()).isGreaterThan(heapBefore);
+            assertThat(events(ns, "SuppressionBufferUnbounded")).hasSize(1);
+        }
+    }
+
     private String templateRestartHash(String ns) {
         return client.apps()
                 .deployments()

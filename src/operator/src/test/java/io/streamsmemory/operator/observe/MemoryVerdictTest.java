@@ -38,6 +38,56 @@ class MemoryVerdictTest {
                 .contains(": " + ByteSize.format(floorIn64Mi) + " would hold");
     }
 
+    /**
+     * A pod's in-memory state (issue 46): an unbounded suppression buffer is a warning whatever its size, naming the
+     * buffers; state above what the plan holds for it and the application is one too; neither, none.
+     */
+    @Test
+    void anUnboundedSuppressionOrStateThePlanCannotHoldIsAWarningWithWhatToChange() {
+        String report = """
+                {"formatVersion":1,"unboundedSuppressionBuffers":"KTABLE-SUPPRESS-STATE-STORE-0000000009",
+                 "heapState":{"inMemoryStores":4,"suppressionBuffers":4,"unboundedSuppressionBuffers":%d,
+                 "suppressionBufferBytes":16384,"stateBytes":%d}}""";
+        HeapState unbounded = AgentReport.parse(
+                        String.format(report, 4, 20 * MiB).getBytes(StandardCharsets.UTF_8))
+                .heapState();
+        HeapState.Finding finding = unbounded.finding(plan);
+        assertThat(finding.message())
+                .startsWith(
+                        "4 suppression buffer(s) with no bound (KTABLE-SUPPRESS-STATE-STORE-0000000009) hold 16 KiB")
+                .contains("bound it (Suppressed.BufferConfig.maxBytes(...))")
+                .doesNotContain("more than the plan holds");
+        assertThat(finding.reason()).isEqualTo("SuppressionBufferUnbounded");
+        // The Event's words leave out the sizes, which move with every report: one Event, counted, not one a report.
+        assertThat(finding.event())
+                .isEqualTo(finding.message().replace(" hold 16 KiB", ""))
+                .doesNotContain("KiB");
+        // The whole observation carries it (the busiest pod's figures).
+        assertThat(WorkloadObservation.none()
+                        .with(AgentReport.parse(
+                                String.format(report, 4, 20 * MiB).getBytes(StandardCharsets.UTF_8)))
+                        .heapState())
+                .isEqualTo(unbounded);
+
+        long application = plan.part("application").bytes();
+        HeapState tooLarge = AgentReport.parse(
+                        String.format(report, 0, application + MiB).getBytes(StandardCharsets.UTF_8))
+                .heapState();
+        assertThat(tooLarge.finding(plan).message())
+                .startsWith("in-memory stores and suppression buffers hold " + ByteSize.format(application + MiB))
+                .contains("keep the state in a persistent (RocksDB) store");
+        assertThat(tooLarge.finding(plan).reason()).isEqualTo("InMemoryStateTooLarge");
+
+        HeapState fits = AgentReport.parse(
+                        String.format(report, 0, application / 2).getBytes(StandardCharsets.UTF_8))
+                .heapState();
+        assertThat(fits.finding(plan)).isNull();
+        // A pod without such state has no heapState section.
+        assertThat(AgentReport.parse("{\"formatVersion\":1}".getBytes(StandardCharsets.UTF_8))
+                        .heapState())
+                .isNull();
+    }
+
     /** A pod's agent names the flag that won over the plan's heap; the row shows it, the effect goes to Warning. */
     @Test
     void aHeapFlagOfTheApplicationsIsShownWithTheHeapInForceAndThePlans() {
@@ -154,30 +204,10 @@ class MemoryVerdictTest {
             long oomKills,
             long loadedClasses,
             long metaspaceUsed) {
-        return WorkloadObservation.none()
-                .with(new AgentReport(
-                        "h",
-                        rss,
-                        peak,
-                        null,
-                        null,
-                        oomKills,
-                        100 * MiB,
-                        50 * MiB,
-                        rocksDb,
-                        tasks,
-                        0L,
-                        threads,
-                        1L,
-                        10 * MiB,
-                        loadedClasses,
-                        metaspaceUsed,
-                        10 * MiB,
-                        "plan",
-                        JvmCapsUse.NONE,
-                        null,
-                        null,
-                        null,
-                        null));
+        return AgentReports.running()
+                .memory(rss, peak, oomKills)
+                .topology(1L, threads, tasks, 0L, rocksDb)
+                .classes(loadedClasses, metaspaceUsed)
+                .observation();
     }
 }

@@ -23,8 +23,8 @@ class LearnedFactsTest {
      * Two pods of one JVM each: 2 threads and 6 active + 6 standby tasks in all, 18 RocksDB instances on the busiest,
      * 9,000 classes and 8 MiB of direct buffers.
      */
-    static final ObservedTopology TWO_PODS =
-            new ObservedTopology(1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null);
+    static final ObservedTopology TWO_PODS = new ObservedTopology(
+            1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null, null);
 
     @Test
     void beforeAnyReportEveryOmittedFactIsAProvisionalDefault() {
@@ -102,7 +102,8 @@ class LearnedFactsTest {
     @Test
     void threadsArePerInstanceAndAManyClassJvmRaisesTheClassCount() {
         // One JVM running 2 KafkaStreams instances with 6 stream threads in all, loading 20,000 classes.
-        ObservedTopology twoInstances = new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE, null);
+        ObservedTopology twoInstances =
+                new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE, null, null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(twoInstances), Map.of());
         WorkloadFacts planned = plan.planned();
 
@@ -131,7 +132,8 @@ class LearnedFactsTest {
         assertThat(restarted.learned().provisional()).isEmpty();
 
         // A rebalance shows fewer tasks for a while: the plan holds what it learned.
-        ObservedTopology rebalancing = new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE, null);
+        ObservedTopology rebalancing =
+                new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE, null, null);
         Plan during = plan(null, null, Optional.empty(), Optional.of(rebalancing), LearnedAnnotation.parse(annotation));
         assertThat(during.planned()).isEqualTo(published.planned());
         // What is not a name=count pair is left out, not fatal.
@@ -143,7 +145,7 @@ class LearnedFactsTest {
     void reportedFactsCapTheJvmAboveWhatItUsedAndALiftHoldsUntilThePolicyChanges() {
         // 30,000 classes, and 150 MB of metaspace: more per class than the model's 5,800 B.
         ObservedTopology heavy = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20), null);
+                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20), null, null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(heavy), Map.of());
         WorkloadFacts planned = plan.planned();
         assertThat(planned.uncappedJvmCaps()).isEmpty();
@@ -182,7 +184,7 @@ class LearnedFactsTest {
         jvm.setSizing(io.streamsmemory.operator.api.JvmSizing.Observed);
         // A JVM without Kafka Streams: its peaks, but no class count (counted only once Kafka Streams runs).
         ObservedTopology peaks = new ObservedTopology(
-                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null), null);
+                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null), null, null);
         Plan plan = plan(null, jvm, Optional.empty(), Optional.of(peaks), Map.of());
         assertThat(plan.planned().observedJvm()).isNotNull();
         assertThat(plan.planned().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
@@ -192,8 +194,8 @@ class LearnedFactsTest {
     /** What {@link LearnedFacts#apply} learned, and the facts it set on a 1 GiB workload's builder. */
     @Test
     void theKafkaStreamsVersionIsDeclaredOrLearnedAndKeptAcrossARestart() {
-        ObservedTopology on32 =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(3, 2));
+        ObservedTopology on32 = new ObservedTopology(
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(3, 2), null);
 
         // Nothing said: the engine's default, no fact row and nothing provisional for it (no byte depends on it).
         Plan unknown = plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), Map.of());
@@ -215,8 +217,8 @@ class LearnedFactsTest {
         Plan restarted = plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), published);
         assertThat(restarted.planned().kafkaStreamsVersion()).isEqualTo("3.2");
         // Not a floor: pods upgraded to 4.1 move it up, and the count facts keep their floors.
-        ObservedTopology on41 =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(4, 1));
+        ObservedTopology on41 = new ObservedTopology(
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(4, 1), null);
         assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(on41), published)
                         .planned()
                         .kafkaStreamsVersion())
@@ -232,6 +234,45 @@ class LearnedFactsTest {
     }
 
     private record Plan(LearnedFacts learned, WorkloadFacts planned) {}
+
+    /**
+     * Heap the in-memory stores and suppression buffers hold (issue 46): learned with a 25% margin in 16 MiB steps,
+     * never below what was published, declared when the policy says; no fact, and no part, when neither says.
+     */
+    @Test
+    void inMemoryStateIsLearnedWithAMarginInStepsNeverFallsAndADeclaredSizeWins() {
+        Plan none = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(TWO_PODS), Map.of());
+        assertThat(sources(none.learned().facts())).doesNotContainKey("inMemoryState");
+        assertThat(none.planned().inMemoryStateBytes()).isZero();
+
+        ObservedTopology holding100MiB =
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 100L << 20);
+        Plan learned = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(holding100MiB), Map.of());
+        // 100 MiB + 25% = 125 MiB, up to the next 16 MiB step.
+        assertThat(sources(learned.learned().facts())).containsEntry("inMemoryState", "128 MiB Observed");
+        assertThat(learned.planned().inMemoryStateBytes()).isEqualTo(128L << 20);
+        Map<String, Integer> published =
+                LearnedAnnotation.parse(learned.learned().annotation());
+        assertThat(published).containsEntry("inMemoryStateKiB", 128 * 1024);
+
+        // Less state after a restart (or a rebalance): the plan keeps what it published.
+        ObservedTopology holding10MiB =
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 10L << 20);
+        assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(holding10MiB), published)
+                        .planned()
+                        .inMemoryStateBytes())
+                .isEqualTo(128L << 20);
+        assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), published)
+                        .planned()
+                        .inMemoryStateBytes())
+                .isEqualTo(128L << 20);
+
+        StreamsSpec declared = new StreamsSpec();
+        declared.setInMemoryState("300Mi");
+        Plan stated = plan(declared, null, Optional.empty(), Optional.of(holding100MiB), published);
+        assertThat(sources(stated.learned().facts())).containsEntry("inMemoryState", "300 MiB Declared");
+        assertThat(stated.planned().inMemoryStateBytes()).isEqualTo(300L << 20);
+    }
 
     private static Plan plan(
             StreamsSpec declared,

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /** spec.jvm.sizing: Observed: the peaks a plan learns its caps from, and the guard that restores the model's. */
 class LearnedJvmCapsTest {
     private static final JvmCapsUse PEAKS = new JvmCapsUse(40L * MiB, 20L * MiB, 46L);
-    private static final ObservedTopology SEEN = new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS, null);
+    private static final ObservedTopology SEEN =
+            new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS, null, null);
 
     @Test
     void observedSizingPlansFromThePeaksAndTheyOnlyGrow() {
@@ -37,8 +38,8 @@ class LearnedJvmCapsTest {
 
         // A restarted operator sees smaller peaks (a JVM just started): the published plan's stay.
         WorkloadFacts.Builder again = builder();
-        ObservedTopology fresh =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L), null);
+        ObservedTopology fresh = new ObservedTopology(
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L), null, null);
         apply(observed(), Optional.of(fresh), LearnedAnnotation.parse(learned.annotation()), again);
         assertThat(again.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
     }
@@ -97,7 +98,16 @@ class LearnedJvmCapsTest {
     void theHeadroomIsLearnedFromSettledPodsInStepsOnlyGrowsAndNinetyPercentOfItRestoresTheModels() {
         // A settled pod held 100 MiB + 1 B beyond its bounded parts: planned from 112 MiB (16 MiB steps).
         ObservedTopology settled = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1), null);
+                1L,
+                2L,
+                6L,
+                0L,
+                6L,
+                12L,
+                9_000L,
+                new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1),
+                null,
+                null);
         WorkloadFacts.Builder builder =
                 builder().memoryBytes(2L << 30).streamThreads(2).tasksPerPod(6);
         LearnedFacts learned = apply(observed(), Optional.of(settled), Map.of(), builder);

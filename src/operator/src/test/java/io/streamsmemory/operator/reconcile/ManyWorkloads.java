@@ -106,6 +106,7 @@ final class ManyWorkloads {
                 "plan",
                 look ? "a pod's metaspace uses 97.0 MiB of its 97.0 MiB cap (100%): OutOfMemoryError: Metaspace" : null,
                 null,
+                null,
                 null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         WorkloadRows.showVerdict(row, verdict);
