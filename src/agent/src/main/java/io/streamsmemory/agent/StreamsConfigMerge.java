@@ -5,8 +5,8 @@ import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.ConfigMerger;
 import io.streamsmemory.agent.config.KafkaCatalog;
 import io.streamsmemory.agent.config.ReflectiveKafkaCatalog;
-import io.streamsmemory.agent.log.AgentLog;
 import io.streamsmemory.agent.report.AgentMXBeanImpl;
+import io.streamsmemory.agent.rocksdb.AppLoaderSetter;
 import io.streamsmemory.agent.rocksdb.SetterVisibility;
 import io.streamsmemory.agent.state.AgentState;
 import java.util.Map;
@@ -41,15 +41,11 @@ final class StreamsConfigMerge {
         AgentMXBeanImpl.register();
         Class<?> setter = null;
         if (current.rocksDb() != null) {
-            if (SetterVisibility.usable(streamsConfigClass)) {
-                setter = BoundedRocksDBConfigSetter.class;
-            } else {
-                AgentLog.warnOnce(
-                        "setter-invisible",
-                        "Kafka Streams is loaded by a class loader that cannot see the "
-                                + "agent's classes, so RocksDB is not bounded by the agent (configs still are); use library "
-                                + "mode: rocksdb.config.setter=" + BoundedRocksDBConfigSetter.class.getName());
-            }
+            // A fat-jar launcher's Kafka Streams gets the setter defined in its own class loader (null: not possible,
+            // said).
+            setter = SetterVisibility.usable(streamsConfigClass)
+                    ? BoundedRocksDBConfigSetter.class
+                    : AppLoaderSetter.setterFor(streamsConfigClass.getClassLoader());
         }
         ConfigMerger.Result result = ConfigMerger.merge(props, current, catalog, setter, JvmLimits.heapInForce());
         AgentState.record(result);

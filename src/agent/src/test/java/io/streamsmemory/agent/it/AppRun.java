@@ -87,6 +87,8 @@ final class AppRun implements AutoCloseable {
         final Map<String, String> env = new LinkedHashMap<>();
         String kafkaStreamsVersion = "4.4.0";
         String mainClass = StreamsApp.class.getName();
+        /** An executable jar to run instead of {@code mainClass} on the test's classpath ({@code java -jar}). */
+        Path jar;
 
         Launch option(String... options) {
             jvmOptions.addAll(List.of(options));
@@ -105,9 +107,14 @@ final class AppRun implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(launch.java);
         command.addAll(launch.jvmOptions);
-        command.add("-cp");
-        command.add(classpath(launch.kafkaStreamsVersion));
-        command.add(launch.mainClass);
+        if (launch.jar != null) {
+            command.add("-jar");
+            command.add(launch.jar.toString());
+        } else {
+            command.add("-cp");
+            command.add(classpath(launch.kafkaStreamsVersion));
+            command.add(launch.mainClass);
+        }
         command.addAll(args);
         AppRun run = new AppRun(dir, null, SharedBroker.get());
         ProcessBuilder builder =
