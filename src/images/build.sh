@@ -103,10 +103,12 @@ if ((${#modules[@]})); then
     "${sbom[@]}" -DskipTests)
   ((${#sbom[@]} == 0)) || echo "$poms_hash" > "$out/sboms.inputs"
 fi
-# The Spring Boot example's executable jar (examples/spring-boot-app: outside the reactor, on Spring Boot's own Kafka
-# line), which the agent's SpringBootAgentTest runs under the agent in make test. Not an image yet.
-log "mvn package examples/spring-boot-app (Spring Boot's executable jar)"
-(cd "$repo_root" && ${MVN:-mvn -B -ntp -Dstyle.color=never} -q -f examples/spring-boot-app/pom.xml package -DskipTests)
+# The frameworks' examples (outside the reactor, each on its framework's own Kafka line): Spring Boot's executable jar
+# and Quarkus's fast-jar, which the agent's FrameworkAgentTest runs under the agent in make test. Not images yet.
+for example in spring-boot-app quarkus-app; do
+  log "mvn package examples/$example"
+  (cd "$repo_root" && ${MVN:-mvn -B -ntp -Dstyle.color=never} -q -f "examples/$example/pom.xml" package -DskipTests)
+done
 
 # --- building one image -------------------------------------------------------------------------------------------
 # inputs_hash <context> <Containerfile> <extra>: what decides the image. Jars are hashed by their entries' names and

@@ -136,12 +136,31 @@ public final class SharedRocksDb {
      * the store is bounded all the same and those figures are left out.
      */
     private static void listenForFlushesAndStalls(String storeName, Options options) {
+        if (!nativeThreadsSeeRocksJava()) {
+            // RocksDB calls a listener from its own native threads, whose JNI class lookups go to the system class
+            // loader: with RocksJava in a launcher's class loader (a fat jar) every callback would throw there.
+            AgentLog.infoOnce(
+                    "rocksdb-listener-loader",
+                    "RocksJava is loaded by the application's launcher, not the system class loader, whose classes"
+                            + " RocksDB's native threads look up: the report leaves out RocksDB's flushes and write"
+                            + " stalls (the stores are bounded all the same)");
+            return;
+        }
         try {
             FlushAndStallListener.appendTo(storeName, options);
         } catch (LinkageError | RuntimeException e) {
             AgentLog.warnOnce(
                     "rocksdb-listener",
                     "could not listen to RocksDB's flushes and write stalls (" + e + "); the report leaves them out");
+        }
+    }
+
+    /** Whether the system class loader, where RocksDB's native threads look classes up, has this RocksJava. */
+    static boolean nativeThreadsSeeRocksJava() {
+        try {
+            return Class.forName(Options.class.getName(), false, ClassLoader.getSystemClassLoader()) == Options.class;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 

@@ -17,28 +17,41 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Spring Boot application (examples/spring-boot-app: spring-kafka's {@code @EnableKafkaStreams}, Boot's executable
- * jar, Kafka Streams 3.9.1) under the agent, on a real broker (issue 46): Boot's launcher loads Kafka Streams and
- * RocksJava from nested jars in a class loader the agent's classes cannot see, so the agent defines its RocksDB setter
- * in that loader. The shared cache is in force, the plan's settings are merged into the StreamsConfig spring-kafka
- * builds from {@code spring.kafka.streams.*}, and the application's own setting there is kept. The jar is made by
- * {@code make images} (src/images/build.sh), before make test's Maven run.
+ * The applications users run inside a framework, under the agent, on a real broker (issue 46): a Spring Boot
+ * application (examples/spring-boot-app: spring-kafka's {@code @EnableKafkaStreams}, Boot 3.5.7's executable jar,
+ * Kafka Streams 3.9.1) and a Quarkus one (examples/quarkus-app: quarkus-kafka-streams 3.33.2's fast-jar, Kafka Streams
+ * 4.1.2). Each launcher loads Kafka Streams and RocksJava from its own jars in a class loader the agent's classes
+ * cannot see, so the agent defines its RocksDB setter in that loader. The shared cache is in force, the plan's settings
+ * are merged into the StreamsConfig the framework builds from its own properties ({@code spring.kafka.streams.*},
+ * {@code kafka-streams.*}), and the application's own setting there is kept. The jars are made by {@code make images}
+ * (src/images/build.sh), before make test's Maven run.
  */
 @Tag("kafka-broker")
-class SpringBootAgentTest {
+class FrameworkAgentTest {
     static final Path BOOT_JAR = Path.of("../../examples/spring-boot-app/target/image/app/orders-spring-boot.jar");
+    static final Path QUARKUS_JAR = Path.of("../../examples/quarkus-app/target/quarkus-app/quarkus-run.jar");
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Test
     void aSpringBootFatJarIsBoundedAndKeepsItsOwnSettings() throws Exception {
-        assertThat(BOOT_JAR)
-                .as("the Spring Boot example's jar: make images builds it")
+        runUnderTheAgent("spring-boot", BOOT_JAR, "3.9.1", 15, "aSpringBootFatJarIsBoundedAndKeepsItsOwnSettings");
+    }
+
+    @Test
+    void aQuarkusFastJarIsBoundedAndKeepsItsOwnSettings() throws Exception {
+        runUnderTheAgent("quarkus", QUARKUS_JAR, "4.1.2", 16, "aQuarkusFastJarIsBoundedAndKeepsItsOwnSettings");
+    }
+
+    private void runUnderTheAgent(String name, Path jar, String kafkaStreams, int harmCase, String method)
+            throws Exception {
+        assertThat(jar)
+                .as("the " + name + " example's jar: make images builds it")
                 .exists();
-        PlannedWork planned = PlannedWork.fresh("it-spring-boot", FACTS);
+        PlannedWork planned = PlannedWork.fresh("it-" + name, FACTS);
         int port = LocalHttp.freePort();
-        String topics = "boot-";
+        String topics = name + "-";
         AppRun.prepareTopics(topics, PARTITIONS, "counts-out", "window-out");
         AppRun.Launch launch = new AppRun.Launch()
                 .option(planned.allocation().jvmOptions().toArray(new String[0]))
@@ -46,13 +59,13 @@ class SpringBootAgentTest {
                 .env("STREAMS_MEMORY_ALLOCATION", planned.file().toString())
                 .env("STREAMS_MEMORY_REPORT_PORT", Integer.toString(port))
                 .env("BOOTSTRAP_SERVERS", SharedBroker.get().bootstrap())
-                .env("APPLICATION_ID", "orders-spring-boot-it")
+                .env("APPLICATION_ID", "orders-" + name + "-it")
                 .env("STATE_DIR", planned.dir().resolve("state").toString())
                 .env("STREAM_THREADS", Integer.toString(THREADS))
                 .env("ORDERS_TOPIC", topics + "input")
                 .env("COUNTS_TOPIC", topics + "counts-out")
                 .env("HOURLY_TOPIC", topics + "window-out");
-        launch.jar = BOOT_JAR.toAbsolutePath().normalize();
+        launch.jar = jar.toAbsolutePath().normalize();
         try (AppRun app = AppRun.start(launch, planned.dir().resolve("app"), java.util.List.of())) {
             app.assertEveryKeyCounted(topics + "counts-out");
             JsonNode report = new ObjectMapper()
@@ -60,8 +73,9 @@ class SpringBootAgentTest {
                             .body());
             Files.writeString(app.dir.resolve("report.json"), report.toString());
 
-            assertThat(report.path("kafkaStreamsVersion").asText()).isEqualTo("3.9.1");
-            // The shared cache in force: the agent's setter, defined in Boot's class loader, bounded every store.
+            assertThat(report.path("kafkaStreamsVersion").asText()).isEqualTo(kafkaStreams);
+            // The shared cache in force: the agent's setter, defined in the launcher's class loader, bounded every
+            // store.
             assertThat(report.at("/rocksdb/blockCacheCapacityBytes").asLong())
                     .isEqualTo(planned.allocation().rocksdb().blockCacheCapacityBytes());
             assertThat(report.at("/streams/rocksDbInstances").asLong()).isPositive();
@@ -74,7 +88,7 @@ class SpringBootAgentTest {
             // The application's own main.consumer.max.poll.records (spring.kafka.streams.properties) is kept.
             int lost = log.contains("max.poll.records = 250") ? 0 : 1;
             assertThat(lost)
-                    .as("main.consumer.max.poll.records=250 from spring.kafka.streams.properties")
+                    .as("main.consumer.max.poll.records=250 from the framework")
                     .isZero();
             assertThat(app.alive()).isTrue();
             DoNoHarm.record(15, getClass(), "aSpringBootFatJarIsBoundedAndKeepsItsOwnSettings", true, lost);
