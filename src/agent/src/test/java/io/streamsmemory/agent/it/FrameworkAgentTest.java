@@ -85,13 +85,13 @@ class FrameworkAgentTest {
                     .contains("set rocksdb.config.setter: unset -> "
                             + "org.apache.kafka.streams.state.StreamsMemoryBoundedRocksDBConfigSetter")
                     .doesNotContain("RocksDB is not bounded by the agent");
-            // The application's own main.consumer.max.poll.records (spring.kafka.streams.properties) is kept.
+            // The application's own main.consumer.max.poll.records (in the framework's properties) is kept.
             int lost = log.contains("max.poll.records = 250") ? 0 : 1;
             assertThat(lost)
                     .as("main.consumer.max.poll.records=250 from the framework")
                     .isZero();
             assertThat(app.alive()).isTrue();
-            DoNoHarm.record(15, getClass(), "aSpringBootFatJarIsBoundedAndKeepsItsOwnSettings", true, lost);
+            DoNoHarm.record(harmCase, getClass(), method, true, lost);
         }
     }
 }
