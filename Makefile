@@ -41,7 +41,9 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
 	@# long before the control plane's own tests end.
 	@# The agent module's tests at nice 5 (src/scripts/nice-java/bin/java): they end minutes before the operator's lanes.
-	$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java
+	@# The JUnit tag compat (FrameworkAgentTest: the frameworks on a bare broker) is make test-compat's; make test
+	@# runs the frameworks' images on the real node instead.
+	$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java -DexcludedGroups=compat
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@$(MAKE) --no-print-directory lint-workflows
@@ -55,9 +57,9 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 TEST_COMPAT_VERSIONS = 2.8.2,3.9.1,4.4.0
 COMPAT_VERSIONS ?= 2.8.2,3.0.2,3.4.1,3.6.2,3.8.1,3.9.1,4.0.2,4.2.2,4.4.0
 
-test-compat: ## The agent on each Kafka Streams version of COMPAT_VERSIONS (2.8 to 4.4), a real broker and a real application each; prints compat: versions=... bounded=... failed=...
+test-compat: ## The agent on each Kafka Streams version of COMPAT_VERSIONS (2.8 to 4.4), a real broker and a real application each, then on the Spring Boot and Quarkus examples' jars (FrameworkAgentTest: every key counted); prints compat: versions=... bounded=... failed=...
 	rm -rf src/agent/target/compat
-	-$(MVN) -pl src/agent -am test -Dtest='AgentRealBrokerTest#theAgentBoundsARealApplication' \
+	-$(MVN) -pl src/agent -am test -Dtest='AgentRealBrokerTest#theAgentBoundsARealApplication,FrameworkAgentTest' \
 		-Dsurefire.failIfNoSpecifiedTests=false -Dkafka.compat.versions=$(COMPAT_VERSIONS)
 	@src/scripts/compat-line.sh $(COMPAT_VERSIONS) | tee /dev/stderr | grep -q ' failed=0$$'
 
@@ -218,7 +220,7 @@ image-names: ## The image references make images tags (operator and agent first:
 	@echo $(AGENT_IMAGE)
 	@for i in $(OTHER_IMAGES); do echo $$i; done
 
-images: ## Build every image with buildah, no daemon or registry needed (IMAGES='jre pause agent operator example-app kafka'); tarballs in ~/.cache/streams-memory-operator/images/
+images: ## Build every image with buildah, no daemon or registry needed (IMAGES='jre pause agent operator example-app kafka example-spring-boot example-quarkus'); tarballs in ~/.cache/streams-memory-operator/images/
 	@src/images/build.sh
 
 sbom: ## CycloneDX SBOMs (JSON) of the operator and the agent, from their Maven dependencies: src/operator/target/bom.json, src/agent/target/bom.json

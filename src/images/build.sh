@@ -4,14 +4,17 @@
 # `ctr -n k8s.io images import`:
 #
 #   $STREAMS_MEMORY_CACHE/images/<version>/<name>.tar   one per image, tagged ghcr.io/streams-memory/<name>:<version>
-#   $STREAMS_MEMORY_CACHE/images/<version>/images.txt   "<ref> <tarball> <image id>" per line
+#   $STREAMS_MEMORY_CACHE/images/<version>/images.txt   "<ref> <tarball> <image id>" per line: the release's six images
+#   $STREAMS_MEMORY_CACHE/images/<version>/examples.txt the same for the frameworks' example applications (Spring Boot,
+#                          Quarkus), which the real node's tests run and make publish does not push
 #
 # <version> is the chart's appVersion, the registry path that of the chart's default operator image. An image is
 # rebuilt only when its inputs (context files, Containerfile, base image id) changed since its tarball was written.
 #
 # Env:
-#   IMAGES="jre pause agent operator example-app kafka"  the images to build (default all; names with or without the
-#                          streams-memory- prefix); operator, example-app and kafka bring in jre, their base
+#   IMAGES="jre pause agent operator example-app kafka example-spring-boot example-quarkus"  the images to build
+#                          (default all; names with or without the streams-memory- prefix); operator and the
+#                          applications bring in jre, their base
 #   STREAMS_MEMORY_CACHE   cache root (default ~/.cache/streams-memory-operator)
 #   FORCE=1                rebuild every selected image
 #   MVN                    the Maven command (default mvn -B -ntp -Dstyle.color=never)
@@ -33,14 +36,16 @@ work="$cache_root/images/build"
 ref() { echo "$registry/streams-memory-$1:$version"; }
 
 # --- which images -------------------------------------------------------------------------------------------------
-all=(jre pause agent operator example-app kafka)
+release=(jre pause agent operator example-app kafka)
+frameworks=(example-spring-boot example-quarkus)
+all=("${release[@]}" "${frameworks[@]}")
 wanted=" "
 for name in ${IMAGES:-${all[*]}}; do
   name="${name#streams-memory-}"
   [[ " ${all[*]} " == *" $name "* ]] || die "unknown image '$name' in IMAGES (known: ${all[*]})"
   wanted+="$name "
-  # These three are FROM streams-memory-jre: it must be in buildah's storage (a cache hit costs nothing).
-  [[ "$name" == operator || "$name" == example-app || "$name" == kafka ]] && wanted+="jre "
+  # All but pause and agent are FROM streams-memory-jre: it must be in buildah's storage (a cache hit costs nothing).
+  [[ "$name" != pause && "$name" != agent ]] && wanted+="jre "
 done
 want() { [[ "$wanted" == *" $1 "* ]]; }
 
@@ -104,10 +109,14 @@ if ((${#modules[@]})); then
   ((${#sbom[@]} == 0)) || echo "$poms_hash" > "$out/sboms.inputs"
 fi
 # The frameworks' examples (outside the reactor, each on its framework's own Kafka line): Spring Boot's executable jar
-# and Quarkus's fast-jar, which the agent's FrameworkAgentTest runs under the agent in make test. Not images yet.
-for example in spring-boot-app quarkus-app; do
-  log "mvn package examples/$example"
-  (cd "$repo_root" && ${MVN:-mvn -B -ntp -Dstyle.color=never} -q -f "examples/$example/pom.xml" package -DskipTests)
+# and Quarkus's fast-jar, which the agent's FrameworkAgentTest runs under the agent, and the real node as images.
+declare -A framework_dir=([example-spring-boot]=examples/spring-boot-app [example-quarkus]=examples/quarkus-app)
+# Each image's build context: what the framework's packaging made.
+declare -A framework_context=([example-spring-boot]=target/image [example-quarkus]=target/quarkus-app)
+for name in "${frameworks[@]}"; do
+  want "$name" || continue
+  log "mvn package ${framework_dir[$name]}"
+  (cd "$repo_root" && ${MVN:-mvn -B -ntp -Dstyle.color=never} -q -f "${framework_dir[$name]}/pom.xml" package -DskipTests)
 done
 
 # --- building one image -------------------------------------------------------------------------------------------
@@ -191,6 +200,11 @@ for name in example-app kafka; do
   [[ -d "$dir/target/image" ]] || die "mvn package made no ${module_of[$name]}/target/image (the build context of $(ref "$name"))"
   build "$name" "$dir/Containerfile" "$dir/target/image" jre
 done
+for name in "${frameworks[@]}"; do
+  want "$name" || continue
+  dir="$repo_root/${framework_dir[$name]}"
+  build "$name" "$dir/Containerfile" "$dir/${framework_context[$name]}" jre
+done
 
 # --- the SBOMs: streams-memory-<name>.bom.json beside the tarball of each image built from a Maven module ----------
 declare -A sbom_of=([agent]=src/agent [operator]=src/operator [example-app]=examples/streams-app [kafka]=src/images/kafka-broker)
@@ -200,19 +214,24 @@ for name in "${!sbom_of[@]}"; do
 done
 
 # --- images.txt and the table ------------------------------------------------------------------------------------
-{
-  for name in "${all[@]}"; do
+# list <file> <name>...: "<ref> <tarball> <image id>" of each image built, written at once.
+list() {
+  local file="$1" name f
+  shift
+  for name in "$@"; do
     f="$out/streams-memory-$name"
     [[ -f "$f.tar" && -f "$f.id" && -f "$f.inputs" ]] && echo "$(ref "$name") $f.tar $(cat "$f.id")"
-  done
-} > "$out/images.txt.tmp"
-mv "$out/images.txt.tmp" "$out/images.txt"
+  done > "$file.tmp"
+  mv "$file.tmp" "$file"
+}
+list "$out/images.txt" "${release[@]}"
+list "$out/examples.txt" "${frameworks[@]}"
 # The local node imports "current" (src/controlplane's node.sh): the images of the project's version, this build's.
 ln -sfn "$version" "$(dirname "$out")/current"
-printf '%-58s %8s  %s\n' "IMAGE" "SIZE MB" "IMAGE ID (sha256 of the image config)"
+printf '%-66s %8s  %s\n' "IMAGE" "SIZE MB" "IMAGE ID (sha256 of the image config)"
 while read -r r tar id; do
   name="${r##*/}"; name="${name%%:*}"; name="${name#streams-memory-}"
   want "$name" || continue
-  printf '%-58s %8.1f  %s\n' "$r" "$(stat -c %s "$tar" | awk '{print $1 / 1048576}')" "$id"
-done < "$out/images.txt"
-log "tarballs and images.txt in $out"
+  printf '%-66s %8.1f  %s\n' "$r" "$(stat -c %s "$tar" | awk '{print $1 / 1048576}')" "$id"
+done < <(cat "$out/images.txt" "$out/examples.txt")
+log "tarballs, images.txt and examples.txt in $out"

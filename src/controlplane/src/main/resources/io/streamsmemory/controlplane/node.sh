@@ -200,17 +200,19 @@ node_bridge_up() {
   ip link set "$NODE_BRIDGE" up
 }
 
-# make images' tarballs imported into the node's containerd (a control plane without a registry: the tests').
+# make images' tarballs imported into the node's containerd (a control plane without a registry: the tests'): the
+# release's images and the frameworks' example applications (examples.txt, when make images built them).
 node_import_images() {
-  local ref tarball digest t0
+  local ref tarball digest t0 lists=("$IMAGES_DIR/images.txt")
   t0=$(date +%s)
+  [[ -f "$IMAGES_DIR/examples.txt" ]] && lists+=("$IMAGES_DIR/examples.txt")
   while read -r ref tarball digest; do
     # The JRE is only the others' base: its layers come with them.
     [[ -n "$ref" && "$ref" != *streams-memory-jre:* ]] || continue
     CTR images import --no-unpack=false "$tarball" > /dev/null 2>> "$LOGS/containerd.log" \
       || { msg "importing $tarball into the node failed (see $LOGS/containerd.log)"; return 1; }
-  done < "$IMAGES_DIR/images.txt"
-  msg "  images imported in $(( $(date +%s) - t0 )) s: $(awk '{printf "%s ", $1}' "$IMAGES_DIR/images.txt")"
+  done < <(cat "${lists[@]}")
+  msg "  images imported in $(( $(date +%s) - t0 )) s: $(cat "${lists[@]}" | awk '{printf "%s ", $1}')"
 }
 
 start_node() {

@@ -24,9 +24,11 @@ import org.junit.jupiter.api.Test;
  * cannot see, so the agent defines its RocksDB setter in that loader. The shared cache is in force, the plan's settings
  * are merged into the StreamsConfig the framework builds from its own properties ({@code spring.kafka.streams.*},
  * {@code kafka-streams.*}), and the application's own setting there is kept. The jars are made by {@code make images}
- * (src/images/build.sh), before make test's Maven run.
+ * (src/images/build.sh). Tagged {@code compat}: {@code make test-compat} runs it, while {@code make test} runs the
+ * same applications as images on the real node (RealPodDoNoHarmTest).
  */
 @Tag("kafka-broker")
+@Tag("compat")
 class FrameworkAgentTest {
     static final Path BOOT_JAR = Path.of("../../examples/spring-boot-app/target/image/app/orders-spring-boot.jar");
     static final Path QUARKUS_JAR = Path.of("../../examples/quarkus-app/target/quarkus-app/quarkus-run.jar");

@@ -54,6 +54,8 @@ public final class DoNoHarm {
     private final KubernetesClient client;
     private final List<Admission> admissions = new ArrayList<>();
     private final boolean realNode;
+    /** Settings the application made inside its image (a framework's properties), seen lost in what it runs on. */
+    private int applicationSettingsLost;
 
     DoNoHarm(KubernetesClient client) {
         this(client, false);
@@ -80,6 +82,14 @@ public final class DoNoHarm {
         Admission admission = new Admission(submitted, admitted, null, ran, settingsLost(submitted, admitted));
         admissions.add(admission);
         return admission;
+    }
+
+    /**
+     * Records one setting the application made where no pod spec shows it (a framework's properties file in its
+     * image), as kept or lost in what the application runs on (Kafka's own log of its configuration).
+     */
+    public void recordApplicationSetting(boolean kept) {
+        applicationSettingsLost += kept ? 0 : 1;
     }
 
     /** Creates {@code pod}; a refusal is recorded (not thrown) so the test can assert on it. */
@@ -125,7 +135,7 @@ public final class DoNoHarm {
     /** The line of {@link #write(int, TestInfo)}, for a test named here. */
     public void write(int caseNumber, Class<?> testClass, String method) {
         boolean started = !admissions.isEmpty() && admissions.stream().allMatch(Admission::started);
-        int lost = admissions.stream().mapToInt(Admission::settingsLost).sum();
+        int lost = admissions.stream().mapToInt(Admission::settingsLost).sum() + applicationSettingsLost;
         String name = testClass.getSimpleName() + "." + method;
         String line = String.format(
                 "case%d\t%s\tstarted=%s\tsettings_lost=%d\treal_pods=%d%n",

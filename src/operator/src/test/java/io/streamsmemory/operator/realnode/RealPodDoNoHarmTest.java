@@ -57,7 +57,9 @@ import org.junit.jupiter.api.TestInfo;
  * read-only root filesystem, an image with no shell and no cp, a JVM that never builds Kafka Streams, a container
  * kubelet restarts; and the JVM caps no plan can know before the pods report (issue 42): a memory-only policy on a
  * JVM larger than its defaults guess starts uncapped and is capped above what it uses once it reports, and a declared
- * class count far too low, which crash-loops the JVM, has its cap lifted and the pods run. Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
+ * class count far too low, which crash-loops the JVM, has its cap lifted and the pods run; and applications built in
+ * Spring Boot and Quarkus, as images of their own (issue 46), bounded from inside their launchers' class loaders.
+ * Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
  * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @OnTheRealNode
@@ -67,6 +69,14 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final Duration POD_START = Duration.ofMinutes(4);
     static final String AGENT_LOADED = "[streams-memory-agent] INFO streams-memory-agent ";
     static final String INERT = "[streams-memory-agent] INFO no KafkaStreams instance was built in this JVM";
+    /** The frameworks' example applications, each an image of its own: Deployment name = image name's end. */
+    static final List<String> FRAMEWORKS = List.of("spring-boot", "quarkus");
+    /** The agent's setter, copied into the framework's class loader, set in the StreamsConfig the framework built. */
+    static final String SETTER_IN_THE_FRAMEWORKS_LOADER = "set rocksdb.config.setter: unset -> "
+            + "org.apache.kafka.streams.state.StreamsMemoryBoundedRocksDBConfigSetter";
+    /** The user's own choice in each example's application.properties, as Kafka's consumer logs its configuration. */
+    static final String USERS_MAX_POLL_RECORDS = "max.poll.records = 250";
+
     static final String MEMORY_ONLY = "memory-only";
     static final String TOO_FEW_CLASSES = "too-few-classes";
     static final long MiB = 1L << 20;
@@ -75,7 +85,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final Map<String, Deployment> CASES = new LinkedHashMap<>();
 
     @BeforeAll
-    static void startABrokerAndEveryCase() throws IOException {
+    static void startABrokerAndEveryCase() throws IOException, InterruptedException {
         startBroker(NAMESPACE, POD_START);
         Fixtures.namespace(client, LIMITED, Map.of());
         // The init container asks for 32Mi; a LimitRange with a 64Mi minimum per container would refuse its pod.
@@ -194,6 +204,14 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                         .withFailureThreshold(1)
                         .build()),
                 spec -> {});
+        // Issue 46: applications built in a framework, as users ship them (examples/spring-boot-app and
+        // examples/quarkus-app, FROM the project's JRE: no shell, user 65532, pushed to the registry), whose launcher
+        // loads Kafka Streams and RocksJava in a class loader of its own, and whose settings are in the image's
+        // application.properties.
+        for (String framework : FRAMEWORKS) {
+            String image = RealPods.pushFrameworkImage("example-" + framework);
+            start(NAMESPACE, framework, c -> c.setImage(image), spec -> {});
+        }
     }
 
     @Test
@@ -390,6 +408,78 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         harm.write(14, getClass(), test.getTestMethod().orElseThrow().getName());
     }
 
+    @Test
+    void aSpringBootImageIsInjectedBoundedAndReportsAndKeepsItsOwnSettings(TestInfo test) throws Exception {
+        boundedInsideItsFramework("spring-boot", 15, test);
+    }
+
+    @Test
+    void aQuarkusImageIsInjectedBoundedAndReportsAndKeepsItsOwnSettings(TestInfo test) throws Exception {
+        boundedInsideItsFramework("quarkus", 16, test);
+    }
+
+    /**
+     * A framework's application on a real pod: injected, its stores under the plan's shared block cache (through the
+     * setter the agent defined in the framework's class loader), processing, its report read by the operator, the
+     * setting the user made in the framework's properties kept. Then scaled to 0, leaving the node's CPU to the other cases.
+     */
+    static void boundedInsideItsFramework(String name, int harmCase, TestInfo test) throws Exception {
+        DoNoHarm harm = DoNoHarm.onRealNode(client);
+        Pod pod = running(harm, NAMESPACE, name);
+        assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem())
+                .isTrue();
+        assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
+        // The report once the stores are open: the shared block cache the plan sets. (The plan the pod started on
+        // may since have learned its JVM caps from this report, a change that waits for the rollout's rate limit; its
+        // RocksDB settings are the same.)
+        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            Optional<Pod> now = runningPod(NAMESPACE, name);
+            if (now.isEmpty()) {
+                return false;
+            }
+            JsonNode report = agentReport(now.get());
+            return report.at("/streams/rocksDbInstances").asLong() > 0
+                    && report.at("/rocksdb/blockCacheCapacityBytes").asLong()
+                            == published(name).rocksdb().blockCacheCapacityBytes();
+        });
+        Pod reporting = runningPod(NAMESPACE, name).orElseThrow();
+        JsonNode report = agentReport(reporting);
+        assertThat(report.path("recordCacheSource").asText()).isEqualTo("plan");
+        String log = RealPods.logOf(client, reporting, RealPods.APP_CONTAINER);
+        assertThat(log)
+                .contains(AGENT_LOADED, SETTER_IN_THE_FRAMEWORKS_LOADER)
+                .doesNotContain("RocksDB is not bounded by the agent");
+        // Kafka's main consumer logged its configuration before the stores opened.
+        boolean kept = log.contains(USERS_MAX_POLL_RECORDS);
+        harm.recordApplicationSetting(kept);
+        // It processes: its consumer group (the application.id: the Deployment's name) commits the orders it read.
+        try (ConsumerProgress progress = new ConsumerProgress(bootstrapServers)) {
+            await().atMost(POD_START)
+                    .pollInterval(Duration.ofSeconds(5))
+                    .until(() -> progress.sampled(name, "orders")
+                            .map(p -> p.records() - p.lag() > 0)
+                            .orElse(false));
+        }
+        // The operator read the report: the workload's row shows it.
+        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            WorkloadAllocationStatus row = RealPods.statusRow(client, NAMESPACE, "orders", name);
+            return row != null
+                    && row.getObserved() != null
+                    && row.getObserved().getPodsReporting() != null
+                    && row.getObserved().getPodsReporting() >= 1
+                    && row.getObserved().getRocksDbInstances() != null
+                    && row.getObserved().getRocksDbInstances() > 0;
+        });
+        harm.write(
+                harmCase,
+                RealPodDoNoHarmTest.class,
+                test.getTestMethod().orElseThrow().getName());
+        assertThat(kept)
+                .as("the user's %s from the image's application.properties", USERS_MAX_POLL_RECORDS)
+                .isTrue();
+        client.apps().deployments().inNamespace(NAMESPACE).withName(name).scale(0);
+    }
+
     /**
      * Awaits the too-few-classes case's condition; when it does not come, prints what its pods, its Deployment, its
      * policy and the namespace's Events said, to tell a loop never seen from a lift never made or never rolled.
@@ -495,7 +585,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         Container streams =
                 app.getSpec().getTemplate().getSpec().getContainers().get(0);
         streams.setEnvFrom(new ArrayList<>());
-        // Nine pods on a 2-CPU node: the example's 250m each would leave some unscheduled.
+        // Eleven pods on a 2-CPU node: the example's 250m each would leave some unscheduled.
         streams.getResources().getRequests().put("cpu", new Quantity("50m"));
         container.accept(streams);
         spec.accept(app.getSpec().getTemplate().getSpec());

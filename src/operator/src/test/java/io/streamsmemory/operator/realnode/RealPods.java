@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.streamsmemory.controlplane.ControlPlaneBinaries;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
@@ -19,6 +20,7 @@ import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,6 +89,30 @@ final class RealPods {
         streams.getResources().getLimits().put("memory", new Quantity(memory));
         streams.getResources().getRequests().put("memory", new Quantity(memory));
         return app;
+    }
+
+    /**
+     * A framework's example application image ({@code example-spring-boot}, {@code example-quarkus}), which make
+     * images saved and listed in examples.txt, pushed to the control plane's registry with crane as a user's build
+     * pushes an application's image; returns the reference the kubelet pulls.
+     */
+    static String pushFrameworkImage(String name) throws IOException, InterruptedException {
+        Path list = ControlPlaneBinaries.imagesDir().resolve("examples.txt");
+        String[] built = Files.readAllLines(list).stream()
+                .map(line -> line.split(" "))
+                .filter(fields -> fields[0].contains("/streams-memory-" + name + ":"))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no " + name + " image in " + list + " (make images)"));
+        String reference = OperatorChart.fromRegistry(built[0]);
+        Process push = new ProcessBuilder(
+                        ControlPlaneBinaries.crane().toString(), "push", "--insecure", built[1], reference)
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(push.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (push.waitFor() != 0) {
+            throw new IllegalStateException("crane push " + built[1] + " " + reference + ":\n" + output);
+        }
+        return reference;
     }
 
     /**
