@@ -431,17 +431,20 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
         // The report once the stores are open: the shared block cache the plan sets. (The plan the pod started on
         // may since have learned its JVM caps from this report, a change that waits for the rollout's rate limit; its
-        // RocksDB settings are the same.)
-        await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> {
-            Optional<Pod> now = runningPod(NAMESPACE, name);
-            if (now.isEmpty()) {
-                return false;
-            }
-            JsonNode report = agentReport(now.get());
-            return report.at("/streams/rocksDbInstances").asLong() > 0
-                    && report.at("/rocksdb/blockCacheCapacityBytes").asLong()
-                            == published(name).rocksdb().blockCacheCapacityBytes();
-        });
+        // RocksDB settings are the same.) Until the JVM opened the report's port, the request is refused: ignored.
+        await().atMost(POD_START)
+                .pollInterval(Duration.ofSeconds(2))
+                .ignoreExceptions()
+                .until(() -> {
+                    Optional<Pod> now = runningPod(NAMESPACE, name);
+                    if (now.isEmpty()) {
+                        return false;
+                    }
+                    JsonNode report = agentReport(now.get());
+                    return report.at("/streams/rocksDbInstances").asLong() > 0
+                            && report.at("/rocksdb/blockCacheCapacityBytes").asLong()
+                                    == published(name).rocksdb().blockCacheCapacityBytes();
+                });
         Pod reporting = runningPod(NAMESPACE, name).orElseThrow();
         JsonNode report = agentReport(reporting);
         assertThat(report.path("recordCacheSource").asText()).isEqualTo("plan");
