@@ -60,7 +60,8 @@ import org.junit.jupiter.api.TestInfo;
  * class count far too low, which crash-loops the JVM, has its cap lifted and the pods run; and applications built in
  * Spring Boot and Quarkus, as images of their own (issue 46), bounded from inside their launchers' class loaders.
  * Each case creates its Deployment opted in (at 0 replicas until the allocation is published, then
- * 1), all at once, then checks each pod; the cases' lines go to target/do-no-harm/ with their real pods counted.
+ * 1), all at once, then checks each pod, scaling a case to 0 once checked; one case produces the orders all read; the
+ * cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @OnTheRealNode
 class RealPodDoNoHarmTest extends ChartOnTheRealNode {
@@ -78,6 +79,9 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final String USERS_MAX_POLL_RECORDS = "max.poll.records = 250";
 
     static final String MEMORY_ONLY = "memory-only";
+    /** The one case whose application produces the orders (it runs until the class ends). */
+    static final String PRODUCER = "clash";
+
     static final String TOO_FEW_CLASSES = "too-few-classes";
     static final long MiB = 1L << 20;
 
@@ -250,6 +254,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                 .isTrue();
         RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START);
         harm.write(9, getClass(), test.getTestMethod().orElseThrow().getName());
+        done("other-user");
     }
 
     @Test
@@ -283,6 +288,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(log).doesNotContain("WARN");
         assertThat(restarts(NAMESPACE, "no-streams")).isZero();
         harm.write(11, getClass(), test.getTestMethod().orElseThrow().getName());
+        done("no-streams");
     }
 
     @Test
@@ -307,6 +313,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                 .isEqualTo(withoutHash(before));
         assertThat(hashOf(now)).isIn(hashOf(before), published("probed").hash());
         harm.write(12, getClass(), test.getTestMethod().orElseThrow().getName());
+        done("probed");
     }
 
     @Test
@@ -361,6 +368,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                 .as("restarts of any of its pods")
                 .isZero();
         harm.write(13, getClass(), test.getTestMethod().orElseThrow().getName());
+        done(MEMORY_ONLY);
     }
 
     @Test
@@ -406,6 +414,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(now.getStatus().getContainerStatuses())
                 .allSatisfy(s -> assertThat(s.getRestartCount()).isZero());
         harm.write(14, getClass(), test.getTestMethod().orElseThrow().getName());
+        done(TOO_FEW_CLASSES);
     }
 
     @Test
@@ -421,7 +430,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     /**
      * A framework's application on a real pod: injected, its stores under the plan's shared block cache (through the
      * setter the agent defined in the framework's class loader), processing, its report read by the operator, the
-     * setting the user made in the framework's properties kept. Then scaled to 0, leaving the node's CPU to the other cases.
+     * setting the user made in the framework's properties kept.
      */
     static void boundedInsideItsFramework(String name, int harmCase, TestInfo test) throws Exception {
         DoNoHarm harm = DoNoHarm.onRealNode(client);
@@ -480,6 +489,11 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(kept)
                 .as("the user's %s from the image's application.properties", USERS_MAX_POLL_RECORDS)
                 .isTrue();
+        done(name);
+    }
+
+    /** A case checked: its Deployment scaled to 0, leaving the node's CPU to the cases still running. */
+    static void done(String name) {
         client.apps().deployments().inNamespace(NAMESPACE).withName(name).scale(0);
     }
 
@@ -584,6 +598,11 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         env.put("APPLICATION_ID", name);
         env.put("STREAM_THREADS", "1");
         env.put("INPUT_PARTITIONS", "4");
+        // One producer for the orders every case reads (clash's, which runs through the class); the rest only read:
+        // eleven applications each producing would process eleven times the orders on the node's two cores.
+        if (!name.equals(PRODUCER)) {
+            env.put("PRODUCE_PER_SECOND", "0");
+        }
         Deployment app = RealPods.exampleApp(namespace, name, env, "1Gi");
         Container streams =
                 app.getSpec().getTemplate().getSpec().getContainers().get(0);
