@@ -140,20 +140,17 @@ install_into_cache() {
   mv "$marker.tmp" "$marker"
 }
 
-# go_install_tool <name> <version> <package@version> <ldflags> <version check> [<main.go>]
-# For build-helm.sh, build-crane.sh and build-cosign.sh: a pinned Go command installed from the Go module proxy into
+# go_install_tool <name> <version> <package@version> <ldflags> <version check>
+# For build-helm.sh and build-crane.sh: a pinned Go command installed from the Go module proxy into
 # $cache_root/<name>/<version>/<name>, built for this host, checked by running <version check> (a command line whose
-# output must contain <version>, with the binary as {}), cached by its marker (which records <ldflags> and <main.go>'s
-# hash: other ones build again); prints the binary's path. With <main.go>, <package@version> names a module, and the
-# command built is that file's main package, in a module of its own requiring it (to leave out what we never use).
+# output must contain <version>, with the binary as {}), cached by its marker (which records <ldflags>: other ones
+# build again); prints the binary's path.
 go_install_tool() {
-  local name="$1" version="$2" package="$3" ldflags="$4" check="$5" main="${6:-}"
+  local name="$1" version="$2" package="$3" ldflags="$4" check="$5"
   local dir="$cache_root/$name/$version"
-  local bin="$dir/$name" marker="$dir/.complete" main_hash=none
-  [[ -z "$main" ]] || main_hash="$(sha256sum < "$main" | cut -d' ' -f1)"
+  local bin="$dir/$name" marker="$dir/.complete"
   # shellcheck disable=SC2317 # called by use_cache_or_lock
-  cache_ok() { [[ -f "$marker" && -x "$bin" ]] && grep -qxF "ldflags=$ldflags" "$marker" \
-    && { [[ -z "$main" ]] || grep -qxF "main=$main_hash" "$marker"; }; }
+  cache_ok() { [[ -f "$marker" && -x "$bin" ]] && grep -qxF "ldflags=$ldflags" "$marker"; }
   use_cache_or_lock "$bin" "$marker" ".$name.lock"
 
   command -v go >/dev/null 2>&1 || die "the 'go' tool is not on PATH (needed to build $name $version)"
@@ -164,13 +161,7 @@ go_install_tool() {
   mkdir -p "$work"
   log "go install $package ($host_os/$host_arch; a cold build takes a few minutes on 2 cores)"
   ( export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOFLAGS="-p=${BUILD_JOBS:-2}" GOBIN="$work"
-    if [[ -z "$main" ]]; then
-      nice -n "${BUILD_NICE:-10}" go install -trimpath -ldflags "$ldflags" "$package"
-    else
-      mkdir "$work/main" && cp "$main" "$work/main/main.go" && cd "$work/main"
-      go mod init "streams-memory.local/$name" && go get "$package" && go mod tidy
-      nice -n "${BUILD_NICE:-10}" go build -trimpath -ldflags "$ldflags" -o "$work/$name" .
-    fi ) > "$work/build.log" 2>&1 \
+    nice -n "${BUILD_NICE:-10}" go install -trimpath -ldflags "$ldflags" "$package" ) > "$work/build.log" 2>&1 \
     || { tail -n 30 "$work/build.log" >&2; die "go install of $name $version failed (log: $work/build.log)"; }
   seen="$(${check//\{\}/$work/$name} 2>&1)" || true
   [[ "$seen" == *"$version"* ]] || die "$name reports '$seen', expected $version"
@@ -179,8 +170,8 @@ go_install_tool() {
   install -m 0755 "$work/$name" "$dir/.$name.tmp" && mv -f "$dir/.$name.tmp" "$bin"
   local secs=$(( $(date +%s) - start ))
   # The ldflags too: a build with other ones (helm's default Kubernetes version) is another build.
-  printf '%s=%s\narch=%s\ngo=%s\nbuild_seconds=%s\nldflags=%s\nmain=%s\n' "$name" "$version" "$host_arch" \
-    "$(go env GOVERSION)" "$secs" "$ldflags" "$main_hash" > "$marker.tmp"
+  printf '%s=%s\narch=%s\ngo=%s\nbuild_seconds=%s\nldflags=%s\n' "$name" "$version" "$host_arch" "$(go env GOVERSION)" \
+    "$secs" "$ldflags" > "$marker.tmp"
   mv "$marker.tmp" "$marker"
   log "done in ${secs}s: $bin"
   echo "$bin"
