@@ -47,8 +47,11 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The do-no-harm cases that need a kubelet, on real pods of the real node: the webhook's skips (a name it would add,
@@ -64,6 +67,7 @@ import org.junit.jupiter.api.TestInfo;
  * cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @OnTheRealNode
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "harm";
     static final String LIMITED = "harm-limited";
@@ -216,6 +220,10 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
             String image = RealPods.pushFrameworkImage("example-" + framework);
             start(NAMESPACE, framework, c -> c.setImage(image), spec -> {});
         }
+        // Every case created at 0 replicas; each scaled to 1 once the operator published its allocation.
+        for (Deployment app : CASES.values()) {
+            RealPods.scaleOncePublished(client, app, 1, POD_START);
+        }
     }
 
     @Test
@@ -291,7 +299,12 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         done("no-streams");
     }
 
+    /**
+     * First: kubelet restarts the probed container forever, each time after a longer back-off (10 s, 20, 40, 80,
+     * 160...), and the test waits for it to run again; run last, it waited 83 s for a back-off (run W14).
+     */
     @Test
+    @Order(1)
     void aContainerKubeletRestartsComesBackWithTheAgentAndTheSameAllocation(TestInfo test) {
         await().atMost(POD_START).pollInterval(Duration.ofSeconds(2)).until(() -> restarts(NAMESPACE, "probed") >= 1);
         DoNoHarm harm = DoNoHarm.onRealNode(client);
@@ -575,7 +588,8 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
 
     /**
      * Creates the case's Deployment from examples/kafka-streams-app.yaml (1 GiB, one thread, four partitions, the
-     * local broker), changed by {@code container} and {@code spec}, opted in.
+     * local broker), changed by {@code container} and {@code spec}, opted in, at 0 replicas (the class scales every
+     * case up once its allocation is published: one wait for all instead of one per case).
      */
     static void start(
             String namespace,
@@ -612,7 +626,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         container.accept(streams);
         spec.accept(app.getSpec().getTemplate().getSpec());
         CASES.put(name, new DeploymentBuilder(app).build());
-        RealPods.createInjected(client, app, policy, 1, POD_START);
+        RealPods.createOptedIn(client, app, policy);
     }
 
     /** The case's pod once all its containers run, recorded against the template the user wrote. */

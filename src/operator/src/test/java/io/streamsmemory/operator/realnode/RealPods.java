@@ -166,11 +166,21 @@ final class RealPods {
      * published allocation; without the wait the first pods run without the agent until the operator rolls them).
      */
     static void createInjected(KubernetesClient client, Deployment app, String policy, int replicas, Duration timeout) {
-        String namespace = app.getMetadata().getNamespace();
-        String name = app.getMetadata().getName();
+        createOptedIn(client, app, policy);
+        scaleOncePublished(client, app, replicas, timeout);
+    }
+
+    /** The first half of {@link #createInjected}: {@code app} created opted in to {@code policy}, at 0 replicas. */
+    static void createOptedIn(KubernetesClient client, Deployment app, String policy) {
         app.getMetadata().getAnnotations().put(MetadataKeys.POLICY, policy);
         app.getSpec().setReplicas(0);
         client.resource(app).create();
+    }
+
+    /** The second half of {@link #createInjected}: once its allocation is published, {@code app} scaled up. */
+    static void scaleOncePublished(KubernetesClient client, Deployment app, int replicas, Duration timeout) {
+        String namespace = app.getMetadata().getNamespace();
+        String name = app.getMetadata().getName();
         await().atMost(timeout)
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> client.configMaps()
