@@ -59,9 +59,10 @@ COMPAT_VERSIONS ?= 2.8.2,3.0.2,3.4.1,3.6.2,3.8.1,3.9.1,4.0.2,4.2.2,4.4.0
 
 test-compat: ## The agent on each Kafka Streams version of COMPAT_VERSIONS (2.8 to 4.4), a real broker and a real application each, then on the Spring Boot and Quarkus examples' jars (FrameworkAgentTest: every key counted); prints compat: versions=... bounded=... failed=...
 	rm -rf src/agent/target/compat
-	-$(MVN) -pl src/agent -am test -Dtest='AgentRealBrokerTest#theAgentBoundsARealApplication,FrameworkAgentTest' \
-		-Dsurefire.failIfNoSpecifiedTests=false -Dkafka.compat.versions=$(COMPAT_VERSIONS)
-	@src/scripts/compat-line.sh $(COMPAT_VERSIONS) | tee /dev/stderr | grep -q ' failed=0$$'
+	@# The compat line is printed even when a test failed (it says which versions); then a failed Maven run fails too.
+	$(MVN) -pl src/agent -am test -Dtest='AgentRealBrokerTest#theAgentBoundsARealApplication,FrameworkAgentTest' \
+		-Dsurefire.failIfNoSpecifiedTests=false -Dkafka.compat.versions=$(COMPAT_VERSIONS); status=$$?; \
+	src/scripts/compat-line.sh $(COMPAT_VERSIONS) | tee /dev/stderr | grep -q ' failed=0$$' && exit $$status
 
 test-quick: ## The inner loop (under 2 min warm): the engine, the plan command, the agent's and the operator's tests that need no control plane and no Kafka broker (JUnit tags control-plane and kafka-broker left out)
 	rm -rf src/*/target/surefire-reports
