@@ -24,7 +24,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
-.PHONY: reference actionlint lint-workflows cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-kubernetes go-tools test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
+.PHONY: reference actionlint lint-workflows cosign verify-install sbom test-webhook-abuse help run crane publish plan-example test test-prerequisites go-builds test-quick test-long prove-limit manifests helm images image-names test-faults fuzz build plan agent bench-memory bench-throughput bench-record-cache bench-rocksdb-overhead bench-webhook bench-scale dashboard-picture control-plane-binaries node-binaries control-plane control-plane-down clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  make %-24s %s\n", $$1, $$2}'
@@ -158,14 +158,11 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 	$(DASHBOARD_VENV)/bin/python src/scripts/dashboard/render.py --recording $(RECORDING) --out docs/dashboard.png \
 		--source "make run's operator ($(RECORDING))" $(if $(ALLOW_EMPTY),--allow-empty '$(ALLOW_EMPTY)')
 
-test-prerequisites: ## What make test needs before Maven, in three lanes: the Kubernetes builds (go-kubernetes), the Go tools (go-tools) and make images; a cold Go build leaves a core idle through each link and download, which the other lanes take
-	@$(MAKE) --no-print-directory -j3 go-kubernetes go-tools images
+test-prerequisites: ## What make test needs before Maven, in two lanes: the Go builds (go-builds) and make images; a cold Go build leaves a core idle through each link and download, which the images' Maven build takes
+	@$(MAKE) --no-print-directory -j2 go-builds images
 
-go-kubernetes: ## The Kubernetes builds make test needs, one after another as they share Go's build cache: control-plane-binaries, then node-binaries (the kubelet reuses the API server's packages)
-	@$(MAKE) --no-print-directory -j1 control-plane-binaries node-binaries
-
-go-tools: ## The Go tools make test needs, one after another: helm, crane (the real node's registry), cosign (signing), actionlint
-	@$(MAKE) --no-print-directory -j1 helm crane cosign actionlint
+go-builds: ## The Go builds make test needs, one after another so each reuses what the one before compiled (Go's build cache): control-plane-binaries, then helm, cosign (both at Kubernetes' module versions), node-binaries (the kubelet), crane and actionlint
+	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm cosign node-binaries crane actionlint
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

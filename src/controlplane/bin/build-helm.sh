@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a pinned `helm` from the Go module proxy (helm.sh/helm/v3, cmd/helm) and caches it by version
 # outside the clone, like build.sh does for the Kubernetes binaries. Later runs reuse the cache (marker
-# file .complete) and finish at once. Prints the path of the helm binary on stdout.
+# file .complete) and finish at once. Prints the path of the helm binary on stdout. It is built at Kubernetes
+# K8S_VERSION's module versions (common.sh's k8s_aligned_build), so after build.sh it compiles little of its own.
 #
 # Env:
 #   STREAMS_MEMORY_CACHE  cache root (default in versions.env)
@@ -23,4 +24,4 @@ for package in chartutil lint/rules; do
 done
 go_install_tool helm "$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
   "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean$kube" \
-  "{} version --short"
+  "{} version --short" helm.sh/helm/v3
