@@ -35,7 +35,7 @@ run: control-plane-binaries helm crane ## The main job: images and chart publish
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
+test: ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
 	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports src/agent/target/compat
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
@@ -43,7 +43,11 @@ test: test-prerequisites ## All tests: engine, plan, agent on a real Kafka broke
 	@# The agent module's tests at nice 5 (src/scripts/nice-java/bin/java): they end minutes before the operator's lanes.
 	@# The JUnit tag compat (FrameworkAgentTest: the frameworks on a bare broker) is make test-compat's; make test
 	@# runs the frameworks' images on the real node instead.
-	$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java -DexcludedGroups=compat
+	@# make images first (its Maven build writes the target/ folders this run builds too), and make go-builds beside
+	@# both (src/scripts/beside-go-builds.sh): on a fresh machine the classes that need no Go binary run while they
+	@# build, and those that need one wait for it.
+	src/scripts/beside-go-builds.sh sh -c '$(MAKE) --no-print-directory images && \
+		$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java -DexcludedGroups=compat'
 	@src/scripts/do-no-harm.sh
 	@src/scripts/check-docs.sh
 	@$(MAKE) --no-print-directory lint-workflows
@@ -158,7 +162,7 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 	$(DASHBOARD_VENV)/bin/python src/scripts/dashboard/render.py --recording $(RECORDING) --out docs/dashboard.png \
 		--source "make run's operator ($(RECORDING))" $(if $(ALLOW_EMPTY),--allow-empty '$(ALLOW_EMPTY)')
 
-test-prerequisites: ## What make test needs before Maven, in two lanes: the Go builds (go-builds) and make images; a cold Go build leaves a core idle through each link and download, which the images' Maven build takes
+test-prerequisites: ## What make test builds, in two lanes: the Go builds (go-builds) and make images (make test runs its Maven build beside the Go builds instead of after them)
 	@$(MAKE) --no-print-directory -j2 go-builds images
 
 go-builds: ## The Go builds make test needs, one after another so each reuses what the one before compiled (Go's build cache): control-plane-binaries, then helm, cosign (both at Kubernetes' module versions), node-binaries (the kubelet), crane and actionlint

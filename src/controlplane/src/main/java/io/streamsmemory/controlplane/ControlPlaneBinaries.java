@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -52,9 +53,33 @@ public final class ControlPlaneBinaries {
         return cachedGoTool("cosign", "COSIGN_VERSION");
     }
 
+    /**
+     * Waits for {@code marker} (a build script's {@code .complete}) while make test's Go builds still run beside Maven:
+     * {@code STREAMS_MEMORY_BUILDS_PENDING} names a file that exists until they end (src/scripts/beside-go-builds.sh).
+     * Returns at once when the marker is there, when no builds run, or after 30 minutes; the caller then checks the
+     * marker as always and, when it is still missing, fails naming the script.
+     */
+    public static void awaitBuilt(Path marker) {
+        String pending = System.getenv("STREAMS_MEMORY_BUILDS_PENDING");
+        if (pending == null || pending.isBlank() || Files.exists(marker)) {
+            return;
+        }
+        Path builds = Path.of(pending);
+        long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+        System.err.println("[control-plane-binaries] waiting for " + marker + " (make test's Go builds run beside)");
+        try {
+            while (!Files.exists(marker) && Files.exists(builds) && System.nanoTime() < deadline) {
+                Thread.sleep(2_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** {@code <cache>/<name>/<version>/<name>} as build-<name>.sh's go_install_tool leaves it, checked complete. */
-    private static Path cachedGoTool(String name, String versionVariable) {
+    public static Path cachedGoTool(String name, String versionVariable) {
         Path dir = cacheRoot().resolve(name).resolve(pinned(versionVariable));
+        awaitBuilt(dir.resolve(".complete"));
         if (!Files.isExecutable(dir.resolve(name)) || !Files.isRegularFile(dir.resolve(".complete"))) {
             throw new IllegalStateException("no " + name + " in " + dir + ": build it with src/controlplane/bin/build-"
                     + name + ".sh (make " + name + "; make test does)");
@@ -96,6 +121,7 @@ public final class ControlPlaneBinaries {
         Path dir = override != null && !override.isBlank()
                 ? Path.of(override)
                 : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-" + hostPlatform());
+        awaitBuilt(dir.resolve(".complete"));
         if (!Files.isRegularFile(dir.resolve(".complete"))) {
             throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
                     + " (no .complete marker); " + HOW_TO_BUILD);

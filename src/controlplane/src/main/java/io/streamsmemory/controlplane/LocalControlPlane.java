@@ -93,6 +93,9 @@ public final class LocalControlPlane implements AutoCloseable {
                 "CP_START_TIMEOUT", Long.toString(options.startTimeout().toSeconds()),
                 "CP_WATCH_PID", Long.toString(ProcessHandle.current().pid()),
                 "CP_KEEP_LOGS_ON_FAILURE", "0"));
+        if (options.realNode()) {
+            ControlPlaneBinaries.awaitBuilt(ControlPlaneBinaries.nodeDir().resolve(".complete"));
+        }
         if (options.registry()) {
             env.put("CP_REGISTRY_PORT", Integer.toString(ports[6]));
             env.put("CP_CRANE_BIN", ControlPlaneBinaries.crane().toString());

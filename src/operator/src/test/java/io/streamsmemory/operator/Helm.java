@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Helm {
     public static final Path CHART = Path.of("../../deploy/helm/streams-memory-operator");
-    static final String HOW_TO_BUILD = "build it with src/controlplane/bin/build-helm.sh (make helm; .ci/run does)";
 
     /** What one run printed (stdout and stderr together) and how it ended. */
     public record Result(int exitCode, String output) {
@@ -42,20 +41,7 @@ public final class Helm {
 
     /** The cached helm, or an error naming the command that builds it (a missing helm never skips the tests). */
     public static Helm locate(Path home, Path kubeconfig) {
-        String version = pinnedVersion();
-        Path binary = ControlPlaneBinaries.cacheRoot()
-                .resolve("helm")
-                .resolve(version)
-                .resolve("helm");
-        if (!Files.isExecutable(binary) || !Files.isRegularFile(binary.resolveSibling(".complete"))) {
-            throw new IllegalStateException("helm " + version + " not found at " + binary + ": " + HOW_TO_BUILD);
-        }
-        return new Helm(binary, home, kubeconfig);
-    }
-
-    /** HELM_VERSION from the environment, else the default in versions.env (the one build-helm.sh reads). */
-    static String pinnedVersion() {
-        return ControlPlaneBinaries.pinned("HELM_VERSION");
+        return new Helm(ControlPlaneBinaries.cachedGoTool("helm", "HELM_VERSION"), home, kubeconfig);
     }
 
     public Result run(String... args) {

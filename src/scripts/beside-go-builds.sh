@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# make test's Maven run with the Go builds (make go-builds) beside it: on a warm cache they end in seconds; on a cold
+# one (a fresh machine) they take about ten minutes, in which Maven compiles and runs the classes that need no Go
+# binary (the engine, the plan, the agent on its Kafka brokers). A class that needs a binary still being built waits
+# for it (ControlPlaneBinaries.awaitBuilt, told by STREAMS_MEMORY_BUILDS_PENDING, a file that exists until the builds
+# end) and fails naming its build script when the builds ended without it. Fails when either failed.
+#
+# Usage: beside-go-builds.sh <command> [args...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+pending="$(mktemp -t streams-memory-go-builds.XXXXXX)"
+status_file="$pending.status"
+rm -f "$status_file"
+# The builds at nice 0, not the scripts' default 10: on a cold machine they are what the real-node classes wait for,
+# and the agent module's tests beside them run at nice 5.
+( BUILD_NICE="${BUILD_NICE:-0}" make --no-print-directory go-builds; echo $? > "$status_file"; rm -f "$pending" ) &
+builds=$!
+trap 'kill -- -$builds 2>/dev/null; kill $builds 2>/dev/null; rm -f "$pending" "$status_file"' INT TERM
+
+STREAMS_MEMORY_BUILDS_PENDING="$pending" "$@"
+status=$?
+wait "$builds"
+builds_status="$(cat "$status_file" 2>/dev/null || echo 1)"
+rm -f "$pending" "$status_file"
+if [[ "$builds_status" != 0 ]]; then
+  echo "beside-go-builds.sh: make go-builds failed (exit $builds_status)" >&2
+  exit 1
+fi
+exit "$status"
