@@ -3,13 +3,18 @@
 # one (a fresh machine) they take about ten minutes, in which Maven compiles and runs the classes that need no Go
 # binary (the engine, the plan, the agent on its Kafka brokers). A class that needs a binary still being built waits
 # for it (ControlPlaneBinaries.awaitBuilt, told by STREAMS_MEMORY_BUILDS_PENDING, a file that exists until the builds
-# end) and fails naming its build script when the builds ended without it. Fails when either failed.
+# end and names their cache root) and fails naming its build script when the builds ended without it. Fails when
+# either failed.
 #
 # Usage: beside-go-builds.sh <command> [args...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
+# shellcheck source=../controlplane/src/main/resources/io/streamsmemory/controlplane/versions.env
+. src/controlplane/src/main/resources/io/streamsmemory/controlplane/versions.env
 pending="$(mktemp -t streams-memory-go-builds.XXXXXX)"
+# The cache root they build into: a class that looks for binaries elsewhere (a test's empty folder) does not wait.
+echo "$STREAMS_MEMORY_CACHE" > "$pending"
 status_file="$pending.status"
 rm -f "$status_file"
 # The builds at nice 0, not the scripts' default 10: on a cold machine they are what the real-node classes wait for,

@@ -55,13 +55,14 @@ public final class ControlPlaneBinaries {
 
     /**
      * Waits for {@code marker} (a build script's {@code .complete}) while make test's Go builds still run beside Maven:
-     * {@code STREAMS_MEMORY_BUILDS_PENDING} names a file that exists until they end (src/scripts/beside-go-builds.sh).
-     * Returns at once when the marker is there, when no builds run, or after 30 minutes; the caller then checks the
-     * marker as always and, when it is still missing, fails naming the script.
+     * {@code STREAMS_MEMORY_BUILDS_PENDING} names a file that exists until they end and names the cache root they build
+     * into (src/scripts/beside-go-builds.sh). Returns at once when the marker is there or elsewhere, when no builds run,
+     * or after 30 minutes; the caller then checks the marker as always and, when it is still missing, fails naming the
+     * script.
      */
     public static void awaitBuilt(Path marker) {
         String pending = System.getenv("STREAMS_MEMORY_BUILDS_PENDING");
-        if (pending == null || pending.isBlank() || Files.exists(marker)) {
+        if (pending == null || pending.isBlank() || Files.exists(marker) || !marker.startsWith(cacheBuilt(pending))) {
             return;
         }
         Path builds = Path.of(pending);
@@ -73,6 +74,15 @@ public final class ControlPlaneBinaries {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The cache root the pending builds write into: the first line of their file (a marker elsewhere is not awaited). */
+    private static Path cacheBuilt(String pending) {
+        try {
+            return Path.of(Files.readAllLines(Path.of(pending)).get(0).trim());
+        } catch (IOException | IndexOutOfBoundsException e) {
+            return Path.of(pending); // the builds ended (the file is gone) or it says nothing: wait for none
         }
     }
 
@@ -116,11 +126,19 @@ public final class ControlPlaneBinaries {
 
     /** Locates the binaries or throws {@link IllegalStateException} saying how to build them. */
     public static ControlPlaneBinaries locate() {
-        String version = pinnedKubernetesVersion();
         String override = System.getenv("CP_BIN_DIR");
-        Path dir = override != null && !override.isBlank()
-                ? Path.of(override)
-                : cacheRoot().resolve("k8s").resolve(version.replaceFirst("^v", "") + "-" + hostPlatform());
+        return override != null && !override.isBlank() ? locateIn(Path.of(override)) : locateUnder(cacheRoot());
+    }
+
+    /** The binaries under {@code cacheRoot} ({@code k8s/<version>-<os>-<arch>/}), as {@link #locate} finds them. */
+    static ControlPlaneBinaries locateUnder(Path cacheRoot) {
+        return locateIn(cacheRoot
+                .resolve("k8s")
+                .resolve(pinnedKubernetesVersion().replaceFirst("^v", "") + "-" + hostPlatform()));
+    }
+
+    private static ControlPlaneBinaries locateIn(Path dir) {
+        String version = pinnedKubernetesVersion();
         awaitBuilt(dir.resolve(".complete"));
         if (!Files.isRegularFile(dir.resolve(".complete"))) {
             throw new IllegalStateException("Kubernetes " + version + " control-plane binaries not found in " + dir
