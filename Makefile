@@ -165,8 +165,8 @@ dashboard-picture: ## Record make run's metrics (in another terminal) for MINUTE
 test-prerequisites: ## What make test builds, in two lanes: the Go builds (go-builds) and make images (make test runs its Maven build beside the Go builds instead of after them)
 	@$(MAKE) --no-print-directory -j2 go-builds images
 
-go-builds: ## The Go builds make test needs, one after another so each reuses what the one before compiled (Go's build cache): control-plane-binaries, then helm, cosign (both at Kubernetes' module versions), node-binaries (the kubelet), crane and actionlint
-	@$(MAKE) --no-print-directory -j1 control-plane-binaries helm cosign node-binaries crane actionlint
+go-builds: ## The Go builds make test needs, one after another so each reuses what the one before compiled (Go's build cache): control-plane-binaries, node-binaries (the kubelet), then helm and cosign (at Kubernetes' module versions), crane and actionlint
+	@$(MAKE) --no-print-directory -j1 control-plane-binaries node-binaries helm cosign crane actionlint
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl
 	@src/controlplane/bin/build.sh >/dev/null

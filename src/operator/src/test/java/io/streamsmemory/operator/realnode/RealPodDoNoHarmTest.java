@@ -290,7 +290,8 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         Pod pod = running(harm, NAMESPACE, "no-streams");
         String log = RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, INERT, POD_START);
         assertThat(log).contains(AGENT_LOADED);
-        Thread.sleep(15_000); // past another grace period: still said once
+        // Past another grace period: still said once.
+        RealPods.awaitLineAged(client, pod, RealPods.APP_CONTAINER, INERT, Duration.ofSeconds(15));
         log = RealPods.logOf(client, pod, RealPods.APP_CONTAINER);
         assertThat(log.lines().filter(l -> l.startsWith(INERT))).hasSize(1);
         assertThat(log).doesNotContain("WARN");
@@ -376,7 +377,9 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(cap(cappedOptions, "-XX:MaxMetaspaceSize=")).isGreaterThan(metaspace + metaspace / 5);
         assertThat(cap(cappedOptions, "-XX:MaxDirectMemorySize=")).isGreaterThan(direct + direct / 5);
         RealPods.awaitLog(client, capped, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START);
-        Thread.sleep(20_000); // past the start: still running
+        // Past the start: still running.
+        RealPods.awaitLineAged(
+                client, capped, RealPods.APP_CONTAINER, "RUNNING: application.id", Duration.ofSeconds(20));
         assertThat(restarts(NAMESPACE, MEMORY_ONLY))
                 .as("restarts of any of its pods")
                 .isZero();
@@ -422,7 +425,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         Pod pod = running(harm, NAMESPACE, TOO_FEW_CLASSES);
         assertThat(javaToolOptions(pod)).contains("-javaagent:").doesNotContain("-XX:MaxMetaspaceSize");
         RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, "RUNNING: application.id", POD_START);
-        Thread.sleep(20_000);
+        RealPods.awaitLineAged(client, pod, RealPods.APP_CONTAINER, "RUNNING: application.id", Duration.ofSeconds(20));
         Pod now = client.pods().resource(pod).get();
         assertThat(now.getStatus().getContainerStatuses())
                 .allSatisfy(s -> assertThat(s.getRestartCount()).isZero());

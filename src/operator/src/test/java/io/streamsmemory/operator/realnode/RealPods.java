@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -273,6 +274,31 @@ final class RealPods {
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> logOf(client, pod, container).contains(text));
         return logOf(client, pod, container);
+    }
+
+    /**
+     * Returns once the first line of the container's log holding {@code text} is {@code age} old by kubelet's own
+     * timestamp (at once when it already is): what a fixed sleep after that line checked ("still running 20 s past its
+     * start"), without sleeping again through time the class already spent on other cases.
+     */
+    static void awaitLineAged(KubernetesClient client, Pod pod, String container, String text, Duration age)
+            throws InterruptedException {
+        String line = client.pods()
+                .inNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName())
+                .inContainer(container)
+                .usingTimestamps()
+                .getLog()
+                .lines()
+                .filter(l -> l.contains(text))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "no line with '" + text + "' in " + pod.getMetadata().getName()));
+        Instant due = Instant.parse(line.substring(0, line.indexOf(' '))).plus(age);
+        long millis = Duration.between(Instant.now(), due).toMillis();
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
     }
 
     /** The container's log so far (kubelet's, through the API server). */
