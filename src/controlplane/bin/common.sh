@@ -117,7 +117,8 @@ k8s_wrapper_module() {
 # tools.go imports kube-apiserver, which is never built), so that every module the two share resolves to the version
 # the Kubernetes commands were built with. Go's build cache keys a package by its module version and its
 # dependencies', so what helm or cosign shares with Kubernetes (client-go, apimachinery, api, grpc, protobuf,
-# golang.org/x) compiles once instead of once per version: helm's own go build is then about a fifth of a cold one.
+# golang.org/x) compiles once instead of once per version. Measured after build.sh on 2 cores: helm 35 s and 64
+# CPU-seconds, cosign 97 s and 167 (269-275 from an empty build cache), kwok 11 s (63 with its own go.mod).
 # Returns non-zero (and logs why) when the command does not build at those versions.
 k8s_aligned_build() {
   local work="$1" module="$2" package="${3%@*}" version="${3##*@}" ldflags="$4" out="$5"
