@@ -11,13 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The images of make images (src/images/build.sh, which make test runs before Maven): each Dockerfile copies files
- * the build made (an IT: it runs after mvn package made target/quarkus-app), the images it tags are the chart's
- * default images, and each of them was built and saved for the local node. The real node's tests run them.
+ * the build made (an IT: it reads target/quarkus-app, which the build makes at process-classes), the images it tags are
+ * the chart's default images, and each of them was built and saved for the local node. The real node's tests run them.
+ * Tagged {@code images}: make test-quick, which builds no image, leaves it out.
  */
+@Tag("images")
 class ImagesIT {
     private static final Path REPO = Path.of("../..");
     private static final Pattern COPY = Pattern.compile("^COPY\\s+(?:--\\S+\\s+)*(.+)\\s+\\S+$", Pattern.MULTILINE);

@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The packaged operator ({@code target/quarkus-app/quarkus-run.jar}, as {@code make run} and the image run
  * it) against a real API server: Quarkus wiring, health and readiness, Prometheus metrics, and a
- * reconcile end to end. Runs in the integration-test phase, after the jar is built.
+ * reconcile end to end. The jar is built at process-classes (pom.xml); the class runs in the lane of the classes on a
+ * control plane of their own, beside the others.
  */
-@EnableLocalControlPlane(controllerManager = true)
+@OnAControlPlaneOfItsOwn
+@EnableLocalControlPlane(ownControlPlane = true, controllerManager = true)
 class OperatorAppIT {
     KubernetesClient client;
     LocalControlPlane controlPlane;
