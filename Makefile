@@ -36,7 +36,7 @@ plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
 test: ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
-	rm -rf src/*/target/do-no-harm src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports src/agent/target/compat
+	rm -rf src/*/target/do-no-harm src/operator/target/faults src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports src/agent/target/compat
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
 	@# long before the control plane's own tests end.
@@ -49,6 +49,7 @@ test: ## All tests: engine, plan, agent on a real Kafka broker, operator and Hel
 	src/scripts/beside-go-builds.sh sh -c '$(MAKE) --no-print-directory images && \
 		$(MVN) -T 2 verify -Dagent.tests.jvm=$(CURDIR)/src/scripts/nice-java/bin/java -DexcludedGroups=compat'
 	@src/scripts/do-no-harm.sh
+	@cat src/operator/target/faults/summary.txt
 	@src/scripts/check-docs.sh
 	@$(MAKE) --no-print-directory lint-workflows
 	@cat src/operator/target/real-node/real-limit.txt 2>/dev/null || echo "real-limit: not run (no real node here)"
@@ -88,10 +89,9 @@ prove-limit: control-plane-binaries helm node-binaries images ## On the local re
 	$(MVN) -pl src/operator -am test -Dtest=RealLimitTest -Dsurefire.failIfNoSpecifiedTests=false
 	@cat src/operator/target/real-node/real-limit.txt src/operator/target/real-node/real-oom.txt
 
-test-faults: control-plane-binaries ## Fault suite: the packaged operator under kill -9, an API server restart, a frozen etcd, a lost leader (~4 min)
+test-faults: control-plane-binaries ## The fault suite alone (make test runs it too, beside the other classes): the packaged operator under kill -9, an API server restart, a frozen etcd, a lost leader, a stopped webhook (~3 min)
 	rm -rf src/operator/target/faults
-	$(MVN) -pl src/operator -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false \
-		-DskipFaults=false
+	$(MVN) -pl src/operator -am test -Dtest=FaultScenarios -Dsurefire.failIfNoSpecifiedTests=false
 	@cat src/operator/target/faults/summary.txt
 
 # Tries per fuzz property in make fuzz (the normal test run takes junit-platform.properties' 200).

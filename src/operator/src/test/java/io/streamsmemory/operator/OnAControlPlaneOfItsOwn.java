@@ -15,7 +15,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * its webhooks or its objects, so it need not wait its turn in the main thread. These classes take turns on their lock
  * (a third lane beside the main thread and the real node's, junit-platform.properties); each starts and stops its own
  * control plane (a few seconds, against the minutes its tests take). A class that needs more parts names them in its
- * own {@code @EnableLocalControlPlane(ownControlPlane = true, ...)}, which JUnit finds before this one's.
+ * own {@code @EnableLocalControlPlane(ownControlPlane = true, ...)}, which JUnit finds before this one's (the fault
+ * suite).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

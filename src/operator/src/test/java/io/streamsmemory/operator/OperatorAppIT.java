@@ -17,11 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The packaged operator ({@code target/quarkus-app/quarkus-run.jar}, as {@code make run} and the image run
  * it) against a real API server: Quarkus wiring, health and readiness, Prometheus metrics, and a
- * reconcile end to end. The jar is built at process-classes (pom.xml); the class runs in the lane of the classes on a
- * control plane of their own, beside the others.
+ * reconcile end to end. The jar is built at process-classes (pom.xml), so the class runs with the others.
  */
-@OnAControlPlaneOfItsOwn
-@EnableLocalControlPlane(ownControlPlane = true, controllerManager = true)
+@EnableLocalControlPlane(controllerManager = true)
 class OperatorAppIT {
     KubernetesClient client;
     LocalControlPlane controlPlane;

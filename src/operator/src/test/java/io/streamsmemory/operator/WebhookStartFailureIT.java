@@ -22,8 +22,7 @@ import org.junit.jupiter.api.Test;
  * The packaged operator whose webhook cannot start (its port is taken): the reconciler still reconciles,
  * readiness says the webhook is the part that is down, and the webhook starts once the port is free.
  */
-@OnAControlPlaneOfItsOwn
-@EnableLocalControlPlane(ownControlPlane = true, controllerManager = true)
+@EnableLocalControlPlane(controllerManager = true)
 class WebhookStartFailureIT {
     KubernetesClient client;
     LocalControlPlane controlPlane;

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import io.streamsmemory.operator.Fixtures;
+import io.streamsmemory.operator.OnAControlPlaneOfItsOwn;
 import io.streamsmemory.operator.PackagedOperator;
 import io.streamsmemory.operator.app.LeaseLeaderElection;
 import io.streamsmemory.operator.faults.FaultLedger.Convergence;
@@ -20,13 +21,14 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The packaged operator under faults, on a real control plane ({@code make test-faults}; not a {@code *IT}, so
- * {@code make test} stays short): the first four scenarios publish 50 workloads, change the policy, hit the operator
+ * The packaged operator under faults, on a real control plane of its own, in the lane beside the main thread's classes
+ * ({@code make test}; {@code make test-faults} runs it alone): the first four scenarios publish 50 workloads, change the policy, hit the operator
  * or the control plane once the operator has begun re-splitting, and then require that it converged with nothing
  * lost and no workload rolled twice (see {@link ManagedWorkloads} for what is checked); the fifth stops the webhook
  * while pods are created. The operator runs as deploy/ runs it, supervised as the kubelet would (an exited process is
- * started again). The summary line goes to {@code target/faults/summary.txt}; {@code make test-faults} prints it.
+ * started again). The summary line goes to {@code target/faults/summary.txt}; {@code make test} prints it.
  */
+@OnAControlPlaneOfItsOwn
 @EnableLocalControlPlane(ownControlPlane = true, controllerManager = true, scheduler = true, kwok = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
