@@ -35,7 +35,7 @@ run: control-plane-binaries helm crane ## The main job: images and chart publish
 plan-example: $(PLAN_JAR) ## Plan the README's example pod
 	java -jar $(PLAN_JAR) $(EXAMPLE_PLAN)
 
-test: ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
+test: ## All tests: engine, plan, agent on a real Kafka broker, operator and Helm chart on a real API server, the fault suite, real pods on a real node; then the docs' runnable blocks (make check-docs) and the release workflow (make lint-workflows)
 	rm -rf src/*/target/do-no-harm src/operator/target/faults src/operator/target/real-node/real-*.txt src/operator/target/real-node/install-oci.txt src/*/target/surefire-reports src/*/target/failsafe-reports src/agent/target/compat
 	@# Two module lanes (-T 2): src/controlplane then src/operator, beside src/engine, src/plan and src/agent. The
 	@# operator's tests read the agent jar, which make images built and the agent module rebuilds at process-classes,
