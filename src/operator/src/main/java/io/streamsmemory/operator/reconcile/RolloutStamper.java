@@ -65,6 +65,19 @@ public class RolloutStamper {
                 workload.templateAnnotation(MetadataKeys.DRIFT_ROLLOUT).orElse(null));
     }
 
+    /** The restart hash on the workload's pod template as the API server has it now, not as the cache does. */
+    Optional<String> liveRestartHash(Workload workload) {
+        GenericKubernetesResource live = client.genericKubernetesResources(
+                        workload.resource().getApiVersion(), workload.kind())
+                .inNamespace(workload.namespace())
+                .withName(workload.name())
+                .get();
+        return live == null
+                ? Optional.empty()
+                : Optional.ofNullable(
+                        live.<String>get("spec", "template", "metadata", "annotations", MetadataKeys.RESTART_HASH));
+    }
+
     /**
      * Rolls a workload whose pods run without the agent, once per restart hash: the marker records the
      * hash it was rolled for, so the same allocation never rolls it again.

@@ -39,10 +39,7 @@ final class WorkloadRollout {
         if (workload.appliedRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent()) {
-            if (resplit != null) {
-                events.record(workload.resource(), Type.Normal, "Resplit", resplit);
-            }
-            return null;
+            return alreadyApplied(workload, resplit);
         }
         if (admittedWithIt(workload, allocation.restartHash(), pods)) {
             stamper.recordAdmitted(workload, allocation.restartHash());
@@ -73,6 +70,14 @@ final class WorkloadRollout {
             events.record(workload.resource(), Type.Normal, "RestartPending", told + waiting, waiting);
             return wait.get().retryAfter();
         }
+        // The cache can lag this operator's own stamp by seconds on a loaded API server, and a reconcile right after
+        // it would stamp again: an Event telling of a restart that is none, and a new last-rollout time, which moves a
+        // Deployment's generation (its annotations count). The live template decides (a read only before a stamp).
+        if (stamper.liveRestartHash(workload)
+                .filter(allocation.restartHash()::equals)
+                .isPresent()) {
+            return alreadyApplied(workload, resplit);
+        }
         stamper.stamp(workload, allocation.restartHash());
         events.record(
                 workload.resource(),
@@ -80,6 +85,14 @@ final class WorkloadRollout {
                 "RollingRestart",
                 String.format(
                         "%s%s: stamped restart hash %s on the pod template", told, why, allocation.restartHash()));
+        return null;
+    }
+
+    /** The pods already run the allocation's settings or are rolling to them: a re-split is told on its own. */
+    private Duration alreadyApplied(Workload workload, String resplit) {
+        if (resplit != null) {
+            events.record(workload.resource(), Type.Normal, "Resplit", resplit);
+        }
         return null;
     }
 

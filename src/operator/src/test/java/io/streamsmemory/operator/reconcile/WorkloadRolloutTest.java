@@ -70,6 +70,19 @@ class WorkloadRolloutTest {
     }
 
     @Test
+    void aStampTheCacheDoesNotShowYetIsNotWrittenAgainAndTheResplitIsToldAlone() {
+        Kept kept = new Kept(Optional.empty());
+        // The API server has this operator's stamp; the cache still shows the template before it.
+        kept.live = Optional.of(hash);
+
+        assertThat(roll(kept, workload(stamped("r-older")), RESPLIT, Urgency.NONE))
+                .isNull();
+
+        assertThat(kept.stamped).isEmpty();
+        assertThat(events.told()).containsExactly(new Told(Type.Normal, "Resplit", RESPLIT, RESPLIT));
+    }
+
+    @Test
     void aWorkloadScaledBelowItsRangeIsRestartedForSafety() {
         Kept kept = new Kept(Optional.empty());
         PlannedRange below = new PlannedRange(new ReplicaRange(3, 6), "spec.scaling", 2);
@@ -204,10 +217,14 @@ class WorkloadRolloutTest {
                 .isFalse();
     }
 
-    /** The real gate (at {@link #NOW}, {@link #MIN_INTERVAL}) and webhook check; the writes kept, not sent. */
+    /**
+     * The real gate (at {@link #NOW}, {@link #MIN_INTERVAL}) and webhook check; the writes kept, not sent. The live
+     * template is the cached one unless a test sets {@code live} (a cache behind the API server).
+     */
     private static final class Kept extends RolloutStamper {
         final List<String> stamped = new ArrayList<>();
         final List<String> admitted = new ArrayList<>();
+        Optional<String> live;
 
         Kept(Optional<String> webhookProblem) {
             super(
@@ -224,6 +241,11 @@ class WorkloadRolloutTest {
         @Override
         public void recordAdmitted(Workload workload, String restartHash) {
             admitted.add(restartHash);
+        }
+
+        @Override
+        Optional<String> liveRestartHash(Workload workload) {
+            return live != null ? live : workload.templateAnnotation(MetadataKeys.RESTART_HASH);
         }
     }
 
