@@ -133,14 +133,17 @@ gen_certs() {
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
     -keyout ca.key -out ca.crt -subj "/CN=streams-memory-local-ca" \
     -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" 2>/dev/null
-  # service account token signing key
-  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key 2>/dev/null
+  # Keys are EC P-256 (ES256 service-account tokens): an RSA key takes ~0.2 s of CPU to make, and every test class
+  # with a plane of its own makes these again. Only the admin's client key is RSA (leaf's 4th argument): Java clients
+  # (fabric8 without BouncyCastle) cannot load EC client keys.
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out sa.key 2>/dev/null
   openssl pkey -in sa.key -pubout -out sa.pub 2>/dev/null
-  # leaf certs: name subject ext
+  # leaf certs: name subject ext [key: ec (default) or rsa]
   leaf() {
     local name="$1" subj="$2" ext="$3"
-    # RSA leaf keys: Java clients (fabric8 without BouncyCastle) cannot load EC client keys
-    openssl req -newkey rsa:2048 -nodes -keyout "$name.key" \
+    local key=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1)
+    if [[ "${4:-ec}" == rsa ]]; then key=(-newkey rsa:2048); fi
+    openssl req "${key[@]}" -nodes -keyout "$name.key" \
       -out "$name.csr" -subj "$subj" 2>/dev/null
     printf '%s\n' "$ext" > "$name.ext"
     openssl x509 -req -in "$name.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 \
@@ -155,7 +158,7 @@ subjectAltName=IP:127.0.0.1,IP:10.0.0.1${NODE_SAN:-},DNS:localhost,DNS:kubernete
   local client="basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth"
-  leaf admin "/O=system:masters/CN=streams-memory-admin" "$client"
+  leaf admin "/O=system:masters/CN=streams-memory-admin" "$client" rsa
   leaf controller-manager "/CN=system:kube-controller-manager" "$client"
   leaf scheduler "/CN=system:kube-scheduler" "$client"
   if wants node; then node_certs; fi

@@ -34,6 +34,7 @@ class OperatorAppIT {
                 ns,
                 "operator-it",
                 Files.createTempFile("operator", ".log"),
+                PackagedOperator.C1_ONLY,
                 "-Dstreamsmemory.webhook.port=" + PackagedOperator.freePort());
         try {
             await().atMost(Duration.ofSeconds(60))

@@ -40,6 +40,7 @@ class WebhookStartFailureIT {
                 ns,
                 "operator-webhook-down",
                 Files.createTempFile("operator", ".log"),
+                PackagedOperator.C1_ONLY,
                 "-Dstreamsmemory.webhook.port=" + squatter.getLocalPort(),
                 "-Dstreamsmemory.webhook.start-retry-period=PT1S");
         try {

@@ -56,7 +56,7 @@ public final class KafkaBroker implements AutoCloseable {
         String clusterId = Uuid.randomUuid().toString();
         Process format = java(
                 classpath,
-                List.of("-Xmx256m"),
+                List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
                 "kafka.tools.StorageTool",
                 List.of("format", "-t", clusterId, "-c", config.toString()),
                 dir.resolve("format.log"));

@@ -81,6 +81,7 @@ final class OperatorProcess implements AutoCloseable {
         starts.incrementAndGet();
         List<String> args = new ArrayList<>(List.of(
                 "-Xmx256m",
+                PackagedOperator.C1_ONLY,
                 "-Dstreamsmemory.webhook.enabled=false",
                 // The scenarios change a policy seconds after the workloads opted in: no rate limit between rollouts.
                 "-Dstreamsmemory.rollout.min-interval=PT0S"));
