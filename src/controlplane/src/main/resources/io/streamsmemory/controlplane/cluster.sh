@@ -75,6 +75,14 @@ live_pid() {
   echo "$pid"
 }
 
+# Whether pid $1 still runs. A killed process that its parent (here PID 1) has not reaped yet, a zombie, does not,
+# though kill -0 still finds it for a second or two: its memory and ports are free already.
+running() {
+  local state
+  state="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)"
+  [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
 recorded() { local c; for c in "${ORDER[@]}"; do [[ -f "$PIDS/$c.pid" ]] && echo "$c"; done; return 0; }
 
 stop_all() {
@@ -82,24 +90,21 @@ stop_all() {
   # The node first: its pods' processes, mounts and network go with it (node.sh). Best effort, in a subshell without
   # -e: nothing it meets may keep the rest of the control plane running.
   if [[ -d "$STATE/node" ]]; then (set +e; node_teardown "$STATE"); fi
+  # SIGKILL, not a graceful stop: the state is removed next, so nothing is worth a clean shutdown, and a graceful one
+  # cost seconds per process (kube-apiserver drains its watches, the scheduler and the kubelet wait 1-2 s each): some
+  # 30 s at the end of every make test, and more for each test class with a plane of its own.
+  local entry
   for ((i=${#ORDER[@]}-1; i>=0; i--)); do
     c="${ORDER[$i]}"
     pid="$(live_pid "$c")"
     if [[ -n "$pid" ]]; then
-      kill -TERM "$pid" 2>/dev/null || true
+      kill -KILL "$pid" 2>/dev/null || true
       stopped+=("$c:$pid")
     fi
   done
-  # wait up to 15 s, then SIGKILL what is left
-  local deadline=$(( $(date +%s) + 15 )) entry
   for entry in "${stopped[@]}"; do
     pid="${entry#*:}"
-    while kill -0 "$pid" 2>/dev/null && [[ $(date +%s) -lt $deadline ]]; do sleep 0.2; done
-    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-  done
-  for entry in "${stopped[@]}"; do
-    pid="${entry#*:}"
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    while running "$pid"; do sleep 0.05; done
     msg "stopped ${entry%%:*} (pid $pid)"
   done
   if [[ -f "$PIDS/watchdog.pid" ]]; then

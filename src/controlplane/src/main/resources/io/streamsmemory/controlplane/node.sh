@@ -274,13 +274,13 @@ node_teardown() {
   node_release "$state"
 }
 
+# SIGKILL at once (as cluster.sh's stop_all): what a graceful stop would tidy, node_teardown removes anyway.
 node_stop_pid() { # pid file, name
   local pid; pid="$(cat "$1" 2> /dev/null || true)"
   [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' 2> /dev/null < "/proc/$pid/cmdline" | grep -q "/$2 " || return 0
-  kill -TERM "$pid" 2> /dev/null || true
-  local i
-  for i in $(seq 1 50); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.2; done
   kill -KILL "$pid" 2> /dev/null || true
+  local i
+  for i in $(seq 1 100); do running "$pid" || return 0; sleep 0.05; done
 }
 
 node_kill_cgroup_procs() {
