@@ -1,6 +1,7 @@
 package io.streamsmemory.controlplane;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Which parts of the local control plane to start. etcd and kube-apiserver always run;
@@ -17,6 +18,8 @@ import java.time.Duration;
  *     with a real node, the node imports no image and the kubelet pulls every one from it, the sandbox's too, so
  *     whoever starts pods first pushes them there ({@code make publish}'s script)
  * @param startTimeout how long to wait for the API server to become ready
+ * @param nodeImages with a real node and no registry, the images of {@code make images} the node imports, by name
+ *     ({@code pause}, {@code example-app}, ...); empty: all of them. Each costs seconds of CPU to import (all: ~9 s)
  */
 public record ControlPlaneOptions(
         boolean controllerManager,
@@ -24,24 +27,30 @@ public record ControlPlaneOptions(
         boolean kwok,
         boolean realNode,
         boolean registry,
-        Duration startTimeout) {
+        Duration startTimeout,
+        List<String> nodeImages) {
 
     /** etcd + kube-apiserver only: the fastest start. */
     public static ControlPlaneOptions apiServerOnly() {
-        return new ControlPlaneOptions(false, false, false, false, false, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(false, false, false, false, false, Duration.ofSeconds(90), List.of());
     }
 
     /** Everything: controller-manager, scheduler and kwok (if kwok was built). */
     public static ControlPlaneOptions full() {
-        return new ControlPlaneOptions(true, true, true, false, false, Duration.ofSeconds(90));
+        return new ControlPlaneOptions(true, true, true, false, false, Duration.ofSeconds(90), List.of());
     }
 
     public ControlPlaneOptions withRealNode(boolean on) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, registry, startTimeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, on, registry, startTimeout, nodeImages);
     }
 
     public ControlPlaneOptions withStartTimeout(Duration timeout) {
-        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, registry, timeout);
+        return new ControlPlaneOptions(controllerManager, scheduler, kwok, realNode, registry, timeout, nodeImages);
+    }
+
+    public ControlPlaneOptions withNodeImages(String... names) {
+        return new ControlPlaneOptions(
+                controllerManager, scheduler, kwok, realNode, registry, startTimeout, List.of(names));
     }
 
     String components() {

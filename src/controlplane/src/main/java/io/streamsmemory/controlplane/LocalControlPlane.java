@@ -96,6 +96,9 @@ public final class LocalControlPlane implements AutoCloseable {
         if (options.realNode()) {
             ControlPlaneBinaries.awaitBuilt(ControlPlaneBinaries.nodeDir().resolve(".complete"));
         }
+        if (!options.nodeImages().isEmpty()) {
+            env.put("CP_NODE_IMAGES", String.join(" ", options.nodeImages()));
+        }
         if (options.registry()) {
             env.put("CP_REGISTRY_PORT", Integer.toString(ports[6]));
             env.put("CP_CRANE_BIN", ControlPlaneBinaries.crane().toString());

@@ -84,7 +84,8 @@ public class LocalControlPlaneExtension
                         a.kwok(),
                         a.realNode(),
                         a.registry(),
-                        Duration.ofSeconds(a.startTimeoutSeconds()));
+                        Duration.ofSeconds(a.startTimeoutSeconds()),
+                        List.of());
         boolean own = a != null && a.ownControlPlane();
         Class<? extends ControlPlaneFixture> fixture = a == null ? ControlPlaneFixture.None.class : a.fixture();
         // A shared plane is keyed by its parts and fixture, not by how long its first class was willing to wait for it.

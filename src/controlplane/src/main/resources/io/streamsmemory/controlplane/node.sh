@@ -12,6 +12,7 @@
 # Environment (besides cluster.sh's):
 #   CP_NODE_BIN_DIR     containerd, ctr, containerd-shim-runc-v2, kubelet              [default: build-node.sh's cache]
 #   CP_IMAGES_DIR       folder with images.txt and the image tarballs of `make images` [default: the cache's current]
+#   CP_NODE_IMAGES      the images to import, by name ("pause example-app"; the jre comes with them)  [default: all]
 #   CP_NODE_SUBNET      the pod network's /24, first address on the bridge           [default 10.213.0.0/24]
 #   CP_KUBELET_PORT     default 10250          CP_KUBELET_HEALTHZ_PORT  default 10248
 
@@ -200,19 +201,25 @@ node_bridge_up() {
   ip link set "$NODE_BRIDGE" up
 }
 
+# ghcr.io/streams-memory/streams-memory-pause:0.1.0 -> pause
+node_image_name() { local name="${1##*/}"; name="${name%%:*}"; echo "${name#streams-memory-}"; }
+
 # make images' tarballs imported into the node's containerd (a control plane without a registry: the tests'): the
-# release's images and the frameworks' example applications (examples.txt, when make images built them).
+# release's images and the frameworks' example applications (examples.txt, when make images built them), or only
+# those CP_NODE_IMAGES names.
 node_import_images() {
-  local ref tarball digest t0 lists=("$IMAGES_DIR/images.txt")
+  local ref tarball digest t0 lists=("$IMAGES_DIR/images.txt") imported=()
   t0=$(date +%s)
   [[ -f "$IMAGES_DIR/examples.txt" ]] && lists+=("$IMAGES_DIR/examples.txt")
   while read -r ref tarball digest; do
     # The JRE is only the others' base: its layers come with them.
     [[ -n "$ref" && "$ref" != *streams-memory-jre:* ]] || continue
+    [[ -z "${CP_NODE_IMAGES:-}" || " $CP_NODE_IMAGES " == *" $(node_image_name "$ref") "* ]] || continue
     CTR images import --no-unpack=false "$tarball" > /dev/null 2>> "$LOGS/containerd.log" \
       || { msg "importing $tarball into the node failed (see $LOGS/containerd.log)"; return 1; }
+    imported+=("$ref")
   done < <(cat "${lists[@]}")
-  msg "  images imported in $(( $(date +%s) - t0 )) s: $(cat "${lists[@]}" | awk '{printf "%s ", $1}')"
+  msg "  images imported in $(( $(date +%s) - t0 )) s: ${imported[*]}"
 }
 
 start_node() {

@@ -76,8 +76,10 @@ class RealNodeLifecycleTest {
     }
 
     static LocalControlPlane startWithRealNode() {
-        LocalControlPlane cp = LocalControlPlane.start(
-                ControlPlaneOptions.apiServerOnly().withRealNode(true).withStartTimeout(Duration.ofSeconds(180)));
+        LocalControlPlane cp = LocalControlPlane.start(ControlPlaneOptions.apiServerOnly()
+                .withRealNode(true)
+                .withNodeImages("pause") // all this class runs; the others would take ~9 s per start
+                .withStartTimeout(Duration.ofSeconds(180)));
         if (!cp.hasRealNode()) {
             cp.close();
             String why = "no real node here (the control plane's log says why)";
