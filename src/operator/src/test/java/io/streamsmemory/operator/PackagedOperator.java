@@ -21,9 +21,10 @@ import java.util.concurrent.TimeUnit;
 public final class PackagedOperator implements AutoCloseable {
     public static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
     /**
-     * The JIT flag the tests start the jar with: C1 only, as the test JVMs run (the parent pom's argLine), a third less
-     * CPU for a JVM that lives a minute on two busy cores. The scale benchmark leaves it out: its figures are the
-     * default JIT's, as the image runs.
+     * The JIT flag the tests start the jar with: C1 only, as the brokers and Kafka Streams JVMs the tests start run,
+     * for a JVM that lives a minute on two busy cores (the tests' packaged operators took 63 CPU-seconds in run W28
+     * instead of 105; docs/development.md). The scale benchmark leaves it out: its figures are the default JIT's, as
+     * the image runs.
      */
     public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
