@@ -143,7 +143,8 @@ final class WebhookReachCheck {
                 + " operator rolls none; " + WHAT_TO_CHECK);
     }
 
-    private ConfigMap probe() {
+    /** The dry-run object the check creates (a test awaits the webhook's answer to it the same way). */
+    static ConfigMap probe() {
         return new ConfigMapBuilder()
                 .withNewMetadata()
                 .withGenerateName("streams-memory-install-check-")
