@@ -223,25 +223,6 @@ public final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
         return tasks.isEmpty() ? -1 : tasks.size();
     }
 
-    @Override
-    public long getMemtableUsageBytes() {
-        long total = 0;
-        boolean any = false;
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (ObjectName name : query("kafka.streams:type=stream-state-metrics,*")) {
-            try {
-                Object value = server.getAttribute(name, "cur-size-all-mem-tables");
-                if (value instanceof Number) {
-                    total += ((Number) value).longValue();
-                    any = true;
-                }
-            } catch (Exception | LinkageError ignored) {
-                // in-memory stores have no such attribute
-            }
-        }
-        return any ? total : -1;
-    }
-
     private static Set<ObjectName> query(String pattern) {
         try {
             return ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName(pattern), null);

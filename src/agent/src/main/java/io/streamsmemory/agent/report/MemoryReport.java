@@ -89,7 +89,7 @@ final class MemoryReport {
         if (heapState != null) {
             sections.put("heapState", heapState.figures());
         }
-        Map<String, Long> rocksdb = rocksDb(streams.rocksDb(), jvm.get("uptimeMillis"));
+        Map<String, Long> rocksdb = rocksDb(jvm.get("uptimeMillis"));
         sections.put("rocksdb", rocksdb);
         return new MemoryReport(
                 allocation == null ? null : allocation.hash(),
@@ -139,14 +139,13 @@ final class MemoryReport {
     }
 
     /** The {@code rocksdb} section; {@code uptimeMillis} (null when unknown) bounds the stall time. */
-    static Map<String, Long> rocksDb(Map<String, Long> storeGauges, Long uptimeMillis) {
+    static Map<String, Long> rocksDb(Long uptimeMillis) {
         Map<String, Long> out = new LinkedHashMap<>();
         if (RocksDbStats.capacity >= 0) {
             out.put("blockCacheCapacityBytes", RocksDbStats.capacity);
             putKnown(out, "blockCacheUsageBytes", RocksDbStats.usage);
             putKnown(out, "blockCachePinnedUsageBytes", RocksDbStats.pinnedUsage);
         }
-        out.putAll(storeGauges);
         if (RocksDbStats.listening) {
             out.put("flushes", RocksDbStats.FLUSHES.get());
             out.put("flushedBytes", RocksDbStats.FLUSHED_BYTES.get());
@@ -171,8 +170,9 @@ final class MemoryReport {
 
     /**
      * RSS minus what the JVM and RocksDB account for: heap committed, metaspace used, code cache used, direct buffers
-     * used, a stack per live thread, the shared block cache's usage, and memtables not charged to that cache (with
-     * the agent's WriteBufferManager they all are; without a shared cache they all count). Null when RSS is unknown;
+     * used, a stack per live thread, and the shared block cache's usage (the agent's WriteBufferManager charges every
+     * memtable to it). Without the agent's cache, RocksDB's memory stays unexplained: its per-store figures are
+     * Kafka Streams' gauges, which the agent does not read ({@link StoreMetrics} says why). Null when RSS is unknown;
      * a term that is unknown counts as 0 (its bytes stay unexplained). Can be negative: stacks are reserved, not all
      * resident, and the cache's usage counts blocks some of which may be swapped out.
      */
@@ -186,9 +186,6 @@ final class MemoryReport {
                 + jvm.getOrDefault("directUsedBytes", 0L)
                 + jvm.getOrDefault("liveThreads", 0L) * stackBytesPerThread
                 + rocksdb.getOrDefault("blockCacheUsageBytes", 0L);
-        if (!rocksdb.containsKey("blockCacheCapacityBytes")) {
-            explained += rocksdb.getOrDefault("memtableBytes", 0L); // no shared WriteBufferManager: not in a cache
-        }
         return rss - explained;
     }
 

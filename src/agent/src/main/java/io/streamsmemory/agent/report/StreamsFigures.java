@@ -19,9 +19,9 @@ import java.util.Set;
  *   <li>threads and tasks from each StreamThread's {@code threadMetadata()}, a field the stream thread itself
  *       replaces on every change (not {@code KafkaStreams.metadataForLocalThreads()}, which takes each thread's state
  *       lock, held by a stream thread while it changes state and runs the application's state listener);</li>
- *   <li>stores and memtable bytes from the instance's own metrics registry (the {@code Metrics} object behind
+ *   <li>stores from the names in the instance's own metrics registry (the {@code Metrics} object behind
  *       {@code KafkaStreams.metrics()}, whose map is a concurrent one, read in place instead of the public method's
- *       copy of every client metric), see {@link StoreMetrics};</li>
+ *       copy of every client metric), no metric's value: see {@link StoreMetrics} for why;</li>
  *   <li>the record cache in force: {@code KafkaStreams.totalCacheSize}.</li>
  * </ul>
  * By reflection on the fields and methods Kafka Streams 2.8 to 4.4 share; whatever cannot be read is left out.
@@ -30,8 +30,6 @@ final class StreamsFigures {
     static final String KAFKA_STREAMS = "org.apache.kafka.streams.KafkaStreams";
 
     private final Map<String, Long> streams = new LinkedHashMap<>();
-    /** Kafka Streams' RocksDB gauges summed over every store ({@link StoreMetrics#ROCKSDB_GAUGES}). */
-    private final Map<String, Long> rocksDb = new LinkedHashMap<>();
 
     private StreamsFigures() {}
 
@@ -66,7 +64,7 @@ final class StreamsFigures {
             } else {
                 cache += total;
             }
-            storesRead &= figures.readMetrics(instance, stores);
+            storesRead &= readStores(instance, stores);
         }
         if (threadsRead) {
             figures.streams.put("streamThreads", threads);
@@ -89,11 +87,6 @@ final class StreamsFigures {
 
     Map<String, Long> streams() {
         return streams;
-    }
-
-    /** Kafka Streams' RocksDB gauges summed over every store; a gauge no store reports is left out. */
-    Map<String, Long> rocksDb() {
-        return rocksDb;
     }
 
     /** {threads, active tasks, standby tasks} of one instance, or null when unreadable. */
@@ -128,14 +121,14 @@ final class StreamsFigures {
         }
     }
 
-    /** Stores and RocksDB's gauges from the instance's metrics registry; false when it cannot be read. */
-    private boolean readMetrics(Object instance, Set<Map<String, String>> stores) {
+    /** The instance's stores, from its metrics registry's names; false when it cannot be read. */
+    private static boolean readStores(Object instance, Set<Map<String, String>> stores) {
         Object registry = field(instance, "metrics");
         if (registry == null) {
             return false;
         }
         try {
-            StoreMetrics.read(registry, stores, rocksDb);
+            StoreMetrics.read(registry, stores);
             return true;
         } catch (RuntimeException | LinkageError e) {
             return false;

@@ -75,9 +75,6 @@ public interface StreamsMemoryAgentMXBean {
     /** Tasks with metrics registered by Kafka Streams (-1 when none are). */
     int getTasks();
 
-    /** Sum of RocksDB's cur-size-all-mem-tables over all stores, from Kafka Streams' metrics (-1 when none). */
-    long getMemtableUsageBytes();
-
     /** KafkaStreams instances of this JVM constructed and not closed. */
     int getStreamsInstances();
 

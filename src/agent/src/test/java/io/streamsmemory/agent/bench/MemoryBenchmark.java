@@ -110,7 +110,6 @@ public final class MemoryBenchmark {
             "codeCacheUsedBytes",
             "directUsedBytes",
             "blockCacheUsageBytes",
-            "memtableBytes",
             "unexplainedBytes");
     /** With {@code bench.nmt}, the agent run's flag: the run then ends with its thread stacks read by jcmd. */
     private static final String NATIVE_MEMORY_TRACKING = "-XX:NativeMemoryTracking=summary";

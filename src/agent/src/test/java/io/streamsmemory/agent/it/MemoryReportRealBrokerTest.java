@@ -200,11 +200,8 @@ class MemoryReportRealBrokerTest {
                 .isPositive()
                 .isLessThanOrEqualTo(rocksdb.get("blockCacheCapacityBytes").asLong());
         assertThat(rocksdb.get("blockCachePinnedUsageBytes").asLong()).isGreaterThanOrEqualTo(0);
-        assertThat(rocksdb.get("memtableBytes").asLong()).isGreaterThanOrEqualTo(0);
-        // Kafka Streams' RocksDB gauges at the default recording level, summed over the stores.
-        assertThat(rocksdb.get("immutableMemtables").asLong()).isGreaterThanOrEqualTo(0);
-        assertThat(rocksdb.get("runningFlushes").asLong()).isGreaterThanOrEqualTo(0);
-        assertThat(rocksdb.get("pendingCompactionBytes").asLong()).isGreaterThanOrEqualTo(0);
+        // None of Kafka Streams' RocksDB gauges: evaluated off the stream thread they can crash the JVM (StoreMetrics).
+        assertThat(rocksdb.has("memtableBytes")).as("rocksdb.memtableBytes").isFalse();
         // The agent's flush and stall listener, appended through Kafka Streams' own options (its adapter for stores
         // with column families) and so present; how many flushes ran by now depends on the commits.
         assertThat(rocksdb.has("flushes")).as("rocksdb.flushes").isTrue();

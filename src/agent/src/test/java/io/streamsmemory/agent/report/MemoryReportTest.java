@@ -144,13 +144,11 @@ class MemoryReportTest {
                 3L,
                 "heapUsedBytes",
                 99L);
-        Map<String, Long> shared =
-                Map.of("blockCacheCapacityBytes", 500L, "blockCacheUsageBytes", 40L, "memtableBytes", 30L);
+        Map<String, Long> shared = Map.of("blockCacheCapacityBytes", 500L, "blockCacheUsageBytes", 40L);
         // Memtables are charged to the shared cache: counted once, inside its usage.
         assertThat(MemoryReport.unexplained(1000L, jvm, shared, 2)).isEqualTo(1000 - 100 - 20 - 10 - 5 - 6 - 40);
-        // Without the agent's cache they count on their own.
-        assertThat(MemoryReport.unexplained(1000L, jvm, Map.of("memtableBytes", 30L), 2))
-                .isEqualTo(1000 - 100 - 20 - 10 - 5 - 6 - 30);
+        // Without the agent's cache, RocksDB's memory is not known to the agent: all of it unexplained.
+        assertThat(MemoryReport.unexplained(1000L, jvm, Map.of(), 2)).isEqualTo(1000 - 100 - 20 - 10 - 5 - 6);
         assertThat(MemoryReport.unexplained(null, jvm, shared, 2)).isNull();
     }
 
@@ -239,22 +237,18 @@ class MemoryReportTest {
     /** Flushes and stall time are unknown (left out) until the agent listens to a store, then counted from there. */
     @Test
     void theRocksDbSectionCarriesFlushesAndStallTimeOnlyOnceTheAgentListens() throws Exception {
-        assertThat(MemoryReport.rocksDb(Map.of(), 60_000L))
-                .doesNotContainKeys("flushes", "flushedBytes", "writeStallMillis");
+        assertThat(MemoryReport.rocksDb(60_000L)).doesNotContainKeys("flushes", "flushedBytes", "writeStallMillis");
 
         RocksDbStats.listening = true;
         RocksDbStats.FLUSHES.set(3);
         RocksDbStats.FLUSHED_BYTES.set(3L << 20);
         RocksDbStats.WRITE_STALLS.changed(false, true); // a stall in progress
         Thread.sleep(20);
-        Map<String, Long> rocksdb = MemoryReport.rocksDb(Map.of("memtableBytes", 7L), 60_000L);
-        assertThat(rocksdb)
-                .containsEntry("memtableBytes", 7L)
-                .containsEntry("flushes", 3L)
-                .containsEntry("flushedBytes", 3L << 20);
+        Map<String, Long> rocksdb = MemoryReport.rocksDb(60_000L);
+        assertThat(rocksdb).containsEntry("flushes", 3L).containsEntry("flushedBytes", 3L << 20);
         assertThat(rocksdb.get("writeStallMillis")).isBetween(20L, 60_000L);
         // Never more than the uptime it is read against.
-        assertThat(MemoryReport.rocksDb(Map.of(), 5L)).containsEntry("writeStallMillis", 5L);
+        assertThat(MemoryReport.rocksDb(5L)).containsEntry("writeStallMillis", 5L);
 
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
         sections.put("rocksdb", rocksdb);
