@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.controlplane.LocalControlPlane;
 import java.nio.file.Files;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,9 +36,7 @@ class OperatorAppIT {
                 PackagedOperator.C1_ONLY,
                 "-Dstreamsmemory.webhook.port=" + PackagedOperator.freePort());
         try {
-            await().atMost(Duration.ofSeconds(60))
-                    .ignoreExceptions()
-                    .until(() -> operator.get("/q/health/ready").statusCode() == 200);
+            operator.awaitAnswering("/q/health/ready", 200);
             assertThat(operator.get("/q/health/live").statusCode()).isEqualTo(200);
 
             client.resource(policy(ns, "orders", "2Gi")).create();

@@ -1,5 +1,7 @@
 package io.streamsmemory.operator;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -8,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +30,12 @@ public final class PackagedOperator implements AutoCloseable {
      * the image runs.
      */
     public static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+    /**
+     * How long the jar may take to answer on its HTTP port: seconds on a quiet machine, but about a minute in a fresh
+     * machine's {@code .ci/run} (2026-12-07: {@code WebhookStartFailureIT} waited 60 s for its liveness, in vain, while
+     * the lanes ran beside the last Go builds).
+     */
+    public static final Duration START = Duration.ofMinutes(3);
 
     private final Process process;
     private final int httpPort;
@@ -80,6 +89,25 @@ public final class PackagedOperator implements AutoCloseable {
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Waits until {@code path} answers {@code status} (within {@link #START}); fails at once, with the log's tail, when
+     * the process has ended.
+     */
+    public void awaitAnswering(String path, int status) {
+        await().atMost(START).pollInterval(Duration.ofMillis(500)).until(() -> {
+            if (!process.isAlive()) {
+                List<String> lines = Files.readAllLines(log);
+                throw new IllegalStateException("the operator exited (" + process.exitValue() + "):\n"
+                        + String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
+            }
+            try {
+                return get(path).statusCode() == status;
+            } catch (IOException notListeningYet) {
+                return false;
+            }
+        });
     }
 
     /** The log lines that contain any of {@code words}, under a heading, for a test's output. */

@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,9 +44,7 @@ class WebhookStartFailureIT {
                 "-Dstreamsmemory.webhook.start-retry-period=PT1S");
         try {
             // Alive and reconciling, not ready: the webhook check is the one down, with the reason.
-            await().atMost(Duration.ofSeconds(60))
-                    .ignoreExceptions()
-                    .until(() -> operator.get("/q/health/live").statusCode() == 200);
+            operator.awaitAnswering("/q/health/live", 200);
             client.resource(policy(ns, "orders", "2Gi")).create();
             client.resource(deployment(ns, "orders-app", "orders", 1, "2Gi")).create();
             await().atMost(WAIT).until(() -> configMap(client, ns, "orders-app") != null);
