@@ -133,7 +133,8 @@ public record AgentReport(
         if (rss == null || heap == null) {
             return null;
         }
-        // Memtables outside a shared cache count on their own; with the agent's WriteBufferManager they are in it.
+        // Memtables outside a shared cache count on their own (only agents before 78fde88 report them: the agent no
+        // longer evaluates Kafka Streams' RocksDB gauges); with the agent's WriteBufferManager they are in the cache.
         boolean sharedCache = number(root, "rocksdb", "blockCacheCapacityBytes") != null;
         return Math.max(
                 0,
