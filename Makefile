@@ -168,8 +168,9 @@ test-prerequisites: ## What make test builds, in two lanes: the Go builds (go-bu
 	@$(MAKE) --no-print-directory -j2 go-builds images
 
 go-builds: ## The Go builds make test needs, one after another so each reuses what the one before compiled (Go's build cache): control-plane-binaries, node-binaries (the kubelet), crane (the real node's registry), then helm and cosign (at Kubernetes' module versions) and actionlint
-	@# crane (6 s) before helm and cosign (1-2 min on a fresh machine): the real-node classes start their node and its
-	@# registry with it, and need helm and cosign only after that, to publish and install the chart.
+	@# crane (6 s) before helm and cosign (1-4 min on a fresh machine): the real-node classes start their node and its
+	@# registry with it, need helm only after that, to publish and install the chart, and cosign only in their last
+	@# class (RealNodeTest checks the signatures; the chart is installed unsigned and signed then).
 	@$(MAKE) --no-print-directory -j1 control-plane-binaries node-binaries crane helm cosign actionlint
 
 control-plane-binaries: ## Build (or reuse from ~/.cache) kube-apiserver, etcd, kube-controller-manager, kubectl

@@ -16,9 +16,9 @@
 #   INSECURE=1   the registry speaks plain HTTP (127.0.0.1 and localhost always do, as crane and helm assume)
 #   SIGN_KEY=<cosign.key>  sign every image and the chart by digest with this cosign key (its password in COSIGN_PASSWORD),
 #                and attach each image's SBOM (make images' streams-memory-<name>.bom.json) as a signed CycloneDX
-#                attestation; SIGN=keyless does the same with Sigstore's keyless signing (a release job's OIDC token)
-#   TLOG=0       no upload to the transparency log (a registry on loopback, as in the tests)
-#   COSIGN       the binary (default: src/controlplane/bin/build-cosign.sh, built or reused)
+#                attestation (src/scripts/sign.sh, which also signs a version pushed unsigned earlier); SIGN=keyless
+#                does the same with Sigstore's keyless signing (a release job's OIDC token)
+#   TLOG=0, COSIGN   sign.sh's: no upload to the transparency log; the cosign binary
 #   CHART        the chart's folder (default deploy/helm/streams-memory-operator; the real-node tests publish a changed one)
 #   CRANE, HELM  the binaries (default: src/controlplane/bin/build-crane.sh and build-helm.sh, built or reused)
 set -euo pipefail
@@ -73,27 +73,9 @@ log "pushing the chart streams-memory-operator-$version.tgz to oci://$registry/c
 chart_digest="$(awk '/^Digest:/ {print $2}' "$work/helm.log")"
 echo "chart oci://$registry/charts/streams-memory-operator:$version@$chart_digest" >> "$published"
 
-# --- signatures and SBOMs -----------------------------------------------------------------------------------------
-signed=0
-attested=0
+# --- signatures and SBOMs (sign.sh) ------------------------------------------------------------------------------
 if [[ -n "${SIGN_KEY:-}" || "${SIGN:-}" == keyless ]]; then
-  cosign="${COSIGN:-$("$root/src/controlplane/bin/build-cosign.sh")}"
-  sign=(--yes)
-  [[ -n "${SIGN_KEY:-}" ]] && sign+=(--key "$SIGN_KEY")
-  [[ "${TLOG:-1}" == 0 ]] && sign+=(--tlog-upload=false)
-  ((${#plain_http[@]})) && sign+=(--allow-http-registry --allow-insecure-registry)
-  while read -r name reference; do
-    reference="${reference#oci://}"
-    "$cosign" sign "${sign[@]}" "$reference" > "$work/cosign.log" 2>&1 \
-      || { cat "$work/cosign.log" >&2; die "cosign sign $reference failed"; }
-    signed=$((signed + 1))
-    bom="$images/streams-memory-$name.bom.json"
-    [[ -f "$bom" ]] || continue
-    "$cosign" attest "${sign[@]}" --type cyclonedx --predicate "$bom" "$reference" > "$work/cosign.log" 2>&1 \
-      || { cat "$work/cosign.log" >&2; die "cosign attest (the SBOM of $name) $reference failed"; }
-    attested=$((attested + 1))
-  done < "$published"
-  log "signed $signed references; attached $attested SBOMs as signed CycloneDX attestations"
+  SBOMS="$images" INSECURE="${INSECURE:-0}" "$root/src/scripts/sign.sh" "$published"
 else
   log "not signed (SIGN_KEY=<cosign.key> or SIGN=keyless signs)"
 fi

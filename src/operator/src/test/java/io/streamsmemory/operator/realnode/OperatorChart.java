@@ -31,8 +31,22 @@ final class OperatorChart {
     static Helm helm;
     /** What {@link Installed} published and installed. */
     static PublishedRelease installed;
-    /** The key {@link Installed} signed with. */
-    static Cosign cosign;
+    /** The key of {@link #signing()}, once made. */
+    private static Cosign cosign;
+
+    /**
+     * This run's signing key, and the installed release signed with it by src/scripts/sign.sh: both on first use, so
+     * that the install need not wait for cosign, the last and longest of make test's Go builds on a fresh machine
+     * (four minutes there). The class that checks the signatures runs last on the node ({@link RealNodeTest}).
+     */
+    static synchronized Cosign signing() throws IOException {
+        if (cosign == null) {
+            Cosign key = new Cosign(OUT.resolve("cosign"));
+            installed.sign(helm, key, OUT);
+            cosign = key;
+        }
+        return cosign;
+    }
 
     /**
      * The chart published and installed once on the real node's control plane, before its first class, and kept for
@@ -50,9 +64,10 @@ final class OperatorChart {
             Files.createDirectories(OUT);
             Helm installing = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
             // Under streams-memory/, as make run publishes: the node takes its sandbox (pause) image from there.
-            Cosign signing = new Cosign(OUT.resolve("cosign"));
-            PublishedRelease release = PublishedRelease.publish(
-                    installing, controlPlane.registryAddress() + "/streams-memory", VERSION, Helm.CHART, signing);
+            // Unsigned
+            // for now: signing() signs it once cosign is built.
+            PublishedRelease release = PublishedRelease.publishUnsigned(
+                    installing, controlPlane.registryAddress() + "/streams-memory", VERSION, Helm.CHART);
             Files.writeString(OUT.resolve("publish.txt"), release.output());
             Files.writeString(
                     OUT.resolve("install.txt"),
@@ -61,7 +76,6 @@ final class OperatorChart {
             awaitReady(controlPlane.adminClient(), Duration.ofMinutes(3));
             helm = installing;
             installed = release;
-            cosign = signing;
         }
     }
 

@@ -51,6 +51,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code unexplained} figure growing before the kill as the dashboard's alert expression reads it.
  */
 @OnTheRealNode
+@Order(1) // its place in the real-node lane (junit-platform.properties)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealLimitTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "limit";

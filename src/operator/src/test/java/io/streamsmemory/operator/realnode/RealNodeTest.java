@@ -42,6 +42,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * kubectl's views of the run are kept in target/real-node/.
  */
 @OnTheRealNode
+@Order(3) // its place in the real-node lane (junit-platform.properties)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealNodeTest extends ChartOnTheRealNode {
     static final String OPERATOR_NAMESPACE = OperatorChart.NAMESPACE;
@@ -95,7 +96,8 @@ class RealNodeTest extends ChartOnTheRealNode {
     }
 
     /**
-     * The user's path from a registry: version A (the fixture published and installed it from {@code oci://}), then B,
+     * The user's path from a registry: version A (the fixture published and installed it from {@code oci://}, unsigned;
+     * signed here by src/scripts/sign.sh, as a user signs a version pushed earlier), then B, signed by publish.sh,
      * a chart whose CRD has a new optional field, published at 0.1.1; the CRD applied as docs/upgrade.md says, helm
      * upgrade to B, helm rollback to A. Each time the operator runs from the recorded digest and the API server reaches
      * its webhook; no workload rolls unless its plan changed; a pod made after it all is injected, the agent pulled by
@@ -105,6 +107,7 @@ class RealNodeTest extends ChartOnTheRealNode {
     @Order(3)
     void versionsPublishedToTheRegistryUpgradeAndRollBackAndTheWebhookStillInjects() throws IOException {
         PublishedRelease a = OperatorChart.installed;
+        Cosign cosign = OperatorChart.signing();
         assertThat(operatorImage(a)).endsWith("@" + a.digest("operator"));
         WorkloadAllocationStatus rowBefore = RealPods.statusRow(client, "apps", "orders", "orders-streams");
         String podBefore = RealPods.awaitRunning(client, "apps", "orders-streams", POD_START)
@@ -112,8 +115,7 @@ class RealNodeTest extends ChartOnTheRealNode {
                 .getUid();
 
         Path chartB = chartWithANewOptionalCrdField(OUT.resolve("chart-0.1.1"));
-        PublishedRelease b =
-                PublishedRelease.publish(OperatorChart.helm, a.registry(), "0.1.1", chartB, OperatorChart.cosign);
+        PublishedRelease b = PublishedRelease.publish(OperatorChart.helm, a.registry(), "0.1.1", chartB, cosign);
         controlPlane.kubectl(
                 "apply",
                 "--server-side",
@@ -183,15 +185,14 @@ class RealNodeTest extends ChartOnTheRealNode {
         for (PublishedRelease release : List.of(a, b)) {
             release.references()
                     .forEach((name, reference) -> assertThat(
-                                    OperatorChart.cosign.verify(reference).exitCode())
+                                    cosign.verify(reference).exitCode())
                             .as("cosign verify %s", reference)
                             .isZero());
             for (String name : List.of("agent", "operator", "example-app", "kafka")) {
-                OperatorChart.cosign.verifySbom(release.references().get(name)).orFail("the SBOM of " + name);
+                cosign.verifySbom(release.references().get(name)).orFail("the SBOM of " + name);
             }
         }
-        Helm.Result unsigned =
-                OperatorChart.cosign.verify(unsignedCopyOf(a.references().get("operator")));
+        Helm.Result unsigned = cosign.verify(unsignedCopyOf(a.references().get("operator")));
         assertThat(unsigned.exitCode()).isNotZero();
         assertThat(unsigned.output()).contains("no signatures found");
 

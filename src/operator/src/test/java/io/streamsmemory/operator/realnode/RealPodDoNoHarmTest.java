@@ -67,6 +67,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * cases' lines go to target/do-no-harm/ with their real pods counted.
  */
 @OnTheRealNode
+@Order(2) // its place in the real-node lane (junit-platform.properties)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     static final String NAMESPACE = "harm";
