@@ -37,7 +37,7 @@ final class OperatorChart {
     /**
      * This run's signing key, and the installed release signed with it by src/scripts/sign.sh: both on first use, so
      * that the install need not wait for cosign, the last and longest of make test's Go builds on a fresh machine
-     * (four minutes there). The class that checks the signatures runs last on the node ({@link RealNodeTest}).
+     * (four minutes there). {@link RealNodeTest}, which checks the signatures, is ordered last on the node.
      */
     static synchronized Cosign signing() throws IOException {
         if (cosign == null) {

@@ -241,9 +241,13 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
                 .contains("Picked up JAVA_TOOL_OPTIONS: -Dorders.tls=on")
                 .doesNotContain("streams-memory-agent");
         harm.write(4, getClass(), test.getTestMethod().orElseThrow().getName());
+        done("options-from-env-from");
+        done(LIMITED, "limited");
     }
 
+    /** Second and third: the two checks of the app-env-from case, which is then scaled to 0. */
     @Test
+    @Order(2)
     void anInjectedPodReadsItsApplicationsSettingsFromEnvFrom(TestInfo test) {
         DoNoHarm harm = DoNoHarm.onRealNode(client);
         Pod pod = running(harm, NAMESPACE, "app-env-from");
@@ -267,6 +271,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
     }
 
     @Test
+    @Order(3)
     void injectionWorksInAnImageWithNoShellAndNoCp(TestInfo test) throws IOException {
         // The example image is FROM scratch with a jlink'd JRE: a container asking it for sh or cp cannot start.
         for (String program : List.of("sh", "cp")) {
@@ -283,6 +288,7 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         assertThat(RealPods.initContainerReason(pod)).isEqualTo("Completed");
         RealPods.awaitLog(client, pod, RealPods.APP_CONTAINER, AGENT_LOADED, POD_START);
         harm.write(10, getClass(), test.getTestMethod().orElseThrow().getName());
+        done("app-env-from");
     }
 
     @Test
@@ -511,7 +517,11 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
 
     /** A case checked: its Deployment scaled to 0, leaving the node's CPU to the cases still running. */
     static void done(String name) {
-        client.apps().deployments().inNamespace(NAMESPACE).withName(name).scale(0);
+        done(NAMESPACE, name);
+    }
+
+    static void done(String namespace, String name) {
+        client.apps().deployments().inNamespace(namespace).withName(name).scale(0);
     }
 
     /**
@@ -621,6 +631,10 @@ class RealPodDoNoHarmTest extends ChartOnTheRealNode {
         if (!name.equals(PRODUCER)) {
             env.put("PRODUCE_PER_SECOND", "0");
         }
+        // C1 only, as the agent's and the observer's test JVMs run: eleven JVMs compiling with C2 at once on the node's
+        // two cores slow every class beside them. A user's JDK_JAVA_OPTIONS, which the pod must keep (a setting lost
+        // counts as harm). RealLimitTest's pods keep the default JIT: their rates are compared.
+        env.put("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1");
         Deployment app = RealPods.exampleApp(namespace, name, env, "1Gi");
         Container streams =
                 app.getSpec().getTemplate().getSpec().getContainers().get(0);
