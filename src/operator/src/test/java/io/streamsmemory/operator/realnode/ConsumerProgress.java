@@ -7,6 +7,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -46,12 +47,7 @@ final class ConsumerProgress implements AutoCloseable {
     }
 
     Progress of(String group, String topic) throws ExecutionException, InterruptedException {
-        Map<TopicPartition, OffsetSpec> partitions =
-                admin.describeTopics(java.util.List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                        .collect(Collectors.toMap(
-                                p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
-        Map<TopicPartition, Long> end = admin.listOffsets(partitions).all().get().entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        Map<TopicPartition, Long> end = endOffsets(topic);
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                 .partitionsToOffsetAndMetadata()
                 .get();
@@ -63,6 +59,26 @@ final class ConsumerProgress implements AutoCloseable {
             lag += partition.getValue() - (done == null ? 0 : done.offset());
         }
         return new Progress(records, lag);
+    }
+
+    /**
+     * Every record of {@code topic} deleted up to its end, as retention would in time: an application that starts on
+     * it later, from the earliest offset, finds nothing to process.
+     */
+    void deleteRecords(String topic) throws ExecutionException, InterruptedException {
+        admin.deleteRecords(endOffsets(topic).entrySet().stream()
+                        .collect(Collectors.toMap(Map.Entry::getKey, e -> RecordsToDelete.beforeOffset(e.getValue()))))
+                .all()
+                .get();
+    }
+
+    private Map<TopicPartition, Long> endOffsets(String topic) throws ExecutionException, InterruptedException {
+        Map<TopicPartition, OffsetSpec> partitions =
+                admin.describeTopics(java.util.List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                        .collect(Collectors.toMap(
+                                p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+        return admin.listOffsets(partitions).all().get().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 
     @Override
