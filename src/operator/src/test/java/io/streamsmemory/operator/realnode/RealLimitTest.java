@@ -46,7 +46,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * heap (the user's setting wins, and the agent warns), so neither Deployment carries one. Prints the {@code real-limit:} line and keeps it in target/real-node/real-limit.txt.
  *
  * <p>Then the kill no plan can prevent: the same application under the same policy, leaking native memory that no
- * JVM flag or Kafka setting bounds. The kernel kills it, and the operator shows it as users would look for it:
+ * JVM flag or Kafka setting bounds, on an empty input (the orders processed are deleted). The kernel kills it, and the operator shows it as users would look for it:
  * {@code observed.oomKills} from kubelet's container status, {@code MemoryPressure} with the figures, and the
  * {@code unexplained} figure growing before the kill as the dashboard's alert expression reads it.
  */
