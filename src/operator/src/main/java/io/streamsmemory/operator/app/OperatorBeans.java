@@ -1,6 +1,8 @@
 package io.streamsmemory.operator.app;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
@@ -82,5 +84,19 @@ public class OperatorBeans {
     @Singleton
     AllocationMetrics allocationMetrics(MeterRegistry registry) {
         return new AllocationMetrics(registry);
+    }
+
+    /**
+     * java-operator-sdk's own metrics (operator_sdk_reconciliations_*, operator_sdk_events_*), per resource as the
+     * extension makes them, but on the registry from the start. The extension's producer (a {@code MeterBinder}) hands
+     * out the no-op metrics it holds until Micrometer binds it, and the operator keeps what it got for the life of the
+     * process: a packaged operator's /q/metrics once had none of them, its reconciles done (.ci/run, 2026-12-07,
+     * {@code OperatorAppIT}). Replaces the extension's {@code @DefaultBean}.
+     */
+    @Produces
+    @Singleton
+    Metrics operatorSdkMetrics(MeterRegistry registry) {
+        return MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
+                .build();
     }
 }
