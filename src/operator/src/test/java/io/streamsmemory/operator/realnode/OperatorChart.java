@@ -37,7 +37,7 @@ final class OperatorChart {
     /**
      * This run's signing key, and the installed release signed with it by src/scripts/sign.sh: both on first use, so
      * that the install need not wait for cosign, the last and longest of make test's Go builds on a fresh machine
-     * (four minutes there). {@link RealNodeTest}, which checks the signatures, is ordered last on the node.
+     * (four minutes there). {@link RealNodeTest}, which checks the signatures, is handed to the executor last.
      */
     static synchronized Cosign signing() throws IOException {
         if (cosign == null) {
@@ -64,8 +64,7 @@ final class OperatorChart {
             Files.createDirectories(OUT);
             Helm installing = Helm.locate(OUT.resolve("helm-home"), controlPlane.kubeconfigPath());
             // Under streams-memory/, as make run publishes: the node takes its sandbox (pause) image from there.
-            // Unsigned
-            // for now: signing() signs it once cosign is built.
+            // Unsigned for now: signing() signs it once cosign is built.
             PublishedRelease release = PublishedRelease.publishUnsigned(
                     installing, controlPlane.registryAddress() + "/streams-memory", VERSION, Helm.CHART);
             Files.writeString(OUT.resolve("publish.txt"), release.output());
