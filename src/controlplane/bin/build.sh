@@ -88,7 +88,7 @@ if [[ "${KWOK:-1}" != 0 ]]; then
   # At Kubernetes' module versions first: its client-go, apimachinery and api are then the ones just compiled.
   mkdir -p "$work/kwok"
   if k8s_aligned_build "$work/kwok" sigs.k8s.io/kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" "-s -w" "$stage/kwok" \
-    || ( GOFLAGS="-p=${BUILD_JOBS:-2}" GOBIN="$stage" "${NICE[@]}" go install -trimpath -ldflags "-s -w" \
+    || ( go_build_env; GOBIN="$stage" "${NICE[@]}" go install -trimpath -ldflags "-s -w" \
          "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" ) > "$work/build-kwok.log" 2>&1; then
     # kwok alone has no lifecycle stages: ship the "fast" node/pod stages of the same version
     kstages="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION/kustomize/stage"

@@ -60,18 +60,30 @@ use_cache_or_lock() {
   fi
 }
 
+# go_build_env [<go flag>...]
+# Exports the environment of every go build these scripts run: the host's platform (the binaries run here, next to the
+# tests), static, BUILD_JOBS parallel jobs, plus the given flags. Two settings make a cold build cheaper without
+# changing what runs: -gcflags=all=-dwarf=false, since every binary is linked stripped (-s -w) and the compiler's debug
+# information was only ever thrown away, and GOGC=400 for the compiler, which then collects garbage less often (the
+# build's processes held at most 3.7 GB together, the largest, a link, 2.4 GB). Measured from an empty build cache on
+# 2 cores, the four Kubernetes commands and etcd (build.sh, KWOK=0; user + sys from `/usr/bin/time`): 895 and 911
+# CPU-seconds (466 s and 469 s) as before, 799 (412 s) with -dwarf=false alone, 733 and 738 (378 s, 384 s) with both.
+go_build_env() {
+  export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOGC=400
+  export GOFLAGS="-p=${BUILD_JOBS:-2} -gcflags=all=-dwarf=false${*:+ $*}"
+}
+
 # begin_go_build <work dir>
 # For build.sh and build-node.sh once the cache missed: sets start (the time), work (<work dir>, whose logs and wrapper
 # modules stay between runs), an empty stage "$work/out" for the binaries, NICE, and the environment of every go build
-# they run: the host's platform (the binaries run here, next to the tests), static, BUILD_JOBS parallel jobs.
+# they run (go_build_env, with -mod=mod for their wrapper modules).
 begin_go_build() {
   start=$(date +%s)
   work="$1"
   stage="$work/out"
   rm -rf "$stage"
   mkdir -p "$work" "$stage"
-  export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch"
-  export GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}"
+  go_build_env -mod=mod
   NICE=(nice -n "${BUILD_NICE:-10}")
 }
 
@@ -126,7 +138,7 @@ k8s_aligned_build() {
   k8s_wrapper_module "$kdir" "$work/kubernetes.mod" k8s.io/kubernetes/cmd/kube-apiserver "$package"
   printf '\nrequire %s %s\n' "$module" "$version" >> "$kdir/go.mod"
   log "go build $package at $version in a module with Kubernetes $K8S_VERSION's versions (shares its compiled packages)"
-  if ( cd "$kdir" && export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOFLAGS="-mod=mod -p=${BUILD_JOBS:-2}" \
+  if ( cd "$kdir" && go_build_env -mod=mod \
          && nice -n "${BUILD_NICE:-10}" go mod tidy \
          && nice -n "${BUILD_NICE:-10}" go build -trimpath -ldflags "$ldflags" -o "$out" "$package" ) \
        > "$work/build-aligned.log" 2>&1; then
@@ -191,7 +203,7 @@ go_install_tool() {
     modules="kubernetes=$K8S_VERSION"
   else
     log "go install $package ($host_os/$host_arch; a cold build takes a few minutes on 2 cores)"
-    ( export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOFLAGS="-p=${BUILD_JOBS:-2}" GOBIN="$work"
+    ( go_build_env; export GOBIN="$work"
       nice -n "${BUILD_NICE:-10}" go install -trimpath -ldflags "$ldflags" "$package" ) > "$work/build.log" 2>&1 \
       || { tail -n 30 "$work/build.log" >&2; die "go install of $name $version failed (log: $work/build.log)"; }
   fi
