@@ -65,9 +65,8 @@ use_cache_or_lock() {
 # tests), static, BUILD_JOBS parallel jobs, plus the given flags. Two settings make a cold build cheaper without
 # changing what runs: -gcflags=all=-dwarf=false, since every binary is linked stripped (-s -w) and the compiler's debug
 # information was only ever thrown away, and GOGC=400 for the compiler, which then collects garbage less often (the
-# build's processes held at most 3.7 GB together, the largest, a link, 2.4 GB). Measured from an empty build cache on
-# 2 cores, the four Kubernetes commands and etcd (build.sh, KWOK=0; user + sys from `/usr/bin/time`): 895 and 911
-# CPU-seconds (466 s and 469 s) as before, 799 (412 s) with -dwarf=false alone, 733 and 738 (378 s, 384 s) with both.
+# build's processes held at most 3.7 GB together). From an empty build cache on 2 cores, build.sh's Kubernetes commands
+# and etcd took 733-738 CPU-seconds instead of 895-911 (docs/development.md has the runs).
 go_build_env() {
   export CGO_ENABLED=0 GOOS="$host_os" GOARCH="$host_arch" GOGC=400
   export GOFLAGS="-p=${BUILD_JOBS:-2} -gcflags=all=-dwarf=false${*:+ $*}"
