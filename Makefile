@@ -12,7 +12,7 @@ FLUSHES ?= 1
 BUDGETS ?= 512Mi,1Gi,4Gi
 ALL_VARIANTS ?= false
 ROCKSDB_VARIANTS ?= false
-SHAPES ?= default,wide
+SHAPES ?= default,zipf
 # The benchmark JVM of bench-memory and bench-throughput, with the options both take.
 BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Dbench.allVariants=$(ALL_VARIANTS) \
 	-Dbench.rocksDbVariants=$(ROCKSDB_VARIANTS) $(if $(LOADED_CLASSES),-Dbench.loadedClasses=$(LOADED_CLASSES)) \
@@ -20,7 +20,7 @@ BENCH_MEMORY_JAVA = java -Djava.awt.headless=true -Dbench.budgets=$(BUDGETS) -Db
 	$(if $(MAX_SECONDS),-Dbench.maxSeconds=$(MAX_SECONDS)) $(if $(VARIANTS),-Dbench.variants=$(VARIANTS)) \
 	$(if $(LEARN_SECONDS),-Dbench.learnSeconds=$(LEARN_SECONDS)) $(if $(LEARN_SETTLE_SECONDS),-Dbench.learnSettleSeconds=$(LEARN_SETTLE_SECONDS)) \
 	$(if $(CGROUP),-Dbench.cgroup=$(CGROUP)) \
-	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) $(if $(JFR),-Dbench.jfr=$(JFR)) \
+	$(if $(CANDIDATES),-Dbench.candidates=$(CANDIDATES)) $(if $(JFR),-Dbench.jfr=$(JFR)) $(if $(RANGE),-Dbench.range=$(RANGE)) \
 	-cp "$$(cat src/agent/target/test.classpath):src/agent/target/test-classes"
 
 .DEFAULT_GOAL := help
@@ -117,7 +117,7 @@ bench-memory: ## Memory benchmark on a real broker, each budget run to its RSS p
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=memory io.streamsmemory.agent.bench.MemoryBenchmark
 
-bench-throughput: ## Throughput at a steady state (issue 43), per budget and shape: Kafka's defaults unbounded (an 8 GiB cgroup, the JVM's default heap) against Kafka docs' bounded config, the declared plan (agent) and the learned plan, each in a memory cgroup at the budget; each run 5-15 min, rated over its last 120 s; one throughput: line per budget and shape (BUDGETS='512Mi,1Gi,4Gi', SHAPES='default,wide': 16 partitions/80 RocksDB instances or 32/160, REPEATS default 3 at 512Mi and 1 above, VARIANTS=unbounded,docs,agent,learned, CANDIDATES=true adds issue 43's candidates and diagnostics (MemoryBenchmark.candidates: other collectors, compaction trigger 8, direct I/O, rocksDbFraction 0.55, the split tuner's write-buffer steps agent+write-buffers-42 and -50, its record-cache floor agent+record-cache-5, the plan in an 8 GiB cgroup, Kafka's defaults on the plan's heap), MIN_SECONDS=300, MAX_SECONDS=900, RECORDS=30000000 per shape, JFR=true records every run and prints its allocation rate and the stream threads' top frames over the last 120 s; ~80 min per shape at 512Mi, ~35 at 1Gi and 4Gi)
+bench-throughput: ## Throughput in the same pod (issue 64), per budget and shape: the declared plan (agent) against Kafka's defaults at the same limit (kafka-defaults, killed or not), three hand-tuned configs from public advice (hand-docs, hand-responsive, hand-flink) and the ceiling (unbounded: Kafka's defaults in an 8 GiB cgroup), each in a memory cgroup at the budget, every variant rated over the same input records (RANGE=1000000:3000000, from:to), 3 interleaved repeats (REPEATS=); one throughput: line per budget and shape and a throughput-variant: line per variant (BUDGETS='512Mi,1Gi,2Gi,4Gi', SHAPES='default,zipf' (16 partitions, 80 RocksDB instances, 15 million keys uniform or Zipf 0.99; wide: 32 partitions), VARIANTS= any of those, learned, and with CANDIDATES=true issue 43's and 64's candidates (MemoryBenchmark.candidates), MAX_SECONDS=1500 per run, JFR=true records every run; a budget's part ~45-70 min)
 	$(MVN) -q -pl src/agent -am test-compile
 	$(BENCH_MEMORY_JAVA) -Dbench.mode=throughput -Dbench.shapes=$(SHAPES) $(if $(MIN_SECONDS),-Dbench.minSeconds=$(MIN_SECONDS)) \
 		$(if $(RECORDS),-Dbench.records=$(RECORDS)) io.streamsmemory.agent.bench.MemoryBenchmark

@@ -21,6 +21,8 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
         Object own = configs == null ? null : configs.get(ConfigMerger.CHAINED_SETTER_CONFIG);
+        // Kafka Streams' value before the application's setter runs: a setter that changed it chose it.
+        Boolean filtersForHits = filtersForHits(options);
         if (own != null
                 && !ConfigMerger.setterName(own).isEmpty()
                 && !ConfigMerger.setterName(own).equals(BoundedRocksDBConfigSetter.class.getName())) {
@@ -35,7 +37,10 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
         }
         AgentMXBeanImpl.register();
         try {
-            shared.apply(storeName, options);
+            shared.apply(
+                    storeName,
+                    options,
+                    filtersForHits == null || SharedRocksDb.filtersForHitsChanged(options, filtersForHits));
             counted = true;
             RocksDbStats.OPEN.incrementAndGet();
             RocksDbStats.OPENED.incrementAndGet();
@@ -55,6 +60,15 @@ public class BoundedRocksDBConfigSetter implements RocksDBConfigSetter {
         }
         if (chained != null) {
             chained.close(storeName, options);
+        }
+    }
+
+    /** {@code optimize_filters_for_hits} as the options hold it now; null where this RocksJava cannot read it. */
+    private static Boolean filtersForHits(Options options) {
+        try {
+            return options.optimizeFiltersForHits();
+        } catch (RuntimeException | LinkageError e) {
+            return null;
         }
     }
 

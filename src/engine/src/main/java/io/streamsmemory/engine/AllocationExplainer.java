@@ -400,14 +400,25 @@ final class AllocationExplainer {
                 "rocksdb",
                 String.format(
                         "RocksDB of %d instances (%s); %d flush thread%s, one per stream thread up to %d (Kafka Streams "
-                                + "leaves one for the JVM, and writes wait on it when many stores share the manager)%s",
+                                + "leaves one for the JVM, and writes wait on it when many stores share the manager)%s%s",
                         planned.rocksDbInstances(),
                         Sizing.instancesExplained(s.facts(), planned),
                         flushThreads,
                         flushThreads == 1 ? "" : "s",
                         ROCKSDB_FLUSH_THREADS_MAX,
+                        s.rocksDb().lastLevelFilters()
+                                ? "; Bloom filters on the last sorted run too (Kafka Streams 4.2+ drops them, and a "
+                                        + "lookup of a new key then reads a data block), unless the application's "
+                                        + "setter chose"
+                                : "",
                         tuned(s)),
-                Map.of("env.background_threads.high", Integer.toString(flushThreads)),
+                s.rocksDb().lastLevelFilters()
+                        ? Map.of(
+                                "env.background_threads.high",
+                                Integer.toString(flushThreads),
+                                "optimize_filters_for_hits",
+                                "false")
+                        : Map.of("env.background_threads.high", Integer.toString(flushThreads)),
                 List.of(blockCachePart(s), overhead));
     }
 
@@ -499,23 +510,34 @@ final class AllocationExplainer {
         streamsConfig.putAll(config);
         String reason = !Sizing.hasStores(facts)
                 ? "no state stores: the record cache would hold nothing"
-                : instances == 1
+                : shares.capped()
                         ? String.format(
-                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                        + "take (1/%d); it splits it over the %d stream threads (%s each)",
-                                shares.cacheFraction() * 100,
-                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                facts.streamThreads(),
-                                format(shares.recordCache() / facts.streamThreads()))
-                        : String.format(
-                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                        + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
-                                        + "Kafka Streams splits over its %d stream threads)",
-                                shares.cacheFraction() * 100,
-                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                instances,
+                                "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache "
+                                        + "saves writes only for keys updated again within a commit interval, and "
+                                        + "its entries cost the collector (measured at 4 GiB); %s for each of %d "
+                                        + "instance(s), split over %d stream threads",
+                                format(RECORD_CACHE_MAX_PER_THREAD),
+                                format(RECORD_CACHE_DEFAULT),
                                 format(shares.recordCachePerInstance()),
-                                facts.streamThreads());
+                                instances,
+                                facts.streamThreads())
+                        : instances == 1
+                                ? String.format(
+                                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                                + "take (1/%d); it splits it over the %d stream threads (%s each)",
+                                        shares.cacheFraction() * 100,
+                                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                                        facts.streamThreads(),
+                                        format(shares.recordCache() / facts.streamThreads()))
+                                : String.format(
+                                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                                + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
+                                                + "Kafka Streams splits over its %d stream threads)",
+                                        shares.cacheFraction() * 100,
+                                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                                        instances,
+                                        format(shares.recordCachePerInstance()),
+                                        facts.streamThreads());
         return Part.leaf("record-cache", shares.recordCache(), reason, config);
     }
 

@@ -11,7 +11,8 @@ import java.util.TreeMap;
 /**
  * A short digest of the settings given, so a pod can record what it runs with: all an allocation applies for its
  * hash; the JVM options and RocksDB's memory bounds (no Kafka Streams config, no arena blocks or flush threads) for
- * its restart hash, the settings worth a restart.
+ * its restart hash, the settings worth a restart. A setting added later enters the digest only when it differs from
+ * what documents before it meant, so an unchanged plan keeps its hash.
  */
 final class AllocationHash {
     private AllocationHash() {}
@@ -21,7 +22,8 @@ final class AllocationHash {
         String rocks = rocksDb == null
                 ? "null"
                 : rocksDb.canonical() + "\narenaBlockSizeBytes=" + rocksDb.arenaBlockSizeBytes()
-                        + "\nbackgroundFlushThreads=" + rocksDb.backgroundFlushThreads();
+                        + "\nbackgroundFlushThreads=" + rocksDb.backgroundFlushThreads()
+                        + (rocksDb.lastLevelFilters() ? "\nlastLevelFilters=true" : "");
         return digest(jvmOptions, streamsConfig, rocks);
     }
 

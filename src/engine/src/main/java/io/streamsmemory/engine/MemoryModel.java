@@ -169,6 +169,17 @@ public final class MemoryModel {
      * its run in full collections (5,574 records/s); a cache of a quarter of that ran at 10,063 with 17.8 s of GC.
      */
     public static final long RECORD_CACHE_HEAP_PER_COUNTED_BYTE = 4;
+    /**
+     * The most record cache the model plans for one stream thread, by Kafka Streams' count, unless the user forces the
+     * record cache's share ({@code spec.overrides.recordCacheFraction}); never less than Kafka's own default
+     * ({@link #RECORD_CACHE_DEFAULT}) for an instance. The cache saves a RocksDB write and a downstream record only for
+     * a key updated again before the next commit, and its entries are long-lived heap objects the collector copies and
+     * scans: at 4 GiB (issue 64) the plan's 81.6 MiB cache spent 35-38 s of a 360 s run in GC pauses where Kafka docs'
+     * config (Kafka's 10 MiB) spent 15, and the plan with its share at 5% of the heap (16 MiB at 4 threads, the
+     * figure this cap gives) paused 13 s and ran 18% faster over the whole run ({@code make bench-throughput
+     * BUDGETS=4Gi CANDIDATES=true}, one run, 2026-12-04). Below about 2 GiB the share stays under the cap.
+     */
+    public static final long RECORD_CACHE_MAX_PER_THREAD = 4 * MiB;
     /** Input buffers get at most 1/6 of what record cache and clients leave, so the application keeps at least half. */
     public static final long INPUT_BUFFER_DIVISOR = 6;
     /** {@code buffered.records.per.partition} default, the most the engine sets. */
@@ -274,6 +285,18 @@ public final class MemoryModel {
      * part of their own: the 52 threads the stacks part budgets for 4 stream threads cover the 42 the JVM ran.
      */
     public static final int ROCKSDB_FLUSH_THREADS_MAX = 4;
+
+    /**
+     * Bloom filters on the last sorted run of every store ({@code optimize_filters_for_hits=false}). Kafka Streams 4.2
+     * and later really set {@code optimize_filters_for_hits=true} (apache/kafka PR 19837 fixed a typo that had made the
+     * call a no-op): RocksDB then builds no filter for the last run, which holds most keys, so every {@code get} of a
+     * key not yet in a store (each first record of a key, in every aggregation) reads and searches a data block, from
+     * storage when the cache does not hold it. The filters take about 10 bits a key, charged to the shared cache at
+     * high priority with the other filter blocks, so they stay inside the bound. The agent sets it only where the
+     * application's own setter left Kafka Streams' value. Measured by {@code make bench-throughput}'s
+     * {@code agent+kafka-filters} candidate (docs/benchmarks.md).
+     */
+    public static final boolean LAST_LEVEL_FILTERS = true;
 
     // ---- transactional state stores (KIP-892, Kafka Streams 4.4) -----------------------------------
 

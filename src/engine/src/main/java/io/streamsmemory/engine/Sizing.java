@@ -79,6 +79,7 @@ record Sizing(
      */
     record HeapShares(
             double cacheFraction,
+            boolean capped,
             long recordCachePerInstance,
             long recordCache,
             long recordCacheOverhead,
@@ -513,7 +514,8 @@ record Sizing(
                 ratio,
                 strict,
                 arenaBlock,
-                flushThreads);
+                flushThreads,
+                LAST_LEVEL_FILTERS);
     }
 
     /** 7. The heap's data part: record cache, input buffers, and the application's own objects. */
@@ -529,6 +531,11 @@ record Sizing(
         // and the part is the sum of the shares (what a share's rounding leaves stays with the application).
         long instances = facts.instancesPerPod();
         long cacheHeapPerInstance = hasStores(facts) ? (long) Math.floor(dataHeapBytes * cacheFraction) / instances : 0;
+        long capPerInstance = recordCacheCapPerInstance(facts, overrides);
+        boolean capped = cacheHeapPerInstance > capPerInstance * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
+        if (capped) {
+            cacheHeapPerInstance = capPerInstance * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
+        }
         // Kafka Streams counts a fraction of what its cache's entries take in the heap: the setting is that fraction
         // of the cache's share, the rest of the share holds what it does not count.
         long recordCachePerInstance = cacheHeapPerInstance / RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
@@ -574,12 +581,24 @@ record Sizing(
         }
         return new HeapShares(
                 cacheFraction,
+                capped,
                 recordCachePerInstance,
                 recordCache,
                 recordCacheOverhead,
                 bufferedRecords,
                 inputBuffers,
                 application);
+    }
+
+    /**
+     * The most record cache one instance is planned, by Kafka Streams' count: {@link MemoryModel#RECORD_CACHE_MAX_PER_THREAD}
+     * per stream thread, at least Kafka's default; no cap when the user forces the share.
+     */
+    static long recordCacheCapPerInstance(WorkloadFacts facts, Overrides overrides) {
+        if (overrides.recordCacheFraction() != null) {
+            return Long.MAX_VALUE / RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
+        }
+        return Math.max(RECORD_CACHE_DEFAULT, facts.streamThreads() * RECORD_CACHE_MAX_PER_THREAD);
     }
 
     /** Whether the record cache has anything to hold. */

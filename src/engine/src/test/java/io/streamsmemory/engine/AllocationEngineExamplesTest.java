@@ -84,17 +84,39 @@ class AllocationEngineExamplesTest {
         assertThat(a.rocksDb().backgroundFlushThreads()).isEqualTo(4);
         assertThat(a.part("rocksdb").config()).containsEntry("env.background_threads.high", "4");
         assertThat(a.rocksDb().highPriorityPoolRatio()).isEqualTo(0.1);
-        // the record cache's entries take 20% of the 777 MiB data heap, of which Kafka Streams counts a quarter;
+        // the record cache's entries would take 20% of the 777 MiB data heap (Kafka Streams counting a quarter: 38.9
+        // MiB), capped at 4 MiB per stream thread by Kafka Streams' count: 16 MiB, 64 MiB of heap;
         // input = 1000 records x 8 partitions x 1 KiB
-        long cacheHeap = (long) (777 * MiB * 0.2);
+        long cacheHeap = 4 * 16 * MiB;
         assertThat(a.streamsConfig())
-                .containsEntry("statestore.cache.max.bytes", Long.toString(cacheHeap / 4))
+                .containsEntry("statestore.cache.max.bytes", Long.toString(16 * MiB))
                 .containsEntry("buffered.records.per.partition", "1000");
+        assertThat(a.part("record-cache").reason()).startsWith("capped at 4 MiB per stream thread");
         assertThat(a.part("record-cache").bytes()
                         + a.part("record-cache-overhead").bytes())
                 .isEqualTo(cacheHeap);
         assertThat(a.part("input-buffers").bytes()).isEqualTo(8_192_000L);
         assertThat(a.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(2 * GiB);
+    }
+
+    /**
+     * The cap binds only where the share would pass it, and a share the user forces is theirs: at 2 GiB the model's
+     * 20% would be 38.9 MiB by Kafka Streams' count; forced, it is; at 512 MiB the share is under the cap already.
+     */
+    @Test
+    void theRecordCacheIsCappedPerStreamThreadUnlessTheUserForcesItsShare() {
+        Allocation forced = engine.allocate(
+                        realisticPod(pod -> pod.overrides(Overrides.NONE.withRecordCacheFraction(0.2))))
+                .allocation();
+        assertThat(forced.streamsConfig()).containsEntry("statestore.cache.max.bytes", "40737177");
+        assertThat(forced.part("record-cache").reason()).doesNotContain("capped");
+
+        Allocation small =
+                engine.allocate(realisticPod(pod -> pod.memoryBytes(GiB / 2))).allocation();
+        long smallCache = Long.parseLong(small.streamsConfig().get("statestore.cache.max.bytes"));
+        assertThat(smallCache).isLessThan(16 * MiB);
+        assertThat(small.part("record-cache").reason()).doesNotContain("capped");
+        assertThat(small.parts().stream().mapToLong(Part::bytes).sum()).isEqualTo(GiB / 2);
     }
 
     @Test
@@ -148,9 +170,22 @@ class AllocationEngineExamplesTest {
         assertThat(two.streamsConfig().get("producer.buffer.memory"))
                 .isEqualTo(one.streamsConfig().get("producer.buffer.memory"));
         long perInstance = Long.parseLong(two.streamsConfig().get("statestore.cache.max.bytes"));
-        // 20% of the same data heap, divided by 2 (rounded down), and the part is both shares.
-        assertThat(perInstance).isEqualTo(Long.parseLong(one.streamsConfig().get("statestore.cache.max.bytes")) / 2);
+        // Each instance's cache is capped on its own: 4 MiB for each of its 2 threads, but never under Kafka's 10 MiB
+        // default; the part is both shares.
+        assertThat(perInstance).isEqualTo(10 * MiB);
         assertThat(two.part("record-cache").bytes()).isEqualTo(2 * perInstance);
+        // Uncapped (the share forced), 20% of the same data heap divided by 2 (rounded down).
+        Overrides forced = Overrides.NONE.withRecordCacheFraction(0.2);
+        long forcedOne = Long.parseLong(engine.allocate(realisticPod(pod -> pod.overrides(forced)))
+                .allocation()
+                .streamsConfig()
+                .get("statestore.cache.max.bytes"));
+        long forcedTwo = Long.parseLong(engine.allocate(realisticPod(
+                        pod -> pod.streamThreads(2).instancesPerPod(2).overrides(forced)))
+                .allocation()
+                .streamsConfig()
+                .get("statestore.cache.max.bytes"));
+        assertThat(forcedTwo).isEqualTo(forcedOne / 2);
         assertThat(two.facts().instancesPerPod()).isEqualTo(2);
         // Each instance with a global table has its own global consumer.
         Allocation global = engine.allocate(realisticPod(

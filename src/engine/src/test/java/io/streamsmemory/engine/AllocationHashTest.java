@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
  */
 class AllocationHashTest {
     private static final RocksDbSettings ROCKSDB =
-            new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 4);
+            new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 4, false);
     /**
      * The restart digest of these settings. It changed once since it stopped depending on the record's toString()
      * (then fbbcfdf1ffe90c52): when the arena block size left it, because it bounds no memory. That operator upgrade
@@ -45,9 +45,9 @@ class AllocationHashTest {
     @Test
     void theFlushThreadsAndArenaBlocksChangeTheHashButRollNothing() {
         RocksDbSettings fewerThreads =
-                new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 2);
+                new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 1_048_576L, 2, false);
         RocksDbSettings smallerBlocks =
-                new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 65_536L, 4);
+                new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 65_536L, 4, false);
         for (RocksDbSettings other : List.of(fewerThreads, smallerBlocks)) {
             assertThat(AllocationHash.of(List.of("-Xmx1g"), Map.of(), other))
                     .isNotEqualTo(AllocationHash.of(List.of("-Xmx1g"), Map.of(), ROCKSDB));
@@ -65,7 +65,8 @@ class AllocationHashTest {
         assertThat(AllocationHash.of(
                         List.of("-Xmx1g"),
                         Map.of(),
-                        new RocksDbSettings(536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 2_097_152L, 4)))
+                        new RocksDbSettings(
+                                536_870_912L, 178_956_970L, 16_777_216L, 2, 0.1, false, 2_097_152L, 4, false)))
                 .isNotEqualTo(base);
     }
 }

@@ -189,9 +189,21 @@ public final class AgentAllocation {
             flushThreads = wholeNumber(rocksNode, "backgroundFlushThreads");
             checkRange("rocksdb.backgroundFlushThreads", flushThreads, 1, MAX_FLUSH_THREADS);
         }
+        // Added within format version 1 too: a document written before it leaves Kafka Streams' filters.
+        JsonNode lastLevelFilters = rocksNode.get("lastLevelFilters");
+        if (lastLevelFilters != null && !lastLevelFilters.isBoolean()) {
+            throw new IllegalArgumentException("rocksdb.lastLevelFilters is not true/false");
+        }
         return new RocksDbSettings(
-                capacity, manager, bufferSize, (int) buffers, ratio, strict.asBoolean(), arenaBlock, (int)
-                        flushThreads);
+                capacity,
+                manager,
+                bufferSize,
+                (int) buffers,
+                ratio,
+                strict.asBoolean(),
+                arenaBlock,
+                (int) flushThreads,
+                lastLevelFilters != null && lastLevelFilters.asBoolean());
     }
 
     /**
@@ -379,7 +391,8 @@ public final class AgentAllocation {
                     .append(" x ")
                     .append(Bytes.format(rocksDb.writeBufferSizeBytes()))
                     .append(", flush threads ")
-                    .append(rocksDb.backgroundFlushThreads() > 0 ? rocksDb.backgroundFlushThreads() : "RocksDB's own");
+                    .append(rocksDb.backgroundFlushThreads() > 0 ? rocksDb.backgroundFlushThreads() : "RocksDB's own")
+                    .append(rocksDb.lastLevelFilters() ? ", Bloom filters on the last level" : "");
         } else {
             line.append("; no RocksDB bound (no persistent stores)");
         }

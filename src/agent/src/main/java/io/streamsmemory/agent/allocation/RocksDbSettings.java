@@ -16,6 +16,7 @@ public final class RocksDbSettings {
     private final boolean strictCapacityLimit;
     private final long arenaBlockSizeBytes;
     private final int backgroundFlushThreads;
+    private final boolean lastLevelFilters;
 
     public RocksDbSettings(
             long blockCacheCapacityBytes,
@@ -25,7 +26,8 @@ public final class RocksDbSettings {
             double highPriorityPoolRatio,
             boolean strictCapacityLimit,
             long arenaBlockSizeBytes,
-            int backgroundFlushThreads) {
+            int backgroundFlushThreads,
+            boolean lastLevelFilters) {
         this.blockCacheCapacityBytes = blockCacheCapacityBytes;
         this.writeBufferManagerBytes = writeBufferManagerBytes;
         this.writeBufferSizeBytes = writeBufferSizeBytes;
@@ -34,6 +36,7 @@ public final class RocksDbSettings {
         this.strictCapacityLimit = strictCapacityLimit;
         this.arenaBlockSizeBytes = arenaBlockSizeBytes;
         this.backgroundFlushThreads = backgroundFlushThreads;
+        this.lastLevelFilters = lastLevelFilters;
     }
 
     public long blockCacheCapacityBytes() {
@@ -69,6 +72,14 @@ public final class RocksDbSettings {
         return backgroundFlushThreads;
     }
 
+    /**
+     * Whether the last sorted run keeps its Bloom filters ({@code optimize_filters_for_hits=false}) where the
+     * application's own setter left Kafka Streams' value; false in documents written before the engine planned it.
+     */
+    public boolean lastLevelFilters() {
+        return lastLevelFilters;
+    }
+
     @Override
     public boolean equals(Object other) {
         if (!(other instanceof RocksDbSettings)) {
@@ -82,7 +93,8 @@ public final class RocksDbSettings {
                 && Double.compare(highPriorityPoolRatio, that.highPriorityPoolRatio) == 0
                 && strictCapacityLimit == that.strictCapacityLimit
                 && arenaBlockSizeBytes == that.arenaBlockSizeBytes
-                && backgroundFlushThreads == that.backgroundFlushThreads;
+                && backgroundFlushThreads == that.backgroundFlushThreads
+                && lastLevelFilters == that.lastLevelFilters;
     }
 
     @Override
@@ -95,7 +107,8 @@ public final class RocksDbSettings {
                 highPriorityPoolRatio,
                 strictCapacityLimit,
                 arenaBlockSizeBytes,
-                backgroundFlushThreads);
+                backgroundFlushThreads,
+                lastLevelFilters);
     }
 
     @Override
@@ -104,6 +117,6 @@ public final class RocksDbSettings {
                 + writeBufferManagerBytes + ", writeBufferSizeBytes=" + writeBufferSizeBytes + ", maxWriteBufferNumber="
                 + maxWriteBufferNumber + ", highPriorityPoolRatio=" + highPriorityPoolRatio + ", strictCapacityLimit="
                 + strictCapacityLimit + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + ", backgroundFlushThreads="
-                + backgroundFlushThreads + "]";
+                + backgroundFlushThreads + ", lastLevelFilters=" + lastLevelFilters + "]";
     }
 }

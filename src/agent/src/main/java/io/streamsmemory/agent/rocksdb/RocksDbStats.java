@@ -11,6 +11,12 @@ public final class RocksDbStats {
     public static final AtomicInteger OPEN = new AtomicInteger();
     public static final AtomicLong OPENED = new AtomicLong();
     public static final Set<String> CHAINED_SETTERS = ConcurrentHashMap.newKeySet();
+    /**
+     * The planned RocksDB options the application's own setter had set itself, and which the agent therefore left as
+     * the application set them (do no harm): today {@code optimize_filters_for_hits}.
+     */
+    public static final Set<String> KEPT_APPLICATION_OPTIONS = ConcurrentHashMap.newKeySet();
+
     public static volatile long capacity = -1;
     public static volatile LongSupplier usage = () -> -1;
     public static volatile LongSupplier pinnedUsage = () -> -1;
@@ -35,6 +41,7 @@ public final class RocksDbStats {
         OPEN.set(0);
         OPENED.set(0);
         CHAINED_SETTERS.clear();
+        KEPT_APPLICATION_OPTIONS.clear();
         capacity = -1;
         usage = () -> -1;
         pinnedUsage = () -> -1;

@@ -85,8 +85,13 @@ public final class SharedRocksDb {
         }
     }
 
-    /** Applies the bound to one RocksDB instance's options (after the application's own setter ran). */
-    public void apply(String storeName, Options options) {
+    /**
+     * Applies the bound to one RocksDB instance's options (after the application's own setter ran).
+     *
+     * @param applicationSetFilters whether the application's own setter changed {@code optimize_filters_for_hits}:
+     *                              its choice then stays
+     */
+    public void apply(String storeName, Options options, boolean applicationSetFilters) {
         TableFormatConfig format = options.tableFormatConfig();
         if (format instanceof BlockBasedTableConfig) {
             BlockBasedTableConfig table = (BlockBasedTableConfig) format;
@@ -117,6 +122,7 @@ public final class SharedRocksDb {
         if (arena <= 0 || arena > settings.arenaBlockSizeBytes()) {
             options.setArenaBlockSize(settings.arenaBlockSizeBytes());
         }
+        keepLastLevelFilters(options, applicationSetFilters);
         listenForFlushesAndStalls(storeName, options);
         try {
             // Kafka Streams 3.x's options (RocksDB 7) report no environment when none was set: the default is used.
@@ -128,6 +134,40 @@ public final class SharedRocksDb {
             AgentLog.warnOnce(
                     "rocksdb-flush-threads",
                     "could not set RocksDB's flush threads (" + e + "); RocksDB keeps its own");
+        }
+    }
+
+    /**
+     * Bloom filters on the last sorted run too ({@code MemoryModel.LAST_LEVEL_FILTERS} in the engine), where the plan
+     * asks for them and the application's setter left Kafka Streams' value (Kafka Streams 4.2+ sets
+     * {@code optimize_filters_for_hits=true}; before 4.2 the call was a no-op and the value is already false).
+     */
+    private void keepLastLevelFilters(Options options, boolean applicationSetFilters) {
+        if (!settings.lastLevelFilters()) {
+            return;
+        }
+        if (applicationSetFilters) {
+            RocksDbStats.KEPT_APPLICATION_OPTIONS.add("optimize_filters_for_hits");
+            return;
+        }
+        try {
+            options.setOptimizeFiltersForHits(false);
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.warnOnce(
+                    "rocksdb-filters",
+                    "could not keep Bloom filters on RocksDB's last level (" + e + "); Kafka Streams' setting stays");
+        }
+    }
+
+    /**
+     * Whether {@code optimize_filters_for_hits} reads {@code before}'s value; true when it cannot be read (then the
+     * option is left alone as if the application had set it).
+     */
+    public static boolean filtersForHitsChanged(Options options, boolean before) {
+        try {
+            return options.optimizeFiltersForHits() != before;
+        } catch (RuntimeException | LinkageError e) {
+            return true;
         }
     }
 

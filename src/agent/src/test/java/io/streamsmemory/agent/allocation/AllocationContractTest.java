@@ -137,7 +137,8 @@ class AllocationContractTest {
                             rocks.highPriorityPoolRatio(),
                             rocks.strictCapacityLimit(),
                             rocks.arenaBlockSizeBytes(),
-                            rocks.backgroundFlushThreads()));
+                            rocks.backgroundFlushThreads(),
+                            rocks.lastLevelFilters()));
         }
     }
 

@@ -54,6 +54,14 @@ record CpuSample(long epochMillis, long processTicks, long stealTicks, long mach
         return found;
     }
 
+    /** CPU microseconds the run's JVM used per record processed over {@code window}; NaN without samples. */
+    static double microsPerRecord(List<CpuSample> samples, SteadyRate.Window window) {
+        CpuSample from = at(samples, window.fromMillis());
+        CpuSample to = at(samples, window.toMillis());
+        long records = window.to().count() - window.from().count();
+        return from == null || records <= 0 ? Double.NaN : to.processSecondsSince(from) * 1e6 / records;
+    }
+
     /** CPU seconds the run's JVM used from {@code earlier} to this sample. */
     double processSecondsSince(CpuSample earlier) {
         return (processTicks - earlier.processTicks) / TICKS_PER_SECOND;

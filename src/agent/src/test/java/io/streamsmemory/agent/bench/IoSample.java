@@ -36,6 +36,16 @@ record IoSample(long epochMillis, long readBytes, long writeBytes) {
         }
     }
 
+    /** Bytes read from storage per record processed over {@code window}; NaN without samples in it. */
+    static double readBytesPerRecord(List<IoSample> samples, SteadyRate.Window window) {
+        IoSample from = Samples.atOrBefore(samples, IoSample::epochMillis, window.fromMillis());
+        IoSample to = Samples.atOrBefore(samples, IoSample::epochMillis, window.toMillis());
+        long records = window.to().count() - window.from().count();
+        return from == null || to == null || records <= 0
+                ? Double.NaN
+                : (to.readBytes - from.readBytes) / (double) records;
+    }
+
     /** Storage reads and writes per second over the steady window, as a run's row prints them. */
     static String overWindow(List<IoSample> samples, SteadyRate.Window window) {
         IoSample from = window == null ? null : Samples.atOrBefore(samples, IoSample::epochMillis, window.fromMillis());

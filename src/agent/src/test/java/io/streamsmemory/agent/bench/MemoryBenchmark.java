@@ -135,8 +135,18 @@ public final class MemoryBenchmark {
     private static final String UNBOUNDED = "unbounded";
 
     static final long UNBOUNDED_LIMIT_BYTES = 8 * ByteSize.GiB;
+    /**
+     * Kafka's defaults in a memory cgroup at the budget, with nothing set, not even the heap: the JVM sizes it from the
+     * cgroup's limit, as in a pod (a quarter of it, and the Serial collector below 1,792 MiB).
+     */
+    private static final String KAFKA_DEFAULTS = ThroughputLine.DEFAULTS;
+    /** The hand-tuned configs a user would otherwise write (issue 64, {@link #handTuned}). */
+    private static final List<String> HAND_NAMES = List.of("hand-docs", "hand-responsive", "hand-flink");
     /** The variants {@code make bench-throughput} runs unless bench.variants names others. */
-    private static final List<String> THROUGHPUT_VARIANTS = List.of(UNBOUNDED, "docs-bounded", "agent", LEARNED);
+    private static final List<String> THROUGHPUT_VARIANTS = Stream.of(
+                    List.of("agent", KAFKA_DEFAULTS), HAND_NAMES, List.of(UNBOUNDED))
+            .flatMap(List::stream)
+            .toList();
 
     /** {@link #candidates}: issue 43's candidates and diagnostics, run with bench.candidates=true. */
     private static final List<String> CANDIDATE_NAMES = List.of(
@@ -149,10 +159,13 @@ public final class MemoryBenchmark {
             "unbounded+plan-heap",
             "agent+write-buffers-42",
             "agent+write-buffers-50",
-            "agent+record-cache-5");
+            "agent+record-cache-5",
+            "agent+record-cache-20",
+            "agent+kafka-filters");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
-                    List.of(UNBOUNDED),
+                    List.of(UNBOUNDED, KAFKA_DEFAULTS),
+                    HAND_NAMES,
                     CANDIDATE_NAMES,
                     List.of(
                             "default",
@@ -194,18 +207,33 @@ public final class MemoryBenchmark {
      * An application shape: its input topic and partitions. {@code default}: 16 partitions, 80 RocksDB instances at
      * two key-value stores and a window store per task; {@code wide}: 32 partitions, 160 instances, as RealLimitTest.
      */
-    record Shape(String name, int partitions, String topic) {
-        static final Shape DEFAULT = new Shape("default", 16, "bench-input");
-        static final Shape WIDE = new Shape("wide", 32, "bench-input-wide");
+    record Shape(String name, int partitions, String topic, boolean zipf) {
+        static final Shape DEFAULT = new Shape("default", 16, "bench-input", false);
+        static final Shape WIDE = new Shape("wide", 32, "bench-input-wide", false);
+        /** {@code default}'s topology, its keys drawn from a Zipf distribution ({@value #ZIPF_EXPONENT}). */
+        static final Shape ZIPF = new Shape("zipf", 16, "bench-input-zipf", true);
 
         static Shape named(String name) {
             return switch (name.trim()) {
                 case "default" -> DEFAULT;
                 case "wide" -> WIDE;
-                default -> throw new IllegalArgumentException("bench.shapes: no shape " + name + " (default, wide)");
+                case "zipf" -> ZIPF;
+                default ->
+                    throw new IllegalArgumentException("bench.shapes: no shape " + name + " (default, wide, zipf)");
             };
         }
     }
+
+    /** The zipf shape's exponent: near 1, as word and web-request frequencies and most keyed streams. */
+    static final double ZIPF_EXPONENT = 0.99;
+    /** The keys {@code make bench-throughput}'s input draws from, whatever its length. */
+    static final long THROUGHPUT_KEYS = 15_000_000;
+    /**
+     * The input range every variant is rated over unless bench.range says otherwise: the first million records
+     * fill the memtables and start flushes and compactions (and pass the 512 MiB plan's block cache); the next two
+     * million are the work compared. Short enough that a budget's part stays under about 45 minutes.
+     */
+    static final String DEFAULT_RANGE = "1000000:3000000";
 
     private record Sample(double seconds, long rssBytes) {}
 
@@ -232,7 +260,8 @@ public final class MemoryBenchmark {
             RocksDbLogs rocksDb,
             List<RocksDbTickers> tickers,
             List<IoSample> io,
-            JfrFigures jfr) {
+            JfrFigures jfr,
+            SteadyRate.Window window) {
         /** The ending as a run's row says it: "killed after N s" for a kill. */
         String ended() {
             return killedAfter < 0 ? ending : "killed after " + killedAfter + " s";
@@ -243,9 +272,28 @@ public final class MemoryBenchmark {
             return !kernelLimited ? "no-cgroup" : killedAfter < 0 ? "survived" : "killed@" + killedAfter + "s";
         }
 
-        /** Records/s over the run's last {@value SteadyRate#STEADY_SECONDS} s ({@link SteadyRate}); NaN if shorter. */
+        /**
+         * Records/s over the measured window: the input range in {@code make bench-throughput} ({@link InputRange}),
+         * else the run's last {@value SteadyRate#STEADY_SECONDS} s ({@link SteadyRate}); NaN when not measured.
+         */
         double steadyRate() {
-            return SteadyRate.overLast(progress, SteadyRate.STEADY_SECONDS);
+            return window == null
+                    ? Double.NaN
+                    : (window.to().count() - window.from().count())
+                            / ((window.toMillis() - window.fromMillis()) / 1000.0);
+        }
+
+        /** The run as the throughput lines read it, its costs over the measured window. */
+        ThroughputLine.Run line(long budget) {
+            double wallSeconds =
+                    samples.isEmpty() ? 0 : samples.get(samples.size() - 1).seconds();
+            return new ThroughputLine.Run(
+                    steadyRate(),
+                    kernel(),
+                    window == null ? Double.NaN : CpuSample.microsPerRecord(cpu, window),
+                    window == null ? Double.NaN : IoSample.readBytesPerRecord(io, window),
+                    wallSeconds > 0 ? gcPauseSeconds / wallSeconds : Double.NaN,
+                    peakRss / (double) budget);
         }
 
         double measuredSeconds() {
@@ -336,28 +384,31 @@ public final class MemoryBenchmark {
     }
 
     /**
-     * How long a run lasts. {@code steady} (bench-throughput): from minSeconds on, until its rate has settled
-     * ({@link SteadyRate}); otherwise until its RSS has (plateauSeconds). Either way at most maxSeconds.
+     * How long a run lasts. With a {@code range} (bench-throughput): until it has processed the range
+     * ({@link InputRange}); otherwise from minSeconds on until its RSS has stopped rising (plateauSeconds). Either way
+     * at most maxSeconds.
      */
-    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds, boolean steady) {
+    private record Timing(int minSeconds, int plateauSeconds, int maxSeconds, InputRange range) {
         /**
          * Without bench.maxSeconds, {@value #MAX_SECONDS_PER_GIB} s per GiB of budget (at least that): a larger
-         * budget's caches take longer to fill, and 300 s stopped every 4 GiB variant while its RSS still rose.
-         * A throughput run lasts 5 to 15 minutes: at least {@value #STEADY_MIN_SECONDS} s, so that memtables have
-         * filled and flushes and compactions run, and longer while the rate still moves.
+         * budget's caches take longer to fill, and 300 s stopped every 4 GiB variant while its RSS still rose. A
+         * throughput run ends at the range's end, or after {@value #RANGE_MAX_SECONDS} s (it then has no rate).
          */
-        static Timing of(long budget, boolean steady) {
+        static Timing of(long budget, InputRange range) {
             int perBudget = (int) (MAX_SECONDS_PER_GIB * Math.max(1, budget / ByteSize.GiB));
             return new Timing(
-                    Integer.getInteger("bench.minSeconds", steady ? STEADY_MIN_SECONDS : 120),
+                    Integer.getInteger("bench.minSeconds", range != null ? 0 : 120),
                     Integer.getInteger("bench.plateauSeconds", 60),
-                    Integer.getInteger("bench.maxSeconds", steady ? STEADY_MAX_SECONDS : perBudget),
-                    steady);
+                    Integer.getInteger("bench.maxSeconds", range != null ? RANGE_MAX_SECONDS : perBudget),
+                    range);
+        }
+
+        boolean steady() {
+            return range != null;
         }
     }
 
-    private static final int STEADY_MIN_SECONDS = 300;
-    private static final int STEADY_MAX_SECONDS = 900;
+    private static final int RANGE_MAX_SECONDS = 1_500;
 
     private static final int MAX_SECONDS_PER_GIB = 300;
 
@@ -372,8 +423,12 @@ public final class MemoryBenchmark {
             boolean rocksDbVariants,
             List<String> selected,
             boolean learn,
-            boolean steady,
-            int repeats) {}
+            InputRange range,
+            int repeats) {
+        boolean steady() {
+            return range != null;
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -390,8 +445,10 @@ public final class MemoryBenchmark {
                 .map(Shape::named)
                 .distinct()
                 .toList();
-        // A throughput run lasts up to 15 minutes at up to ~25,000 records/s: its input must outlast it.
-        long records = Long.getLong("bench.records", steady ? 30_000_000L : 12_000_000L);
+        // bench.range: the input records every variant is rated over; the input outlasts it by a quarter.
+        InputRange range = steady ? InputRange.parse(System.getProperty("bench.range", DEFAULT_RANGE)) : null;
+        long records = Long.getLong("bench.records", steady ? range.to() + range.to() / 4 : 12_000_000L);
+        long keys = steady ? THROUGHPUT_KEYS : records / 2;
         // bench.variants: the variants to run (default all; for throughput, THROUGHPUT_VARIANTS); the learning run
         // happens whenever "learned" is one.
         List<String> selected = selectedVariants(System.getProperty("bench.variants", ""));
@@ -433,13 +490,13 @@ public final class MemoryBenchmark {
         try (KafkaBroker broker = KafkaBroker.start(out.resolve("broker"), fullClasspath)) {
             for (Shape shape : shapes) {
                 broker.createTopics(shape.partitions(), shape.topic());
-                produce(broker.bootstrap(), shape.topic(), records, records / 2);
+                produce(broker.bootstrap(), shape, records, keys);
             }
             System.out.printf(
                     Locale.ROOT,
                     "broker up and %d records (%d keys) produced for each shape after %.0f s%n",
                     records,
-                    records / 2,
+                    keys,
                     (System.nanoTime() - started) / 1e9);
             Setup setup = new Setup(
                     out,
@@ -452,7 +509,7 @@ public final class MemoryBenchmark {
                     Boolean.getBoolean("bench.rocksDbVariants"),
                     selected,
                     selected.isEmpty() || selected.contains(LEARNED),
-                    steady,
+                    range,
                     Integer.getInteger("bench.repeats", 0));
             for (long budget : budgets) {
                 for (Shape shape : shapes) {
@@ -469,14 +526,14 @@ public final class MemoryBenchmark {
 
     /**
      * Each repeat runs every variant once more, each repeat starting one variant later (inTurn); the summary line then
-     * gives the medians over the repeats. Without bench.repeats: one, and for throughput three at 512 MiB and under
-     * (issue 43: the ratios there lie closest to the goal and vary most from run to run).
+     * gives the medians over the repeats. Without bench.repeats: one, and three for throughput (issue 64: medians of
+     * three interleaved repeats, so an hour's drift of the machine falls on every variant).
      */
-    private static int repeats(Setup setup, long budget) {
+    private static int repeats(Setup setup) {
         if (setup.repeats() > 0) {
             return setup.repeats();
         }
-        return setup.steady() && budget <= 512 * ByteSize.MiB ? 3 : 1;
+        return setup.steady() ? 3 : 1;
     }
 
     /** One budget and shape: the learning run, every repeat of every variant; returns its summary lines. */
@@ -488,7 +545,7 @@ public final class MemoryBenchmark {
                                 ? ""
                                 : "-" + sizing.shape().name()));
         Files.createDirectories(dir);
-        Timing timing = Timing.of(budget, setup.steady());
+        Timing timing = Timing.of(budget, setup.range());
         List<Variant> all = variants(sizing, dir, setup.agentJar(), setup.allVariants(), setup.rocksDbVariants());
         System.out.printf(
                 Locale.ROOT,
@@ -505,13 +562,7 @@ public final class MemoryBenchmark {
                 timing.minSeconds(),
                 timing.maxSeconds(),
                 timing.steady()
-                        ? String.format(
-                                Locale.ROOT,
-                                "steady when the rate moves under %.0f%% from one %d s to the next; rated over the "
-                                        + "last %d s",
-                                SteadyRate.SETTLE_TOLERANCE * 100,
-                                SteadyRate.SETTLE_WINDOW_SECONDS,
-                                SteadyRate.STEADY_SECONDS)
+                        ? "each rated over input records " + timing.range().label()
                         : String.format(
                                 Locale.ROOT,
                                 "plateau when RSS rises under %.0f%% in %d s",
@@ -536,7 +587,7 @@ public final class MemoryBenchmark {
             System.out.println("no selected variant to run at this budget");
             return summaries;
         }
-        int repeats = repeats(setup, budget);
+        int repeats = repeats(setup);
         List<Summary> repeated = new ArrayList<>();
         List<List<Result>> runs = new ArrayList<>();
         for (int repeat = 1; repeat <= repeats; repeat++) {
@@ -554,36 +605,44 @@ public final class MemoryBenchmark {
                         setup.cgroups(),
                         null);
                 results.add(run);
+                String measured = timing.steady()
+                        ? "over input records " + timing.range().label()
+                        : "over the last " + SteadyRate.STEADY_SECONDS + " s";
                 System.out.printf(
                         Locale.ROOT,
-                        "  %-26s peak RSS %7.1f MiB  records/s %9.0f whole run, %9.0f over the last %d s  "
+                        "  %-26s peak RSS %7.1f MiB  records/s %9.0f whole run, %9.0f %s  "
                                 + "RocksDB instances %d  ended: %s  stalled %.0f s  GC pauses %.1f s%n",
                         variant.name(),
                         run.peakRss() / 1048576.0,
                         run.throughput(),
                         run.steadyRate(),
-                        SteadyRate.STEADY_SECONDS,
+                        measured,
                         run.rocksDbInstances(),
                         run.ended(),
                         StallWatch.stalledSeconds(run.progress()),
                         run.gcPauseSeconds());
                 System.out.println("    " + run.rocksDb().line());
-                SteadyRate.Window steady = SteadyRate.window(run.progress(), SteadyRate.STEADY_SECONDS);
-                System.out.println("    over the last " + SteadyRate.STEADY_SECONDS + " s: "
-                        + RocksDbTickers.overWindow(run.tickers(), steady) + "; "
-                        + IoSample.overWindow(run.io(), steady) + "; " + cpuOver(run, steady));
+                System.out.println("    " + measured + ": " + RocksDbTickers.overWindow(run.tickers(), run.window())
+                        + "; " + IoSample.overWindow(run.io(), run.window()) + "; " + cpuOver(run, run.window()));
                 if (run.jfr() != null) {
-                    System.out.println("    over the last " + SteadyRate.STEADY_SECONDS + " s: "
-                            + run.jfr().line());
+                    System.out.println("    " + measured + ": " + run.jfr().line());
                 }
             }
             // The table, CSV and plot list the variants in one order whatever order they ran in.
             results.sort(java.util.Comparator.comparingInt(r -> variants.indexOf(r.variant())));
-            repeated.add(report(sizing, results, repeatDir));
             runs.add(results);
+            if (setup.steady()) {
+                // The throughput lines below judge the runs; the memory table's first-seconds ratios would not.
+                writeCsv(repeatDir.resolve("rss.csv"), results);
+                plot(repeatDir.resolve("rss.png"), results, sizing);
+            } else {
+                repeated.add(report(sizing, results, repeatDir));
+            }
         }
-        summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
-        if (learning != null) {
+        if (!setup.steady()) {
+            summaries.add(repeats == 1 ? repeated.get(0).line() : medians(sizing, repeated));
+        }
+        if (learning != null && (learning.variant() == null || !setup.steady())) {
             String line = learning.variant() != null
                     ? learnedLine(budget, repeated)
                     : "summary: variant=learned budget=" + budget + " not-run (learning failed: " + learning.failure()
@@ -592,12 +651,11 @@ public final class MemoryBenchmark {
             summaries.add(line);
         }
         if (setup.steady()) {
+            List<Map<String, ThroughputLine.Run>> measured = rangeRuns(runs, budget);
             List<String> lines = new ArrayList<>();
-            lines.add(ThroughputLine.of(budget, sizing.shape().name(), steadyRuns(runs)));
-            for (String candidate : CANDIDATE_NAMES) {
-                if (variants.stream().anyMatch(v -> v.name().equals(candidate))) {
-                    lines.add(ThroughputLine.candidate(budget, sizing.shape().name(), candidate, steadyRuns(runs)));
-                }
+            lines.add(ThroughputLine.of(budget, sizing.shape().name(), measured));
+            for (Variant variant : variants) {
+                lines.add(ThroughputLine.variant(budget, sizing.shape().name(), variant.name(), measured));
             }
             lines.forEach(System.out::println);
             summaries.addAll(lines);
@@ -605,15 +663,13 @@ public final class MemoryBenchmark {
         return summaries;
     }
 
-    /** Each repeat's runs as the throughput line reads them: by variant name, the steady rate, peak RSS and kernel. */
-    private static List<Map<String, ThroughputLine.Run>> steadyRuns(List<List<Result>> runs) {
+    /** Each repeat's runs as the throughput lines read them, by variant name. */
+    private static List<Map<String, ThroughputLine.Run>> rangeRuns(List<List<Result>> runs, long budget) {
         List<Map<String, ThroughputLine.Run>> repeats = new ArrayList<>();
         for (List<Result> results : runs) {
             Map<String, ThroughputLine.Run> byName = new HashMap<>();
             for (Result r : results) {
-                byName.put(
-                        r.variant().name(),
-                        new ThroughputLine.Run(r.steadyRate(), r.throughput(), r.peakRss(), r.kernel(), r.ending()));
+                byName.put(r.variant().name(), r.line(budget));
             }
             repeats.add(byName);
         }
@@ -682,9 +738,9 @@ public final class MemoryBenchmark {
                 "docs-bounded",
                 List.of(
                         xmx,
-                        "-Ddocs.totalOffHeapMemory="
+                        "-D" + DocsBoundedRocksDBConfig.CACHE_PROPERTY + "="
                                 + sizing.allocation().rocksdb().blockCacheCapacityBytes(),
-                        "-Ddocs.totalMemtableMemory="
+                        "-D" + DocsBoundedRocksDBConfig.MEMTABLE_PROPERTY + "="
                                 + sizing.allocation().rocksdb().writeBufferManagerBytes()),
                 Map.of(),
                 false,
@@ -698,27 +754,22 @@ public final class MemoryBenchmark {
         // The agent as the webhook delivers it: its JVM flags, the allocation file and glibc's arenas capped.
         Map<String, String> injectedEnv = merge(agentEnv, Map.of("MALLOC_ARENA_MAX", MemoryModel.MALLOC_ARENA_MAX));
         variants.add(new Variant("agent", agentOptions, injectedEnv, true, false));
+        variants.add(new Variant(KAFKA_DEFAULTS, List.of(), Map.of(), false, false));
+        variants.addAll(handTuned(sizing.budget()));
         if (rocksDbVariants) {
             // Diagnostic, past the budget by design: what the agent's throughput gap costs in RocksDB memory. The
             // agent reads the same plan with one RocksDB figure raised; its JVM flags and every other part stay.
             long cache = sizing.allocation().rocksdb().blockCacheCapacityBytes();
             long writeBuffers = sizing.allocation().rocksdb().writeBufferManagerBytes();
             variants.add(agentWithRocksDb(
-                    "agent+4x-write-buffers",
-                    dir,
-                    sizing,
-                    cache + 3 * writeBuffers,
-                    4 * writeBuffers,
-                    agentOptions,
-                    injectedEnv));
+                    "agent+4x-write-buffers", dir, sizing, agentJar, cache + 3 * writeBuffers, 4 * writeBuffers));
             variants.add(agentWithRocksDb(
                     "agent+4x-data-blocks",
                     dir,
                     sizing,
+                    agentJar,
                     writeBuffers + 4 * (cache - writeBuffers),
-                    writeBuffers,
-                    agentOptions,
-                    injectedEnv));
+                    writeBuffers));
         }
         if (Boolean.getBoolean("bench.candidates")) {
             variants.addAll(candidates(sizing, dir, agentJar));
@@ -735,6 +786,43 @@ public final class MemoryBenchmark {
                     + "that variant");
         }
         return variants;
+    }
+
+    /**
+     * What a user would write by hand instead of opting in (issue 64), each from public advice, sized for the pod's
+     * limit as such a user sizes it, on Kafka Streams' other defaults (record cache, client buffers) and the
+     * application's own RocksDB setter ({@link DocsBoundedRocksDBConfig}, with 16 MiB x 3 memtables and 4 KiB blocks):
+     * <ul>
+     *   <li>{@code hand-docs}: Kafka docs' {@code BoundedMemoryRocksDBConfig}: one shared cache at 35% of the limit,
+     *       a third of it for memtables, a 0.1 high-priority pool; the JVM's default heap (a quarter of the limit);
+     *   <li>{@code hand-responsive}: Responsive's bounded-memory example: memtables half of the cache, a 0.25
+     *       high-priority pool, 4 background threads; {@code -Xmx} at 40% of the limit, the cache at 25%;
+     *   <li>{@code hand-flink}: Flink's managed-memory defaults: RocksDB at 0.4 of the process, write-buffer ratio
+     *       0.5, high-priority pool 0.1; the JVM's default heap.
+     * </ul>
+     */
+    private static List<Variant> handTuned(long limit) {
+        return List.of(
+                handTuned(HAND_NAMES.get(0), List.of(), limit * 35 / 100, 1.0 / 3, 0.1, 0),
+                handTuned(HAND_NAMES.get(1), List.of("-Xmx" + limit * 40 / 100), limit / 4, 0.5, 0.25, 4),
+                handTuned(HAND_NAMES.get(2), List.of(), limit * 40 / 100, 0.5, 0.1, 0));
+    }
+
+    private static Variant handTuned(
+            String name,
+            List<String> heap,
+            long cacheBytes,
+            double writeBufferShare,
+            double highPriorityPoolRatio,
+            int backgroundThreads) {
+        List<String> options = new ArrayList<>(heap);
+        options.add("-D" + DocsBoundedRocksDBConfig.CACHE_PROPERTY + "=" + cacheBytes);
+        options.add("-D" + DocsBoundedRocksDBConfig.MEMTABLE_PROPERTY + "=" + (long) (cacheBytes * writeBufferShare));
+        options.add("-D" + DocsBoundedRocksDBConfig.HIGH_PRIORITY_PROPERTY + "=" + highPriorityPoolRatio);
+        if (backgroundThreads > 0) {
+            options.add("-D" + DocsBoundedRocksDBConfig.BACKGROUND_THREADS_PROPERTY + "=" + backgroundThreads);
+        }
+        return new Variant(name, options, Map.of(), false, true);
     }
 
     /** The agent as the webhook delivers it: the plan's JVM flags, its allocation file and glibc's arenas capped. */
@@ -774,6 +862,11 @@ public final class MemoryBenchmark {
      *   <li>{@code agent+record-cache-5}: the plan with the record cache's share of the heap at 0.05, the split
      *       tuner's floor, instead of the model's: at 4 GiB the declared plan spent 35 s of a 360 s run in GC pauses
      *       where Kafka docs' bounded config (Kafka's 10 MiB record cache) spent 15.
+     *   <li>{@code agent+record-cache-20}: the plan with the record cache's share forced to the model's 20%, so no
+     *       cap ({@code MemoryModel.RECORD_CACHE_MAX_PER_THREAD}): the plan before issue 64.
+     *   <li>{@code agent+kafka-filters}: the same plan without Bloom filters on the last sorted run, as Kafka Streams
+     *       4.2+ sets it ({@code optimize_filters_for_hits=true}; the plan's {@code lastLevelFilters} off): what the
+     *       filters the plan keeps are worth.
      *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
      *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
      *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
@@ -809,6 +902,10 @@ public final class MemoryBenchmark {
                 overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(8), Overrides.NONE.withWriteBufferFraction(0.5)));
         candidates.add(overridden(
                 sizing, dir, agentJar, CANDIDATE_NAMES.get(9), Overrides.NONE.withRecordCacheFraction(0.05)));
+        candidates.add(overridden(
+                sizing, dir, agentJar, CANDIDATE_NAMES.get(10), Overrides.NONE.withRecordCacheFraction(0.20)));
+        candidates.add(agentWithPlan(
+                CANDIDATE_NAMES.get(11), dir, sizing, agentJar, rocksDb -> rocksDb.put("lastLevelFilters", false)));
         return candidates;
     }
 
@@ -897,7 +994,7 @@ public final class MemoryBenchmark {
             throws Exception {
         int learnMax = Math.min(timing.maxSeconds(), Integer.getInteger("bench.learnSeconds", 120));
         Timing learnTiming =
-                new Timing(Math.min(timing.minSeconds(), learnMax), timing.plateauSeconds(), learnMax, false);
+                new Timing(Math.min(timing.minSeconds(), learnMax), timing.plateauSeconds(), learnMax, null);
         Path learnDir = dir.resolve("learning");
         Files.createDirectories(learnDir);
         Path declaredFile = learnDir.resolve("alloc-declared.json");
@@ -993,26 +1090,23 @@ public final class MemoryBenchmark {
 
     /** The agent as injected, on the plan with its shared cache and write buffer manager set to other sizes. */
     private static Variant agentWithRocksDb(
-            String name,
-            Path dir,
-            Sizing sizing,
-            long cacheBytes,
-            long writeBufferBytes,
-            List<String> agentOptions,
-            Map<String, String> injectedEnv)
+            String name, Path dir, Sizing sizing, Path agentJar, long cacheBytes, long writeBufferBytes)
+            throws IOException {
+        return agentWithPlan(name, dir, sizing, agentJar, rocksDb -> {
+            rocksDb.put("blockCacheCapacityBytes", cacheBytes);
+            rocksDb.put("writeBufferManagerBytes", writeBufferBytes);
+        });
+    }
+
+    /** The agent as injected, on the plan with its {@code rocksdb} object changed by {@code change}. */
+    private static Variant agentWithPlan(
+            String name, Path dir, Sizing sizing, Path agentJar, java.util.function.Consumer<ObjectNode> change)
             throws IOException {
         ObjectNode plan = (ObjectNode) JSON.readTree(sizing.json());
-        ObjectNode rocksDb = (ObjectNode) plan.get("rocksdb");
-        rocksDb.put("blockCacheCapacityBytes", cacheBytes);
-        rocksDb.put("writeBufferManagerBytes", writeBufferBytes);
+        change.accept((ObjectNode) plan.get("rocksdb"));
         Path file = dir.resolve("alloc-" + name.replace('+', '-') + ".json");
         Files.writeString(file, JSON.writeValueAsString(plan));
-        return new Variant(
-                name,
-                agentOptions,
-                merge(injectedEnv, Map.of("STREAMS_MEMORY_ALLOCATION", file.toString())),
-                true,
-                false);
+        return agentVariant(name, AllocationJson.read(JSON.writeValueAsString(plan)), file, agentJar);
     }
 
     /**
@@ -1303,7 +1397,8 @@ public final class MemoryBenchmark {
         return run == null ? Double.NaN : run.stealShareWithin(window) * 100;
     }
 
-    private static void produce(String bootstrap, String topic, long records, long keys) {
+    /** The shape's input: {@code records} records of 150 random letters over {@code keys} keys, uniform or Zipf. */
+    private static void produce(String bootstrap, Shape shape, long records, long keys) {
         Map<String, Object> config = Map.of(
                 "bootstrap.servers",
                 bootstrap,
@@ -1322,6 +1417,7 @@ public final class MemoryBenchmark {
                 "value.serializer",
                 StringSerializer.class.getName());
         Random random = new Random(42);
+        ZipfKeys zipf = shape.zipf() ? new ZipfKeys(keys, ZIPF_EXPONENT, new Random(43)) : null;
         long base = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
         long eventSpan = TimeUnit.MINUTES.toMillis(30);
         char[] value = new char[150];
@@ -1330,9 +1426,10 @@ public final class MemoryBenchmark {
                 for (int c = 0; c < value.length; c++) {
                     value[c] = (char) ('a' + random.nextInt(26));
                 }
-                String key = "key-" + random.nextLong(keys);
-                producer.send(
-                        new ProducerRecord<>(topic, null, base + i * eventSpan / records, key, new String(value)));
+                // A Zipf rank is a key's popularity; the partitioner's hash spreads the hot keys over the partitions.
+                String key = "key-" + (zipf != null ? zipf.next() - 1 : random.nextLong(keys));
+                producer.send(new ProducerRecord<>(
+                        shape.topic(), null, base + i * eventSpan / records, key, new String(value)));
             }
             producer.flush();
         }
@@ -1473,7 +1570,9 @@ public final class MemoryBenchmark {
         int rocksDbInstances = countRocksDbs(dir.resolve("state"));
         RocksDbLogs rocksDb = RocksDbLogs.read(dir.resolve("state"));
         deleteTree(dir.resolve("state"));
-        SteadyRate.Window steady = SteadyRate.window(List.copyOf(progress), SteadyRate.STEADY_SECONDS);
+        SteadyRate.Window steady = timing.steady()
+                ? timing.range().window(List.copyOf(progress))
+                : SteadyRate.window(List.copyOf(progress), SteadyRate.STEADY_SECONDS);
         JfrFigures jfr = steady == null
                 ? null
                 : JfrFigures.read(
@@ -1492,7 +1591,8 @@ public final class MemoryBenchmark {
                 rocksDb,
                 List.copyOf(tickers),
                 io,
-                jfr);
+                jfr,
+                steady);
     }
 
     /**
@@ -1522,7 +1622,7 @@ public final class MemoryBenchmark {
             return null;
         }
         if (timing.steady()) {
-            return SteadyRate.settled(progress) ? "steady" : null;
+            return timing.range().passed(progress) ? "range-end" : null;
         }
         double windowStart = samples.get(samples.size() - 1).seconds() - timing.plateauSeconds();
         long before = samples.stream()

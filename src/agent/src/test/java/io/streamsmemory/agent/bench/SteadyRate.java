@@ -4,20 +4,13 @@ import io.streamsmemory.agent.bench.MemoryBenchmark.Progress;
 import java.util.List;
 
 /**
- * A run's rate once it has left its start (issue 43): memtables filled, flushes and compactions running. A run's first
- * minute measures its start-up, not what a user running the application for days sees, and a variant killed by the
- * kernel early looked fast there only because its stores were still small. So {@code make bench-throughput} runs each
- * variant for at least five minutes, longer while the rate over the last minute still moves more than
- * {@value #SETTLE_TOLERANCE} against the minute before (up to fifteen), and takes the rate over its last
- * {@value #STEADY_SECONDS} s.
+ * A run's rate over its last {@value #STEADY_SECONDS} s, once it has left its start (issue 43), for {@code make
+ * bench-memory}; {@code make bench-throughput} rates every variant over the same input records instead
+ * ({@link InputRange}). {@link Window} is the span of progress every other figure of a run is taken over.
  */
 final class SteadyRate {
     /** The rate a run is judged by: records/s over its last this many seconds. */
     static final int STEADY_SECONDS = 120;
-    /** Two consecutive windows of this many seconds whose rates ... */
-    static final int SETTLE_WINDOW_SECONDS = 60;
-    /** ... differ by at most this share of the earlier one: the rate has settled. */
-    static final double SETTLE_TOLERANCE = 0.05;
 
     private SteadyRate() {}
 
@@ -55,26 +48,6 @@ final class SteadyRate {
         Progress last = moving.get(moving.size() - 1);
         Progress from = atOrBefore(moving, last.millis() - Math.round(seconds * 1000));
         return from == null || from.millis() == last.millis() ? null : new Window(from, last);
-    }
-
-    /**
-     * Whether the rate over the last {@value #SETTLE_WINDOW_SECONDS} s lies within {@value #SETTLE_TOLERANCE} of the
-     * rate over the {@value #SETTLE_WINDOW_SECONDS} s before them.
-     */
-    static boolean settled(List<Progress> progress) {
-        if (progress.size() < 2) {
-            return false;
-        }
-        long windowMillis = SETTLE_WINDOW_SECONDS * 1000L;
-        Progress last = progress.get(progress.size() - 1);
-        Progress middle = atOrBefore(progress, last.millis() - windowMillis);
-        Progress first = atOrBefore(progress, last.millis() - 2 * windowMillis);
-        if (middle == null || first == null || middle == first) {
-            return false;
-        }
-        double recent = rate(middle, last);
-        double before = rate(first, middle);
-        return before > 0 && Math.abs(recent - before) <= SETTLE_TOLERANCE * before;
     }
 
     private static double rate(Progress from, Progress to) {

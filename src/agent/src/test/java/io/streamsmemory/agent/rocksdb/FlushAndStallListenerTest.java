@@ -37,7 +37,7 @@ class FlushAndStallListenerTest {
     /** One flush thread, so that flushes complete (and are counted) in the order they were asked for. */
     private static SharedRocksDb shared() {
         RocksDB.loadLibrary();
-        return new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1));
+        return new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1, false));
     }
 
     @Test
@@ -48,9 +48,9 @@ class FlushAndStallListenerTest {
                 Options options =
                         new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig())) {
             options.setListeners(List.of(application)); // what an application's own setter may have done
-            shared().apply("counted-store", options);
+            shared().apply("counted-store", options, false);
             assertThat(options.listeners()).hasSize(2).startsWith(application);
-            shared().apply("counted-store", options); // options seen twice still carry the agent's listener once
+            shared().apply("counted-store", options, false); // options seen twice still carry the agent's listener once
             assertThat(options.listeners()).hasSize(2);
             assertThat(RocksDbStats.listening).isTrue();
 
@@ -93,7 +93,7 @@ class FlushAndStallListenerTest {
                         .setLevel0SlowdownWritesTrigger(2)
                         .setLevel0StopWritesTrigger(2);
                 FlushOptions wait = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true)) {
-            shared().apply("stalled-store", options);
+            shared().apply("stalled-store", options, false);
             long before = RocksDbStats.WRITE_STALLS.millis();
             try (RocksDB db = RocksDB.open(options, dir.toString())) {
                 for (int file = 0; file < 2; file++) {

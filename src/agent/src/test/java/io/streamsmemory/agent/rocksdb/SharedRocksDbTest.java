@@ -16,9 +16,10 @@ class SharedRocksDbTest {
     void theStoreIsBoundButKeepsItsIndexAndFilters() {
         RocksDB.loadLibrary();
         SharedRocksDb shared =
-                new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1));
+                new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1, false));
         try (Options options = new Options().setTableFormatConfig(new BlockBasedTableConfig())) {
-            shared.apply("latest-store", options);
+            options.setOptimizeFiltersForHits(true); // Kafka Streams 4.2+
+            shared.apply("latest-store", options, false);
 
             BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
             assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
@@ -27,6 +28,31 @@ class SharedRocksDbTest {
             assertThat(options.writeBufferSize()).isEqualTo(4L << 20);
             assertThat(options.maxWriteBufferNumber()).isEqualTo(2);
             assertThat(options.arenaBlockSize()).isEqualTo(8192);
+            // A plan from before lastLevelFilters leaves Kafka Streams' value.
+            assertThat(options.optimizeFiltersForHits()).isTrue();
+        }
+    }
+
+    @Test
+    void theLastLevelKeepsItsFiltersUnlessTheApplicationsSetterChose() {
+        RocksDB.loadLibrary();
+        RocksDbStats.reset();
+        SharedRocksDb shared =
+                new SharedRocksDb(new RocksDbSettings(64L << 20, 16L << 20, 4L << 20, 2, 0.1, false, 8192, 1, true));
+        try (Options kafkas = new Options().setTableFormatConfig(new BlockBasedTableConfig());
+                Options applications = new Options().setTableFormatConfig(new BlockBasedTableConfig())) {
+            kafkas.setOptimizeFiltersForHits(true);
+            shared.apply("latest-store", kafkas, SharedRocksDb.filtersForHitsChanged(kafkas, true));
+            assertThat(kafkas.optimizeFiltersForHits()).isFalse();
+            assertThat(RocksDbStats.KEPT_APPLICATION_OPTIONS).isEmpty();
+
+            // Kafka Streams set false (before 4.2), the application's setter true: the application's choice stays.
+            applications.setOptimizeFiltersForHits(true);
+            shared.apply("count-store", applications, SharedRocksDb.filtersForHitsChanged(applications, false));
+            assertThat(applications.optimizeFiltersForHits()).isTrue();
+            assertThat(RocksDbStats.KEPT_APPLICATION_OPTIONS).containsExactly("optimize_filters_for_hits");
+        } finally {
+            RocksDbStats.reset();
         }
     }
 
