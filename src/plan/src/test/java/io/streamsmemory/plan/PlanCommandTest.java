@@ -63,8 +63,11 @@ class PlanCommandTest {
 
     @Test
     void instancesDivideTheRecordCacheAmongKafkaStreamsInstances() throws Exception {
-        JsonNode one = JSON.readTree(plan(typical("2", "--output", "json")).out());
-        Run run = plan(typical("2", "--output", "json", "--instances", "2"));
+        // The share forced, so no per-thread cap applies and the division shows (capped, each instance keeps at
+        // least Kafka's 10 MiB: AllocationEngineExamplesTest).
+        JsonNode one = JSON.readTree(
+                plan(typical("2", "--output", "json", "--record-cache-fraction", "0.2")).out());
+        Run run = plan(typical("2", "--output", "json", "--instances", "2", "--record-cache-fraction", "0.2"));
         assertThat(run.exitCode()).isZero();
         JsonNode two = JSON.readTree(run.out());
         assertThat(two.get("inputs").get("instancesPerPod").asInt()).isEqualTo(2);
