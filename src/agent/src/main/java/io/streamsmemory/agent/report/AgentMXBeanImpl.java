@@ -199,6 +199,11 @@ public final class AgentMXBeanImpl implements StreamsMemoryAgentMXBean {
     }
 
     @Override
+    public String getKeptApplicationRocksDbOptions() {
+        return String.join(",", RocksDbStats.KEPT_APPLICATION_OPTIONS);
+    }
+
+    @Override
     public int getStreamThreads() {
         Set<ObjectName> names = query("kafka.streams:type=stream-thread-metrics,*");
         Set<String> threads = new HashSet<>();

@@ -69,6 +69,12 @@ public interface StreamsMemoryAgentMXBean {
     /** The application's own RocksDB config setters the agent chains. */
     String getChainedConfigSetters();
 
+    /**
+     * The planned RocksDB options the application's own setter had set, which the agent left as it set them (today
+     * {@code optimize_filters_for_hits}), comma-separated; empty when none.
+     */
+    String getKeptApplicationRocksDbOptions();
+
     /** Live stream threads, from Kafka Streams' own metrics (-1 when none are registered). */
     int getStreamThreads();
 

@@ -147,7 +147,12 @@ public final class SharedRocksDb {
             return;
         }
         if (applicationSetFilters) {
-            RocksDbStats.KEPT_APPLICATION_OPTIONS.add("optimize_filters_for_hits");
+            if (RocksDbStats.KEPT_APPLICATION_OPTIONS.add("optimize_filters_for_hits")) {
+                AgentLog.infoOnce(
+                        "rocksdb-filters-kept",
+                        "the application's rocksdb.config.setter sets optimize_filters_for_hits: kept (the plan would"
+                                + " keep Bloom filters on the last level)");
+            }
             return;
         }
         try {

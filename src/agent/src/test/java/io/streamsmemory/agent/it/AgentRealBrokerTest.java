@@ -259,6 +259,9 @@ class AgentRealBrokerTest {
         assertThat(r.getProperty("mbean.StreamThreads")).isEqualTo(Integer.toString(THREADS));
         assertThat(Integer.parseInt(r.getProperty("mbean.Tasks"))).isEqualTo(PARTITIONS);
         assertThat(r.getProperty("mbean.ChainedConfigSetters")).isEqualTo(UserSetter.class.getName());
+        // The plan keeps the last level's Bloom filters, but the user's setter chose optimize_filters_for_hits.
+        assertThat(planned.allocation().rocksdb().lastLevelFilters()).isTrue();
+        assertThat(r.getProperty("mbean.KeptApplicationRocksDbOptions")).isEqualTo("optimize_filters_for_hits");
         assertThat(r.getProperty("mbean.StreamsInstances")).isEqualTo("1");
         assertThat(r.getProperty("mbean.JvmLimitMismatches")).isEqualTo("0");
     }

@@ -26,6 +26,8 @@ public class UserSetter implements RocksDBConfigSetter {
         table.setBlockSize(8 * 1024);
         options.setTableFormatConfig(table);
         options.setMaxWriteBufferNumber(1);
+        // The opposite of what Kafka Streams set (true from 4.2, false before): the agent must leave it so.
+        options.setOptimizeFiltersForHits(!options.optimizeFiltersForHits());
     }
 
     @Override
