@@ -61,6 +61,17 @@ public final class OrdersStreamsApp {
     static StreamsBuilder topology() {
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, String> orders = builder.stream(ORDERS, Consumed.with(Serdes.String(), Serdes.String()));
+        String burn = System.getenv("ORDERS_APP_BURN_MICROS");
+        if (burn != null) {
+            // A slower application, for tests of what the user sees: this much CPU spent on every order.
+            long burnNanos = Long.parseLong(burn.trim()) * 1000;
+            orders = orders.peek((customer, order) -> {
+                long until = System.nanoTime() + burnNanos;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            });
+        }
         orders.groupByKey().count(Materialized.as("order-count-store"))
                 .toStream().to(COUNTS, Produced.with(Serdes.String(), Serdes.Long()));
         orders.groupByKey().reduce((previous, latest) -> latest, Materialized.as("latest-order-store"));

@@ -72,6 +72,8 @@ final class MemoryReport {
         Map<String, Map<String, Long>> sections = new LinkedHashMap<>();
         Map<String, Long> process = new LinkedHashMap<>(ProcStatus.read(ProcStatus.SELF));
         process.putAll(ProcIo.read(ProcIo.SELF));
+        // Against streams.processedRecords: the application's CPU per record, what a tuning step is judged by.
+        putKnown(process, "processCpuNanos", ProcessCpu::nanos);
         sections.put("process", process);
         sections.put("cgroup", CgroupMemory.read(CgroupMemory.ROOT, CgroupMemory.SELF));
         Map<String, Long> jvm = JvmMemory.read();

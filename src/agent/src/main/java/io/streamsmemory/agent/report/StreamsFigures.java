@@ -22,7 +22,9 @@ import java.util.Set;
  *   <li>stores from the names in the instance's own metrics registry (the {@code Metrics} object behind
  *       {@code KafkaStreams.metrics()}, whose map is a concurrent one, read in place instead of the public method's
  *       copy of every client metric), no metric's value: see {@link StoreMetrics} for why;</li>
- *   <li>the record cache in force: {@code KafkaStreams.totalCacheSize}.</li>
+ *   <li>the record cache in force: {@code KafkaStreams.totalCacheSize};</li>
+ *   <li>what the application gets done ({@link ProgressMetrics}): records processed so far and its main consumers'
+ *       lag, best effort: left out when any instance's figure cannot be read.</li>
  * </ul>
  * By reflection on the fields and methods Kafka Streams 2.8 to 4.4 share; whatever cannot be read is left out.
  */
@@ -49,6 +51,9 @@ final class StreamsFigures {
         boolean threadsRead = true;
         boolean cacheRead = true;
         boolean storesRead = true;
+        long processed = 0;
+        long lag = -1;
+        boolean processedRead = !instances.isEmpty();
         for (Object instance : instances) {
             long[] counts = threadCounts(instance);
             if (counts == null) {
@@ -65,6 +70,13 @@ final class StreamsFigures {
                 cache += total;
             }
             storesRead &= readStores(instance, stores);
+            long count = processed(instance);
+            if (count < 0) {
+                processedRead = false;
+            } else {
+                processed += count;
+            }
+            lag = Math.max(lag, lagMax(instance));
         }
         if (threadsRead) {
             figures.streams.put("streamThreads", threads);
@@ -81,6 +93,12 @@ final class StreamsFigures {
         }
         if (cacheRead) {
             figures.streams.put("recordCacheBytes", cache);
+        }
+        if (processedRead) {
+            figures.streams.put("processedRecords", processed);
+        }
+        if (lag >= 0) {
+            figures.streams.put("consumerLagRecords", lag);
         }
         return figures;
     }
@@ -132,6 +150,42 @@ final class StreamsFigures {
             return true;
         } catch (RuntimeException | LinkageError e) {
             return false;
+        }
+    }
+
+    /** Records the instance's stream threads processed so far ({@link ProgressMetrics#processed}), or -1. */
+    private static long processed(Object instance) {
+        Object registry = field(instance, "metrics");
+        if (registry == null) {
+            return -1;
+        }
+        try {
+            return ProgressMetrics.processed(registry);
+        } catch (RuntimeException | LinkageError e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The largest {@code records-lag-max} of the instance's main consumers ({@link ProgressMetrics#lagMax}), or -1
+     * when no thread's is readable; the thread list is copied as {@link #threadCounts} copies it.
+     */
+    private static long lagMax(Object instance) {
+        Object list = field(instance, "threads");
+        if (!(list instanceof Collection)) {
+            return -1;
+        }
+        long max = -1;
+        try {
+            for (Object thread : new ArrayList<>((Collection<?>) list)) {
+                Object metrics = thread.getClass().getMethod("consumerMetrics").invoke(thread);
+                if (metrics instanceof Map) {
+                    max = Math.max(max, ProgressMetrics.lagMax((Map<?, ?>) metrics));
+                }
+            }
+            return max;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return -1;
         }
     }
 

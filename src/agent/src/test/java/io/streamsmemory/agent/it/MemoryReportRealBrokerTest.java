@@ -193,6 +193,18 @@ class MemoryReportRealBrokerTest {
         assertThat(streams.get("plannedRecordCacheBytes").asText())
                 .isEqualTo(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
         assertThat(report.get("recordCacheSource").asText()).isEqualTo("plan");
+        // What a tuning step is judged by (issue 64): the records processed, the process's CPU time, and the main
+        // consumers' lag (the application has fetched, so its records-lag-max has a value).
+        assertThat(streams.get("processedRecords").asLong())
+                .as("streams.processedRecords")
+                .isPositive();
+        assertThat(report.at("/process/processCpuNanos").asLong())
+                .as("process.processCpuNanos")
+                .isPositive();
+        assertThat(streams.has("consumerLagRecords"))
+                .as("streams.consumerLagRecords")
+                .isTrue();
+        assertThat(streams.get("consumerLagRecords").asLong()).isGreaterThanOrEqualTo(0);
         JsonNode rocksdb = report.get("rocksdb");
         assertThat(rocksdb.get("blockCacheCapacityBytes").asLong())
                 .isEqualTo(planned.allocation().rocksdb().blockCacheCapacityBytes());

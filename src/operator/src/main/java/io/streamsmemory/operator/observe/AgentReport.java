@@ -7,7 +7,10 @@ import java.io.IOException;
 
 /**
  * The figures the operator uses from one pod's agent report ({@code GET /report}, see src/agent/README.md); a
- * figure the agent could not read is null, never 0.
+ * figure the agent could not read is null, never 0. An agent older than a figure leaves it out: null too.
+ *
+ * @param progress the pod's counters of work done, for its CPU per record over a window ({@link CpuPerRecordWindow});
+ *                 null unless Kafka Streams runs and the agent reports its uptime, CPU time and records processed
  */
 public record AgentReport(
         String allocationHash,
@@ -33,7 +36,8 @@ public record AgentReport(
         TuningSignals tuning,
         String kafkaStreamsVersion,
         HeapOverride heapOverride,
-        HeapState heapState) {
+        HeapState heapState,
+        Progress progress) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
 
@@ -94,7 +98,10 @@ public record AgentReport(
                                 number(root, "rocksdb", "writeStallMillis"),
                                 number(root, "rocksdb", "flushes"),
                                 number(root, "rocksdb", "flushedBytes"),
-                                number(root, "process", "storageReadBytes"))
+                                number(root, "process", "storageReadBytes"),
+                                number(streams, null, "consumerLagRecords"),
+                                number(root, "process", "processCpuNanos"),
+                                number(streams, null, "processedRecords"))
                         : null,
                 // The version the application's jar says, read once Kafka Streams runs (an agent older than the
                 // field leaves it out: the fact stays declared or on its default).
@@ -106,7 +113,53 @@ public record AgentReport(
                                 text(root.path("heapFlag")),
                                 number(root, "jvm", "heapMaxBytes"),
                                 number(root, "jvm", "plannedHeapMaxBytes")),
-                HeapState.parse(root));
+                HeapState.parse(root),
+                Progress.of(
+                        number(root, "jvm", "uptimeMillis"),
+                        number(root, "process", "processCpuNanos"),
+                        number(streams, null, "processedRecords")));
+    }
+
+    /**
+     * What a pod has done since its JVM started, as counters: its uptime, the CPU time its process used and the
+     * records its stream threads processed.
+     */
+    record Progress(long uptimeMillis, long processCpuNanos, long processedRecords) {
+        static Progress of(Long uptimeMillis, Long processCpuNanos, Long processedRecords) {
+            return uptimeMillis == null || processCpuNanos == null || processedRecords == null
+                    ? null
+                    : new Progress(uptimeMillis, processCpuNanos, processedRecords);
+        }
+    }
+
+    /** This report with its tuning signals replaced (the CPU per record over a window, say). */
+    AgentReport withTuning(TuningSignals signals) {
+        return new AgentReport(
+                allocationHash,
+                rssBytes,
+                rssPeakBytes,
+                cgroupCurrentBytes,
+                cgroupPeakBytes,
+                oomKills,
+                heapUsedBytes,
+                blockCacheUsageBytes,
+                rocksDbInstances,
+                activeTasks,
+                standbyTasks,
+                streamThreads,
+                instances,
+                unexplainedBytes,
+                loadedClasses,
+                metaspaceUsedBytes,
+                recordCacheBytes,
+                recordCacheSource,
+                jvmCaps,
+                capHit,
+                signals,
+                kafkaStreamsVersion,
+                heapOverride,
+                heapState,
+                progress);
     }
 
     /**

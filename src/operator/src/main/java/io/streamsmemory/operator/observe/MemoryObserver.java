@@ -42,6 +42,9 @@ public final class MemoryObserver implements AutoCloseable {
     private final Map<String, WorkloadObservation> lastRound = new ConcurrentHashMap<>();
     private final Map<String, PeakWindow> peaks = new ConcurrentHashMap<>();
     private final Map<String, TopologyWindow> topologies = new ConcurrentHashMap<>();
+    /** Per pod ({@code namespace/name}): its CPU per record over the settle time, what a tuning step is judged by. */
+    private final Map<String, CpuPerRecordWindow> cpuPerRecord = new ConcurrentHashMap<>();
+
     private final KubeletOomKills oomKills;
     /** The last round's crash loops, by workload: the pods' statuses as they are now. */
     private volatile Map<String, CrashLoop> crashLoops = Map.of();
@@ -140,7 +143,8 @@ public final class MemoryObserver implements AutoCloseable {
             String workload = workloadOfPod.get(read.getKey());
             WorkloadObservation sofar = round.getOrDefault(workload, WorkloadObservation.none());
             try {
-                AgentReport report = read.getValue().get(settings.timeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+                AgentReport report = overWindow(
+                        read.getKey(), read.getValue().get(settings.timeout().toMillis() * 2, TimeUnit.MILLISECONDS));
                 round.put(workload, sofar.with(report));
                 reports.computeIfAbsent(workload, k -> new ArrayList<>()).add(report);
                 peaks.computeIfAbsent(workload, k -> new PeakWindow(settings.window()))
@@ -164,6 +168,18 @@ public final class MemoryObserver implements AutoCloseable {
         lastRound.putAll(round);
         peaks.keySet().retainAll(round.keySet());
         topologies.keySet().retainAll(round.keySet());
+        cpuPerRecord.keySet().retainAll(reads.keySet());
+    }
+
+    /** The report with its CPU per record taken over the pod's window, when the window has one. */
+    private AgentReport overWindow(String pod, AgentReport report) {
+        if (report.progress() == null || report.tuning() == null) {
+            return report;
+        }
+        Double windowed = cpuPerRecord
+                .computeIfAbsent(pod, k -> new CpuPerRecordWindow(settings.settle()))
+                .add(report.progress());
+        return report.withTuning(report.tuning().withCpuNanosPerRecord(windowed));
     }
 
     /** The workload controlling the pod, as {@code namespace/kind/name}. */

@@ -51,7 +51,7 @@ final class WorkloadRows {
         row.setSplitTuning(
                 tuned.decision().message() != null
                         ? tuned.decision().message()
-                        : tuned.state().reason());
+                        : tuned.state().said());
         List<String> provisional = topology.provisional();
         row.setProvisionalFacts(provisional.isEmpty() ? null : provisional);
         row.setReplicaRange(range.text());

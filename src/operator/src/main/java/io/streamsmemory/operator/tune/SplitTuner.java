@@ -21,8 +21,9 @@ import java.util.Set;
 /**
  * The rules by which the operator moves a workload's split from what its pods show (docs/model.md, "Tuning the
  * split"). One bounded step per judgement: the engine then plans the whole pod again, so the total never changes;
- * the pods running the step judge it by the figure that took it, and a step that did not improve that figure is
- * undone and its signal not acted on again until the policy changes. A share the user forced is never moved, and a
+ * the pods running the step judge it by what the user sees (the consumer lag of an application behind its input, the
+ * CPU per record of one that keeps up; the figure that took it when neither is known), and a step that did not help
+ * is undone and its signal not acted on again until the policy changes. A share the user forced is never moved, and a
  * moved share never moves back. Pure: the reconciler feeds it and publishes what it returns.
  */
 public final class SplitTuner {
@@ -34,8 +35,20 @@ public final class SplitTuner {
     static final long SMALL_FLUSH_DIVISOR = 4;
     /** More than this read from storage a second: blocks the cache does not hold are read again and again. */
     static final double STORAGE_READS_MAX = 16.0 * MiB;
-    /** A step helped when its figure moved this much the right way. */
+    /** A step helped when its figure moved this much the right way (the rule when the user's figures are unknown). */
     static final double IMPROVEMENT = 0.10;
+    /**
+     * An application whose main consumers trail their input by more records than this is behind: ten polls of Kafka
+     * Streams' {@code max.poll.records} (1,000). One that keeps up trails by what arrives between two fetches, a poll's
+     * worth or less, so above ten the input waits on the application and a step is judged by whether the lag grew.
+     */
+    static final long BEHIND_LAG_RECORDS = 10_000;
+    /**
+     * An application that keeps up is helped by a step that lowers its CPU per record by this much: less is within
+     * the spread of one configuration's repeats (132 to 145 CPU us per record at 1 GiB, docs/benchmarks.md), so two
+     * JVMs' runs of the settle time each could not tell it from noise, and a kept share never moves back.
+     */
+    static final double CPU_PER_RECORD_FALL = 0.05;
 
     static final double WRITE_BUFFER_STEP = 1.0 / 12;
     static final double FRACTION_STEP = 0.05;
@@ -106,7 +119,16 @@ public final class SplitTuner {
                         percent(from),
                         percent(to),
                         now);
-                Step step = new Step(signal, figure, share, direction, state.split(), state.reason(), now.toString());
+                Step step = new Step(
+                        signal,
+                        figure,
+                        share,
+                        direction,
+                        state.split(),
+                        state.reason(),
+                        now.toString(),
+                        signals.consumerLagRecords(),
+                        signals.cpuNanosPerRecord());
                 return new Decision(
                         new TuningState(
                                 state.generation(),
@@ -123,25 +145,46 @@ public final class SplitTuner {
         return Decision.none(state);
     }
 
-    /** The pending step judged by its own figure on the pods that run it. */
+    /**
+     * The pending step judged on the pods that run it by what the user sees: an application behind its input (its lag
+     * over {@link #BEHIND_LAG_RECORDS} before or after the step) keeps the step only if its lag did not grow; one that
+     * keeps up (or whose lag is unknown) only if its CPU per record fell by {@link #CPU_PER_RECORD_FALL}. A step taken
+     * with either known waits until the pods running it show it too; one taken with neither (an agent older than these
+     * figures) is judged by the figure that took it, which explains the step in every case.
+     */
     private static Decision judge(TuningState state, TuningSignals signals) {
         Step step = state.pending();
         Double figure = figure(step.signal(), signals);
-        if (figure == null) {
-            return Decision.none(state);
+        Verdict verdict = byLag(step, signals);
+        if (verdict == null) {
+            verdict = byCpuPerRecord(step, signals);
         }
-        boolean improved = step.signal() == Signal.SMALL_FLUSHES
-                ? figure >= step.figureBefore() * (1 + IMPROVEMENT)
-                : figure <= step.figureBefore() * (1 - IMPROVEMENT);
-        String change = String.format(
-                Locale.ROOT,
-                "%s %s -> %s",
-                signalName(step.signal()),
-                figureText(step.signal(), step.figureBefore()),
-                figureText(step.signal(), figure));
-        if (improved) {
+        if (verdict == null) {
+            if (figure == null || step.lagBefore() != null || step.cpuPerRecordBefore() != null) {
+                // Known at the step, not yet on the pods running it (restoring their stores, nothing processed yet):
+                // the step waits for what the user sees rather than be judged by its own figure.
+                return Decision.none(state);
+            }
+            boolean improved = step.signal() == Signal.SMALL_FLUSHES
+                    ? figure >= step.figureBefore() * (1 + IMPROVEMENT)
+                    : figure <= step.figureBefore() * (1 - IMPROVEMENT);
+            verdict = new Verdict(
+                    improved,
+                    String.format(
+                            Locale.ROOT,
+                            "%s%s (decided by it: neither the consumer lag nor the CPU per record known)",
+                            change(step, figure),
+                            improved ? "" : String.format(Locale.ROOT, ", not %.0f%% better", IMPROVEMENT * 100)));
+        } else {
+            String explanation = figure == null ? signalName(step.signal()) + " not reported" : change(step, figure);
+            verdict = new Verdict(verdict.helped(), verdict.why() + "; " + explanation);
+        }
+        if (verdict.helped()) {
             Map<Share, Integer> directions = new HashMap<>(state.directions());
             directions.put(step.share(), step.direction());
+            String message = String.format(
+                    "kept %s %s: %s",
+                    shareName(step.share()), percent(current(state.split(), step.share())), verdict.why());
             return new Decision(
                     new TuningState(
                             state.generation(),
@@ -150,14 +193,20 @@ public final class SplitTuner {
                             null,
                             state.undone(),
                             directions,
-                            state.splitHashes()),
+                            state.splitHashes(),
+                            message),
                     Kind.KEPT,
-                    String.format(
-                            "kept %s %s: %s",
-                            shareName(step.share()), percent(current(state.split(), step.share())), change));
+                    message);
         }
         Set<Signal> undone = EnumSet.of(step.signal());
         undone.addAll(state.undone());
+        String message = String.format(
+                "undid %s %s -> %s: %s; %s is not acted on again until the policy changes",
+                shareName(step.share()),
+                percent(current(step.from(), step.share())),
+                percent(current(state.split(), step.share())),
+                verdict.why(),
+                signalName(step.signal()));
         return new Decision(
                 new TuningState(
                         state.generation(),
@@ -166,16 +215,70 @@ public final class SplitTuner {
                         null,
                         undone,
                         state.directions(),
-                        List.of()),
+                        List.of(),
+                        message),
                 Kind.UNDONE,
+                message);
+    }
+
+    /** Whether a step helped the user, and the figure that says so, with its numbers. */
+    private record Verdict(boolean helped, String why) {}
+
+    /** By the consumer lag, when known before and after and the application is behind on either side; else null. */
+    private static Verdict byLag(Step step, TuningSignals signals) {
+        Long before = step.lagBefore();
+        Long after = signals.consumerLagRecords();
+        if (before == null || after == null || Math.max(before, after) <= BEHIND_LAG_RECORDS) {
+            return null;
+        }
+        boolean helped = after <= before;
+        return new Verdict(
+                helped,
                 String.format(
-                        "undid %s %s -> %s: %s, not %.0f%% better; %s is not acted on again until the policy changes",
-                        shareName(step.share()),
-                        percent(current(step.from(), step.share())),
-                        percent(current(state.split(), step.share())),
-                        change,
-                        IMPROVEMENT * 100,
-                        signalName(step.signal())));
+                        Locale.ROOT,
+                        "consumer lag %d -> %d records, %s (decided by it: behind, over %d records)",
+                        before,
+                        after,
+                        helped ? "did not grow" : "grew",
+                        BEHIND_LAG_RECORDS));
+    }
+
+    /** By the CPU per record, when known before and after (the application keeps up, or its lag is unknown). */
+    private static Verdict byCpuPerRecord(Step step, TuningSignals signals) {
+        Double before = step.cpuPerRecordBefore();
+        Double after = signals.cpuNanosPerRecord();
+        if (before == null || after == null) {
+            return null;
+        }
+        boolean helped = after <= before * (1 - CPU_PER_RECORD_FALL);
+        String state = step.lagBefore() != null && signals.consumerLagRecords() != null
+                ? String.format(
+                        Locale.ROOT, "keeping up, lag %d -> %d records", step.lagBefore(), signals.consumerLagRecords())
+                : "the consumer lag unknown";
+        return new Verdict(
+                helped,
+                String.format(
+                        Locale.ROOT,
+                        "CPU per record %s -> %s, %s %.0f%% lower (decided by it: %s)",
+                        micros(before),
+                        micros(after),
+                        helped ? "at least" : "not",
+                        CPU_PER_RECORD_FALL * 100,
+                        state));
+    }
+
+    /** The step's own figure, before and after. */
+    private static String change(Step step, double figure) {
+        return String.format(
+                Locale.ROOT,
+                "%s %s -> %s",
+                signalName(step.signal()),
+                figureText(step.signal(), step.figureBefore()),
+                figureText(step.signal(), figure));
+    }
+
+    private static String micros(double nanos) {
+        return String.format(Locale.ROOT, "%.1f us", nanos / 1000);
     }
 
     private static Double figure(Signal signal, TuningSignals s) {

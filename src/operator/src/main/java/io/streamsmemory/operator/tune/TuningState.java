@@ -25,6 +25,8 @@ import java.util.TreeSet;
  * @param directions   each moved share's direction (+1 or -1): a later step never moves it back
  * @param splitHashes  the allocations published with this split (the last {@value #SPLIT_HASHES}): a pod running
  *                     any of them runs this split, whatever else (learned JVM caps, say) its allocation has
+ * @param judged       the last judgement's message (kept or undone, and the figure that decided), until the next
+ *                     step: what the row says after it; null in a state written by an operator older than it
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record TuningState(
@@ -34,7 +36,8 @@ public record TuningState(
         Step pending,
         Set<Signal> undone,
         Map<Share, Integer> directions,
-        List<String> splitHashes) {
+        List<String> splitHashes,
+        String judged) {
     public static final TuningState NONE =
             new TuningState(0, Fractions.MODEL, null, null, Set.of(), Map.of(), List.of());
     static final int SPLIT_HASHES = 8;
@@ -49,6 +52,18 @@ public record TuningState(
         splitHashes = splitHashes == null ? List.of() : List.copyOf(splitHashes);
     }
 
+    /** A state with no judgement since its last step. */
+    public TuningState(
+            long generation,
+            Fractions split,
+            String reason,
+            Step pending,
+            Set<Signal> undone,
+            Map<Share, Integer> directions,
+            List<String> splitHashes) {
+        this(generation, split, reason, pending, undone, directions, splitHashes, null);
+    }
+
     /**
      * This state once {@code hash} is published: added to the split's hashes, or the only one when the split just
      * changed (the allocations before it ran another split).
@@ -59,7 +74,7 @@ public record TuningState(
             hashes.add(hash);
         }
         List<String> kept = hashes.subList(Math.max(0, hashes.size() - SPLIT_HASHES), hashes.size());
-        return new TuningState(generation, split, reason, pending, undone, directions, kept);
+        return new TuningState(generation, split, reason, pending, undone, directions, kept, judged);
     }
 
     /** The shares the tuner moves. */
@@ -100,7 +115,8 @@ public record TuningState(
 
     /**
      * A step being judged: the signal that took it and its figure before, the share it moved and which way, the split
-     * and reason to go back to, and when it was taken (ISO-8601).
+     * and reason to go back to, when it was taken (ISO-8601), and what the user saw before it: the consumer lag and
+     * the CPU nanoseconds per record, each null when unknown (and in a state written by an operator older than them).
      */
     public record Step(
             Signal signal,
@@ -109,7 +125,21 @@ public record TuningState(
             int direction,
             Fractions from,
             String fromReason,
-            String at) {}
+            String at,
+            Long lagBefore,
+            Double cpuPerRecordBefore) {
+        /** A step without the figures the user sees. */
+        public Step(
+                Signal signal,
+                double figureBefore,
+                Share share,
+                int direction,
+                Fractions from,
+                String fromReason,
+                String at) {
+            this(signal, figureBefore, share, direction, from, fromReason, at, null, null);
+        }
+    }
 
     /** The split for the engine, null while it is the model's. */
     public TunedSplit tunedSplit() {
@@ -117,6 +147,11 @@ public record TuningState(
             return null;
         }
         return new TunedSplit(split.rocksDb(), split.writeBuffers(), split.recordCache(), reason == null ? "" : reason);
+    }
+
+    /** What the row says of the tuning when nothing happened this round: the last judgement, else the split's reason. */
+    public String said() {
+        return judged != null ? judged : reason;
     }
 
     /** This state under {@code policyGeneration}: a newer generation keeps the split and forgets the rest. */

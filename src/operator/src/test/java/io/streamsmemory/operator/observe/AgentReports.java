@@ -84,7 +84,8 @@ final class AgentReports {
                 null,
                 null,
                 null,
-                heapState);
+                heapState,
+                null);
     }
 
     /** The pod's in-memory state as its agent reports it. */

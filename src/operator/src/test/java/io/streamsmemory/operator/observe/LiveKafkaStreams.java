@@ -188,6 +188,14 @@ final class LiveKafkaStreams implements AutoCloseable {
      * broker, same state directory); returns once its agent reports the new allocation with every task running.
      */
     void restartApp(String allocationJson) throws Exception {
+        restartApp(allocationJson, Map.of());
+    }
+
+    /** As above, the application's JVM started again with {@code moreEnv} besides its own (a slower application). */
+    void restartApp(String allocationJson, Map<String, String> moreEnv) throws Exception {
+        Map<String, String> env = new java.util.HashMap<>(appEnv);
+        env.putAll(moreEnv);
+        appEnv = Map.copyOf(env);
         Process app;
         synchronized (processes) {
             app = processes.remove(processes.size() - 1);

@@ -41,6 +41,56 @@ class ReportReaderTest {
         }
     }
 
+    /** Issue 64: what the user sees, the consumer lag and the CPU per record, next to the split's own figures. */
+    @Test
+    void theLagAndTheCpuPerRecordAreRead() {
+        AgentReport report = AgentReport.parse(("{\"formatVersion\":1,\"allocationHash\":\"abc\","
+                        + "\"process\":{\"rssBytes\":1000,\"processCpuNanos\":6000000000},"
+                        + "\"jvm\":{\"uptimeMillis\":600000,\"gcPauseMillis\":6000},"
+                        + "\"streams\":{\"streamThreads\":2,\"processedRecords\":50000,"
+                        + "\"consumerLagRecords\":12345}}")
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(report.tuning().consumerLagRecords()).isEqualTo(12_345L);
+        // Over the JVM's life, until the observer has a window of reports from it.
+        assertThat(report.tuning().cpuNanosPerRecord()).isEqualTo(120_000.0);
+        assertThat(report.tuning().gcShare()).isEqualTo(0.01);
+        assertThat(report.progress()).isEqualTo(new AgentReport.Progress(600_000, 6_000_000_000L, 50_000));
+    }
+
+    /** An agent older than issue 64 leaves the user's figures out: its report still reads, and they are unknown. */
+    @Test
+    void anOlderAgentsReportWithoutThemIsReadAndTheyAreUnknown() {
+        AgentReport report = AgentReport.parse(("{\"formatVersion\":1,\"allocationHash\":\"abc\","
+                        + "\"process\":{\"rssBytes\":1000},\"jvm\":{\"uptimeMillis\":600000,\"gcPauseMillis\":6000},"
+                        + "\"streams\":{\"streamThreads\":2}}")
+                .getBytes(StandardCharsets.UTF_8));
+        assertThat(report.tuning().gcShare()).isEqualTo(0.01);
+        assertThat(report.tuning().consumerLagRecords()).isNull();
+        assertThat(report.tuning().cpuNanosPerRecord()).isNull();
+        assertThat(report.progress()).isNull();
+    }
+
+    /**
+     * The CPU per record over the last settle time of one pod's reports: the pod's life at first, then the newest
+     * window, started again when the JVM restarts.
+     */
+    @Test
+    void theCpuPerRecordIsTakenOverTheWindowOfOnePodsReports() {
+        CpuPerRecordWindow window = new CpuPerRecordWindow(Duration.ofMinutes(10));
+        assertThat(window.add(new AgentReport.Progress(60_000, 50_000_000_000L, 100_000)))
+                .as("one report: no window yet")
+                .isNull();
+        assertThat(window.add(new AgentReport.Progress(360_000, 53_000_000_000L, 130_000)))
+                .isEqualTo(100_000.0);
+        window.add(new AgentReport.Progress(660_000, 56_000_000_000L, 160_000));
+        // The window reaches back to the newest report at least 10 minutes old (at 360 s), and no further.
+        assertThat(window.add(new AgentReport.Progress(960_000, 57_000_000_000L, 190_000)))
+                .isEqualTo(4_000_000_000.0 / 60_000);
+        assertThat(window.add(new AgentReport.Progress(5_000, 1_000_000_000L, 10)))
+                .as("a restarted JVM starts the window again")
+                .isNull();
+    }
+
     @Test
     void aJvmWhoseKafkaStreamsHasNotStartedSaysNothingOfTheTopology() throws Exception {
         try (Server server = new Server(

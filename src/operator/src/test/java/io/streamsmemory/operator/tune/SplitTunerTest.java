@@ -186,4 +186,140 @@ class SplitTunerTest {
                 .isEqualTo(TuningState.NONE);
         assertThat(TuningState.parse(null)).isEqualTo(TuningState.NONE);
     }
+
+    // Issue 64: a step is judged by what the user sees; the figure that took it only explains it.
+
+    /** Writes stalled 30% of the time, with what the user sees at the step. */
+    private static TuningSignals stalledSeeing(Long lag, Double cpuNanosPerRecord) {
+        return new TuningSignals("h1", SETTLED, 0.01, 0.30, 3 * MiB, 0.0, lag, cpuNanosPerRecord);
+    }
+
+    /** The pods running the step: their stalls, lag and CPU per record. */
+    private static TuningSignals afterTheStep(double stallShare, Long lag, Double cpuNanosPerRecord) {
+        return new TuningSignals("h1", SETTLED, 0.01, stallShare, 3 * MiB, 0.0, lag, cpuNanosPerRecord);
+    }
+
+    @Test
+    void theStepRecordsWhatTheUserSawAndTheAnnotationKeepsIt() {
+        Decision step = decide(START, stalledSeeing(50_000L, 120_000.0));
+        assertThat(step.state().pending().lagBefore()).isEqualTo(50_000L);
+        assertThat(step.state().pending().cpuPerRecordBefore()).isEqualTo(120_000.0);
+        assertThat(TuningState.parse(step.state().annotation())).isEqualTo(step.state());
+    }
+
+    @Test
+    void behindItsInputAStepAfterWhichTheLagGrewIsUndoneThoughItsOwnFigureImproved() {
+        Decision step = decide(START, stalledSeeing(50_000L, 120_000.0));
+        Decision undone = decide(step.state(), afterTheStep(0.10, 80_000L, 100_000.0));
+        assertThat(undone.kind()).isEqualTo(Kind.UNDONE);
+        assertThat(undone.state().split()).isEqualTo(Fractions.MODEL);
+        assertThat(undone.state().undone()).containsExactly(Signal.WRITE_STALLS);
+        assertThat(undone.message())
+                .isEqualTo("undid write buffers' share of the block cache 33.3% -> 41.7%: consumer lag 50000 -> 80000"
+                        + " records, grew (decided by it: behind, over 10000 records); write stalls 30.0% -> 10.0%;"
+                        + " write stalls is not acted on again until the policy changes");
+        // The row says it until the next step, also from the annotation a restarted operator reads.
+        assertThat(undone.state().said()).isEqualTo(undone.message());
+        assertThat(TuningState.parse(undone.state().annotation()).said()).isEqualTo(undone.message());
+        Decision next = decide(undone.state(), new TuningSignals("h1", SETTLED, 0.25, 0.0, 3 * MiB, 0.0));
+        assertThat(next.kind()).isEqualTo(Kind.STEP);
+        assertThat(next.state().said()).isEqualTo(next.message());
+    }
+
+    @Test
+    void behindItsInputAStepAfterWhichTheLagDidNotGrowIsKeptThoughItsOwnFigureDidNotMove() {
+        Decision step = decide(START, stalledSeeing(50_000L, 120_000.0));
+        Decision kept = decide(step.state(), afterTheStep(0.29, 20_000L, 130_000.0));
+        assertThat(kept.kind()).isEqualTo(Kind.KEPT);
+        assertThat(kept.state().split().writeBuffers()).isEqualTo(0.417);
+        assertThat(kept.message())
+                .isEqualTo("kept write buffers' share of the block cache 41.7%: consumer lag 50000 -> 20000 records,"
+                        + " did not grow (decided by it: behind, over 10000 records); write stalls 30.0% -> 29.0%");
+    }
+
+    @Test
+    void anApplicationThatFellBehindAfterTheStepJudgesItByItsLag() {
+        Decision step = decide(START, stalledSeeing(500L, 120_000.0));
+        Decision undone = decide(step.state(), afterTheStep(0.10, 40_000L, 90_000.0));
+        assertThat(undone.kind()).isEqualTo(Kind.UNDONE);
+        assertThat(undone.message()).contains("consumer lag 500 -> 40000 records, grew");
+    }
+
+    @Test
+    void keepingUpAStepAfterWhichTheCpuPerRecordFellIsKept() {
+        Decision step = decide(START, stalledSeeing(500L, 120_000.0));
+        Decision kept = decide(step.state(), afterTheStep(0.29, 900L, 108_000.0));
+        assertThat(kept.kind()).isEqualTo(Kind.KEPT);
+        assertThat(kept.message())
+                .isEqualTo("kept write buffers' share of the block cache 41.7%: CPU per record 120.0 us -> 108.0 us,"
+                        + " at least 5% lower (decided by it: keeping up, lag 500 -> 900 records);"
+                        + " write stalls 30.0% -> 29.0%");
+    }
+
+    @Test
+    void keepingUpAStepAfterWhichTheCpuPerRecordRoseOrBarelyFellIsUndone() {
+        Decision step = decide(START, stalledSeeing(500L, 120_000.0));
+        Decision rose = decide(step.state(), afterTheStep(0.05, 300L, 130_000.0));
+        assertThat(rose.kind()).isEqualTo(Kind.UNDONE);
+        assertThat(rose.message())
+                .isEqualTo("undid write buffers' share of the block cache 33.3% -> 41.7%: CPU per record 120.0 us ->"
+                        + " 130.0 us, not 5% lower (decided by it: keeping up, lag 500 -> 300 records);"
+                        + " write stalls 30.0% -> 5.0%; write stalls is not acted on again until the policy changes");
+        assertThat(decide(step.state(), afterTheStep(0.05, 300L, 116_000.0)).kind())
+                .as("3% lower: within the noise")
+                .isEqualTo(Kind.UNDONE);
+    }
+
+    @Test
+    void withoutTheLagTheCpuPerRecordDecides() {
+        Decision step = decide(START, stalledSeeing(null, 120_000.0));
+        Decision kept = decide(step.state(), afterTheStep(0.29, null, 100_000.0));
+        assertThat(kept.kind()).isEqualTo(Kind.KEPT);
+        assertThat(kept.message())
+                .contains("CPU per record 120.0 us -> 100.0 us, at least 5% lower (decided by it:"
+                        + " the consumer lag unknown)");
+    }
+
+    @Test
+    void aStepTakenWithTheUsersFiguresWaitsForThemOnThePodsRunningIt() {
+        Decision step = decide(START, stalledSeeing(50_000L, 120_000.0));
+        // Restarted on the step and still restoring: no fetch, nothing processed, no stall.
+        Decision restoring = decide(step.state(), afterTheStep(0.0, null, null));
+        assertThat(restoring.kind()).isEqualTo(Kind.NONE);
+        assertThat(restoring.state()).isEqualTo(step.state());
+        assertThat(decide(step.state(), afterTheStep(0.0, 90_000L, null)).kind())
+                .as("then its lag is known, and grew")
+                .isEqualTo(Kind.UNDONE);
+    }
+
+    @Test
+    void withoutTheUsersFiguresTheStepsOwnFigureDecidesAndTheMessageSaysSo() {
+        Decision step = decide(START, stalledSeeing(null, null));
+        Decision kept = decide(step.state(), afterTheStep(0.10, 80_000L, 200_000.0));
+        assertThat(kept.kind()).as("known after the step only: not comparable").isEqualTo(Kind.KEPT);
+        assertThat(kept.message())
+                .isEqualTo("kept write buffers' share of the block cache 41.7%: write stalls 30.0% -> 10.0% (decided"
+                        + " by it: neither the consumer lag nor the CPU per record known)");
+        Decision undone = decide(step.state(), afterTheStep(0.28, null, null));
+        assertThat(undone.kind()).isEqualTo(Kind.UNDONE);
+        assertThat(undone.message())
+                .contains("write stalls 30.0% -> 28.0%, not 10% better (decided by it: neither the consumer lag nor"
+                        + " the CPU per record known)");
+    }
+
+    /** A state the operator before issue 64 wrote: its pending step has no lag or CPU; it reads, the old rule judges. */
+    @Test
+    void aStepWrittenByThePreviousOperatorStillReadsAndItsOwnFigureJudgesIt() {
+        String previous = "{\"generation\":1,\"split\":{\"writeBuffers\":0.417},\"reason\":\"stalls\","
+                + "\"pending\":{\"signal\":\"WRITE_STALLS\",\"figureBefore\":0.3,\"share\":\"WRITE_BUFFERS\","
+                + "\"direction\":1,\"from\":{},\"at\":\"2026-12-04T18:00:00Z\"},\"splitHashes\":[\"h1\"]}";
+        TuningState state = TuningState.parse(previous);
+        assertThat(state.pending()).isNotNull();
+        assertThat(state.pending().lagBefore()).isNull();
+        assertThat(state.pending().cpuPerRecordBefore()).isNull();
+        assertThat(state.split().writeBuffers()).isEqualTo(0.417);
+        Decision kept = decide(state, afterTheStep(0.10, 500L, 100_000.0));
+        assertThat(kept.kind()).isEqualTo(Kind.KEPT);
+        assertThat(kept.message()).contains("neither the consumer lag nor the CPU per record known");
+    }
 }
