@@ -65,8 +65,8 @@ class PlanCommandTest {
     void instancesDivideTheRecordCacheAmongKafkaStreamsInstances() throws Exception {
         // The share forced, so no per-thread cap applies and the division shows (capped, each instance keeps at
         // least Kafka's 10 MiB: AllocationEngineExamplesTest).
-        JsonNode one = JSON.readTree(
-                plan(typical("2", "--output", "json", "--record-cache-fraction", "0.2")).out());
+        JsonNode one = JSON.readTree(plan(typical("2", "--output", "json", "--record-cache-fraction", "0.2"))
+                .out());
         Run run = plan(typical("2", "--output", "json", "--instances", "2", "--record-cache-fraction", "0.2"));
         assertThat(run.exitCode()).isZero();
         JsonNode two = JSON.readTree(run.out());

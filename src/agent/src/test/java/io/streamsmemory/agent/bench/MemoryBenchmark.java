@@ -161,7 +161,8 @@ public final class MemoryBenchmark {
             "agent+write-buffers-50",
             "agent+record-cache-5",
             "agent+record-cache-20",
-            "agent+kafka-filters");
+            "agent+kafka-filters",
+            "agent+rocksdb-65");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
                     List.of(UNBOUNDED, KAFKA_DEFAULTS),
@@ -854,8 +855,9 @@ public final class MemoryBenchmark {
      *   <li>{@code agent+direct-io}: the same plan, the application's setter writing flushes and compactions past the
      *       page cache ({@code use_direct_io_for_flush_and_compaction}), so the little page cache a pod's limit leaves
      *       keeps the blocks reads need rather than files just written.
-     *   <li>{@code agent+rocksdb-55}: the plan with {@code spec.overrides.rocksDbFraction} 0.55 instead of 0.40: a
-     *       smaller heap, a larger block cache for data blocks (and its third for memtables).
+     *   <li>{@code agent+rocksdb-55}, {@code agent+rocksdb-65}: the plan with {@code spec.overrides.rocksDbFraction}
+     *       0.55 or 0.65 instead of 0.40: a smaller heap, a larger block cache for data blocks (and its third for
+     *       memtables); at 1 GiB Flink's split (RocksDB at 0.4 of the process, the JVM's default heap) ran ahead.
      *   <li>{@code agent+write-buffers-42}, {@code agent+write-buffers-50}: the plan with the write buffers' share of
      *       the block cache at the split tuner's first and second steps (41.7% and 50% instead of 1/3), the data blocks
      *       giving it: what the operator's tuning does to a pod whose flushes are small or whose writes stall.
@@ -906,6 +908,8 @@ public final class MemoryBenchmark {
                 sizing, dir, agentJar, CANDIDATE_NAMES.get(10), Overrides.NONE.withRecordCacheFraction(0.20)));
         candidates.add(agentWithPlan(
                 CANDIDATE_NAMES.get(11), dir, sizing, agentJar, rocksDb -> rocksDb.put("lastLevelFilters", false)));
+        candidates.add(
+                overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(12), Overrides.NONE.withRocksDbFraction(0.65)));
         return candidates;
     }
 
