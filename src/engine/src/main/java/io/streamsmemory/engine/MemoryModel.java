@@ -174,10 +174,10 @@ public final class MemoryModel {
      * record cache's share ({@code spec.overrides.recordCacheFraction}); never less than Kafka's own default
      * ({@link #RECORD_CACHE_DEFAULT}) for an instance. The cache saves a RocksDB write and a downstream record only for
      * a key updated again before the next commit, and its entries are long-lived heap objects the collector copies and
-     * scans: at 4 GiB (issue 64) the plan's 81.6 MiB cache spent 35-38 s of a 360 s run in GC pauses where Kafka docs'
-     * config (Kafka's 10 MiB) spent 15, and the plan with its share at 5% of the heap (16 MiB at 4 threads, the
-     * figure this cap gives) paused 13 s and ran 18% faster over the whole run ({@code make bench-throughput
-     * BUDGETS=4Gi CANDIDATES=true}, one run, 2026-12-04). Below about 2 GiB the share stays under the cap.
+     * scans. At 4 GiB the plan with the model's 20% uncapped (an 81.6 MiB cache for 4 threads) ran at 0.688 of the rate
+     * of the plan with this cap (16 MiB), its GC pauses 15% of the run against 6.8% ({@code make bench-throughput
+     * BUDGETS=4Gi CANDIDATES=true}, {@code agent+record-cache-20}, medians of three repeats, 2026-12-07). For 4 stream
+     * threads the cap binds from about 1 GiB up.
      */
     public static final long RECORD_CACHE_MAX_PER_THREAD = 4 * MiB;
     /** Input buffers get at most 1/6 of what record cache and clients leave, so the application keeps at least half. */

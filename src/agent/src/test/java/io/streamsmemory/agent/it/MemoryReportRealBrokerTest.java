@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamsmemory.agent.report.LocalHttp;
+import io.streamsmemory.engine.MemoryModel;
+import io.streamsmemory.engine.Overrides;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -51,7 +53,13 @@ class MemoryReportRealBrokerTest {
 
     @BeforeAll
     void writeAllocation() throws Exception {
-        planned = PlannedWork.fresh("it-report", FACTS);
+        // The record cache's share forced to the model's 20%: capped, 2 stream threads get Kafka's own 10 MiB, and
+        // anUnsetRecordCacheRunsOnThePlansWhenTheHeapHoldsIt needs a planned cache Kafka's default can be told from.
+        planned = PlannedWork.fresh(
+                "it-report",
+                FACTS.toBuilder()
+                        .overrides(Overrides.NONE.withRecordCacheFraction(MemoryModel.RECORD_CACHE_FRACTION))
+                        .build());
     }
 
     /** The two Kafka Streams lines the agent is tested against (the app's Kafka version varies 3.9 to 4.x). */
