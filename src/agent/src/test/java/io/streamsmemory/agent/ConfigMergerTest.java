@@ -167,6 +167,8 @@ class ConfigMergerTest {
                             + " (the plan's record cache, smaller than the application's)");
         });
         assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+        // A larger value of its own is still the application's setting, reported as such.
+        assertThat(result.recordCache().applicationBytes()).isEqualTo(1073741824L);
     }
 
     @Test
@@ -183,6 +185,7 @@ class ConfigMergerTest {
                     .contains("statestore.cache.max.bytes: 10485760 (default) -> " + planned
                             + " (the plan's record cache; the heap in force holds it)");
             assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+            assertThat(result.recordCache().applicationBytes()).isEqualTo(ConfigMerger.RecordCache.UNSET);
         }
         // Merged again (Kafka Streams builds configs from configs): nothing changes, the plan's value stays the plan's.
         ConfigMerger.Result again =
@@ -203,6 +206,8 @@ class ConfigMergerTest {
             assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.APPLICATION);
             assertThat(result.recordCache().reason())
                     .contains("smaller than the plan's " + alloc("statestore.cache.max.bytes"));
+            // What the operator plans the heap for: the application's own value, as a number.
+            assertThat(result.recordCache().applicationBytes()).isEqualTo(Long.parseLong(own.toString()));
         }
     }
 

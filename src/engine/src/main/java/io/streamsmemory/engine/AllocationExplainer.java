@@ -411,7 +411,13 @@ final class AllocationExplainer {
                                         + "lookup of a new key then reads a data block), unless the application's "
                                         + "setter chose"
                                 : "",
-                        tuned(s)),
+                        tuned(s)
+                                + (s.split().applicationCacheReleasedMiB() > 0
+                                        ? String.format(
+                                                "; with the %d MiB of heap the application's own smaller record cache "
+                                                        + "does not take",
+                                                s.split().applicationCacheReleasedMiB())
+                                        : "")),
                 s.rocksDb().lastLevelFilters()
                         ? Map.of(
                                 "env.background_threads.high",
@@ -510,34 +516,40 @@ final class AllocationExplainer {
         streamsConfig.putAll(config);
         String reason = !Sizing.hasStores(facts)
                 ? "no state stores: the record cache would hold nothing"
-                : shares.capped()
+                : s.split().applicationCacheReleasedMiB() > 0
                         ? String.format(
-                                "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache "
-                                        + "saves writes only for keys updated again within a commit interval, and "
-                                        + "its entries cost the collector (measured at 4 GiB); %s for each of %d "
-                                        + "instance(s), split over %d stream threads",
-                                format(RECORD_CACHE_MAX_PER_THREAD),
-                                format(RECORD_CACHE_DEFAULT),
+                                "the application's own %s per instance, which the agent keeps: the %d MiB of heap the "
+                                        + "plan's would have taken beyond it went to RocksDB",
                                 format(shares.recordCachePerInstance()),
-                                instances,
-                                facts.streamThreads())
-                        : instances == 1
+                                s.split().applicationCacheReleasedMiB())
+                        : shares.capped()
                                 ? String.format(
-                                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                                + "take (1/%d); it splits it over the %d stream threads (%s each)",
-                                        shares.cacheFraction() * 100,
-                                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                        facts.streamThreads(),
-                                        format(shares.recordCache() / facts.streamThreads()))
-                                : String.format(
-                                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                                + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
-                                                + "Kafka Streams splits over its %d stream threads)",
-                                        shares.cacheFraction() * 100,
-                                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                        instances,
+                                        "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache "
+                                                + "saves writes only for keys updated again within a commit interval, and "
+                                                + "its entries cost the collector (measured at 4 GiB); %s for each of %d "
+                                                + "instance(s), split over %d stream threads",
+                                        format(RECORD_CACHE_MAX_PER_THREAD),
+                                        format(RECORD_CACHE_DEFAULT),
                                         format(shares.recordCachePerInstance()),
-                                        facts.streamThreads());
+                                        instances,
+                                        facts.streamThreads())
+                                : instances == 1
+                                        ? String.format(
+                                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                                        + "take (1/%d); it splits it over the %d stream threads (%s each)",
+                                                shares.cacheFraction() * 100,
+                                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                                                facts.streamThreads(),
+                                                format(shares.recordCache() / facts.streamThreads()))
+                                        : String.format(
+                                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
+                                                        + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
+                                                        + "Kafka Streams splits over its %d stream threads)",
+                                                shares.cacheFraction() * 100,
+                                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                                                instances,
+                                                format(shares.recordCachePerInstance()),
+                                                facts.streamThreads());
         return Part.leaf("record-cache", shares.recordCache(), reason, config);
     }
 

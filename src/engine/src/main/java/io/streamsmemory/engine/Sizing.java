@@ -58,7 +58,9 @@ record Sizing(
     /**
      * Step 5: how RocksDB and the heap share the rest; the spare headroom is what a fixed heap leaves unused; the
      * learned write buffers are RocksDB's gain from learned JVM caps (part of {@code rocksDbMiB}), all of it memtables;
-     * the in-memory state is the heap the topology's in-memory stores and suppression buffers hold, set aside first.
+     * the in-memory state is the heap the topology's in-memory stores and suppression buffers hold, set aside first;
+     * the application cache's release is the heap the plan's record cache would have taken beyond the one the
+     * application sets itself, moved to RocksDB (part of {@code rocksDbMiB}).
      */
     record Split(
             long rocksDbMiB,
@@ -66,9 +68,29 @@ record Sizing(
             long spareHeadroomMiB,
             long heapBytes,
             long learnedWriteBuffersMiB,
-            long inMemoryStateMiB) {
+            long inMemoryStateMiB,
+            long applicationCacheReleasedMiB) {
         Split withLearnedWriteBuffers(long mib) {
-            return new Split(rocksDbMiB, dataHeapMiB, spareHeadroomMiB, heapBytes, mib, inMemoryStateMiB);
+            return new Split(
+                    rocksDbMiB,
+                    dataHeapMiB,
+                    spareHeadroomMiB,
+                    heapBytes,
+                    mib,
+                    inMemoryStateMiB,
+                    applicationCacheReleasedMiB);
+        }
+
+        /** {@code mib} of the heap's data part moved to RocksDB: the plan's record cache the application does not run. */
+        Split withHeapToRocksDb(long mib) {
+            return new Split(
+                    rocksDbMiB + mib,
+                    dataHeapMiB - mib,
+                    spareHeadroomMiB,
+                    heapBytes - mib * MiB,
+                    learnedWriteBuffersMiB,
+                    inMemoryStateMiB,
+                    mib);
         }
     }
 
@@ -160,8 +182,15 @@ record Sizing(
             split = split.withLearnedWriteBuffers(
                     Math.max(0, split.rocksDbMiB() - declared.split().rocksDbMiB()));
         }
+        HeapShares heapShares = heapShares(facts, overrides, topology, clients, split, null);
+        long released = releasedByApplicationCache(facts, overrides, planned, heapShares);
+        if (released > 0) {
+            // The application's own smaller record cache is what runs (the agent keeps it): the heap holds that much
+            // of the cache, and what the plan's would have taken beyond it goes to RocksDB's shared cache.
+            split = split.withHeapToRocksDb(released);
+            heapShares = heapShares(facts, overrides, topology, clients, split, facts.applicationRecordCacheBytes());
+        }
         RocksDbSettings rocksDb = rocksDb(facts, overrides, planned, split);
-        HeapShares heapShares = heapShares(facts, overrides, topology, clients, split);
         return new Sizing(facts, overrides, topology, planned, jvm, clients, uncommitted, split, rocksDb, heapShares);
     }
 
@@ -414,7 +443,7 @@ record Sizing(
             throw new DoesNotFit(
                     "HeapTooSmall", "the heap needs its %s floor but would be %s", remedy, HEAP_MIN_MIB * MiB, heap);
         }
-        return new Split(rocksDb, dataHeap, spareHeadroom, heap, 0, stateMiB);
+        return new Split(rocksDb, dataHeap, spareHeadroom, heap, 0, stateMiB, 0);
     }
 
     /**
@@ -518,9 +547,37 @@ record Sizing(
                 LAST_LEVEL_FILTERS);
     }
 
-    /** 7. The heap's data part: record cache, input buffers, and the application's own objects. */
+    /**
+     * Whole MiB of the heap the plan's record cache would take beyond the one the application sets itself
+     * ({@link WorkloadFacts#applicationRecordCacheBytes}); 0 when it sets none or a larger one, when the heap is fixed
+     * (the user chose its size), or without persistent stores (no RocksDB to take it).
+     */
+    private static long releasedByApplicationCache(
+            WorkloadFacts facts, Overrides overrides, Topology planned, HeapShares planShares) {
+        Long own = facts.applicationRecordCacheBytes();
+        if (own == null
+                || own >= planShares.recordCachePerInstance()
+                || overrides.heapBytes() != null
+                || planned.rocksDbInstances() == 0) {
+            return 0;
+        }
+        long heapPerInstance = (planShares.recordCachePerInstance() - own) * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
+        return heapPerInstance * facts.instancesPerPod() / MiB;
+    }
+
+    /**
+     * 7. The heap's data part: record cache, input buffers, and the application's own objects.
+     *
+     * @param applicationCache the record cache per instance the application sets itself, when the split already gave
+     *                         RocksDB what the plan's would have taken beyond it; null to plan the model's
+     */
     private static HeapShares heapShares(
-            WorkloadFacts facts, Overrides overrides, Topology topology, ClientIo clients, Split split)
+            WorkloadFacts facts,
+            Overrides overrides,
+            Topology topology,
+            ClientIo clients,
+            Split split,
+            Long applicationCache)
             throws DoesNotFit {
         long dataHeapBytes = split.dataHeapMiB() * MiB;
         double cacheFraction = TunedSplit.pick(
@@ -535,6 +592,9 @@ record Sizing(
         boolean capped = cacheHeapPerInstance > capPerInstance * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
         if (capped) {
             cacheHeapPerInstance = capPerInstance * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
+        }
+        if (applicationCache != null) {
+            cacheHeapPerInstance = applicationCache * RECORD_CACHE_HEAP_PER_COUNTED_BYTE;
         }
         // Kafka Streams counts a fraction of what its cache's entries take in the heap: the setting is that fraction
         // of the cache's share, the rest of the share holds what it does not count.

@@ -49,6 +49,11 @@ import java.util.Set;
  * @param inMemoryStateBytes  heap one pod's in-memory state stores and suppression buffers hold (declared, or the most
  *                            the pods were seen to hold); the heap gets a part of this size before the rest is split,
  *                            0 (the default) when the topology keeps its state in RocksDB only
+ * @param applicationRecordCacheBytes the record cache each KafkaStreams instance of the application sets itself
+ *                            ({@code statestore.cache.max.bytes}, 0 when it turns the cache off), declared or reported
+ *                            by its pods, or null when it leaves the cache to the plan. The agent keeps an
+ *                            application's smaller value (do no harm), so the plan holds heap only for that much and
+ *                            gives what it would have held to RocksDB, unless the heap is fixed
  */
 public record WorkloadFacts(
         long memoryBytes,
@@ -71,7 +76,8 @@ public record WorkloadFacts(
         @JsonInclude(JsonInclude.Include.NON_DEFAULT) long observedDirectMemoryBytes,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Set<JvmCap> uncappedJvmCaps,
         @JsonInclude(JsonInclude.Include.NON_NULL) TunedSplit tunedSplit,
-        @JsonInclude(JsonInclude.Include.NON_DEFAULT) long inMemoryStateBytes) {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) long inMemoryStateBytes,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Long applicationRecordCacheBytes) {
     /** The largest overrides {@link #validate} accepts (the policy's CRD declares the same maxima). */
     public static final double MAX_ROCKSDB_FRACTION = 0.9;
 
@@ -120,6 +126,7 @@ public record WorkloadFacts(
         builder.uncappedJvmCaps = uncappedJvmCaps;
         builder.tunedSplit = tunedSplit;
         builder.inMemoryStateBytes = inMemoryStateBytes;
+        builder.applicationRecordCacheBytes = applicationRecordCacheBytes;
         return builder;
     }
 
@@ -192,6 +199,9 @@ public record WorkloadFacts(
         }
         if (inMemoryStateBytes < 0) {
             problems.add("in-memory state must not be negative, got " + inMemoryStateBytes);
+        }
+        if (applicationRecordCacheBytes != null && applicationRecordCacheBytes < 0) {
+            problems.add("the application's record cache must not be negative, got " + applicationRecordCacheBytes);
         }
         if (observedDirectMemoryBytes < 0) {
             problems.add("observed direct memory must not be negative, got " + observedDirectMemoryBytes);
@@ -273,6 +283,7 @@ public record WorkloadFacts(
         private Set<JvmCap> uncappedJvmCaps = Set.of();
         private TunedSplit tunedSplit;
         private long inMemoryStateBytes;
+        private Long applicationRecordCacheBytes;
 
         public Builder memoryBytes(long value) {
             memoryBytes = value;
@@ -393,6 +404,12 @@ public record WorkloadFacts(
             return this;
         }
 
+        /** The record cache each instance of the application sets itself; null (the default) when it leaves it. */
+        public Builder applicationRecordCacheBytes(Long value) {
+            applicationRecordCacheBytes = value;
+            return this;
+        }
+
         public WorkloadFacts build() {
             return new WorkloadFacts(
                     memoryBytes,
@@ -415,7 +432,8 @@ public record WorkloadFacts(
                     observedDirectMemoryBytes,
                     uncappedJvmCaps,
                     tunedSplit,
-                    inMemoryStateBytes);
+                    inMemoryStateBytes,
+                    applicationRecordCacheBytes);
         }
     }
 }

@@ -93,20 +93,33 @@ public final class ConfigMerger {
             }
         }
 
+        /** {@link #applicationBytes} of an application that leaves the record cache to the plan. */
+        public static final long UNSET = -1;
+
         private final Source source;
         private final String reason;
+        private final Long applicationBytes;
 
-        RecordCache(Source source, String reason) {
+        RecordCache(Source source, String reason, Long applicationBytes) {
             this.source = source;
             this.reason = reason;
+            this.applicationBytes = applicationBytes;
         }
 
         public static RecordCache none(String reason) {
-            return new RecordCache(Source.NONE, reason);
+            return new RecordCache(Source.NONE, reason, null);
         }
 
         public Source source() {
             return source;
+        }
+
+        /**
+         * The record cache the application sets itself, {@link #UNSET} when it sets none, null when not known (no
+         * merge, or a value that is not a number): the operator plans the heap for the cache that runs.
+         */
+        public Long applicationBytes() {
+            return applicationBytes;
         }
 
         public String reason() {
@@ -312,16 +325,18 @@ public final class ConfigMerger {
                 skipNotANumber(target, raw);
                 return RecordCache.none("the application's record cache is not a number");
             }
+            Long own = from == null ? RecordCache.UNSET : current;
             boolean smaller = current != null && current >= 0 && current < bound;
             if (smaller && from != null) {
                 return new RecordCache(
                         RecordCache.Source.APPLICATION,
-                        "the application's own " + current + ", smaller than the plan's " + bound);
+                        "the application's own " + current + ", smaller than the plan's " + bound,
+                        own);
             }
             if (smaller && heapShortfall != null) {
                 String reason = "kept Kafka's default " + current + ", not the plan's " + bound + ": " + heapShortfall;
                 skipped.add(target + " (" + reason + ")");
-                return new RecordCache(RecordCache.Source.KAFKA_DEFAULT, reason);
+                return new RecordCache(RecordCache.Source.KAFKA_DEFAULT, reason, own);
             }
             boolean equal = current != null && current == bound;
             String reason;
@@ -337,7 +352,7 @@ public final class ConfigMerger {
                 out.put(target, Long.toString(bound));
                 changes.add(new Change(target, before(raw, from, target), Long.toString(bound), reason));
             }
-            return new RecordCache(RecordCache.Source.PLAN, reason);
+            return new RecordCache(RecordCache.Source.PLAN, reason, own);
         }
 
         void streamsKey(String key, long bound) {

@@ -86,6 +86,11 @@ final class MemoryReport {
             // Next to recordCacheBytes, the cache in force: the two differ when the plan's is not applied.
             streamsSection.put("plannedRecordCacheBytes", allocation.plannedRecordCacheBytes());
         }
+        Long applicationCache = AgentState.recordCache().applicationBytes();
+        if (applicationCache != null) {
+            // The application's own setting (-1: none): the plan holds heap for the cache that runs.
+            streamsSection.put("applicationRecordCacheBytes", applicationCache);
+        }
         sections.put("streams", streamsSection);
         HeapStateFigures heapState = StreamsInstances.watching() ? HeapStateFigures.read() : null;
         if (heapState != null) {

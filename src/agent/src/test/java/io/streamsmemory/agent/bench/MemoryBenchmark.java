@@ -162,7 +162,9 @@ public final class MemoryBenchmark {
             "agent+record-cache-5",
             "agent+record-cache-20",
             "agent+kafka-filters",
-            "agent+rocksdb-65");
+            "agent+rocksdb-65",
+            "agent+app-cache-0",
+            "agent+app-cache-0-planned");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
                     List.of(UNBOUNDED, KAFKA_DEFAULTS),
@@ -697,14 +699,18 @@ public final class MemoryBenchmark {
     private static AllocationResult plan(
             long budget, Shape shape, int threads, StoreCounts stores, Overrides overrides) {
         return new AllocationEngine()
-                .allocate(WorkloadFacts.builder()
-                        .memoryBytes(budget)
-                        .streamThreads(threads)
-                        .partitions(shape.partitions())
-                        .stores(stores)
-                        .loadedClasses(Integer.getInteger("bench.loadedClasses", LOADED_CLASSES))
-                        .overrides(overrides)
-                        .build());
+                .allocate(facts(budget, shape, threads, stores, overrides).build());
+    }
+
+    private static WorkloadFacts.Builder facts(
+            long budget, Shape shape, int threads, StoreCounts stores, Overrides overrides) {
+        return WorkloadFacts.builder()
+                .memoryBytes(budget)
+                .streamThreads(threads)
+                .partitions(shape.partitions())
+                .stores(stores)
+                .loadedClasses(Integer.getInteger("bench.loadedClasses", LOADED_CLASSES))
+                .overrides(overrides);
     }
 
     private static String xmx(AllocationDocument allocation) {
@@ -869,6 +875,10 @@ public final class MemoryBenchmark {
      *   <li>{@code agent+kafka-filters}: the same plan without Bloom filters on the last sorted run, as Kafka Streams
      *       4.2+ sets it ({@code optimize_filters_for_hits=true}; the plan's {@code lastLevelFilters} off): what the
      *       filters the plan keeps are worth.
+     *   <li>{@code agent+app-cache-0}: the plan, the application turning its record cache off itself
+     *       ({@code statestore.cache.max.bytes=0}, which the agent keeps) while the plan still holds heap for one; and
+     *       {@code agent+app-cache-0-planned}: the same application on the plan that knows it
+     *       ({@code WorkloadFacts.applicationRecordCacheBytes} 0), whose RocksDB gets that heap.
      *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
      *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
      *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
@@ -910,13 +920,30 @@ public final class MemoryBenchmark {
                 CANDIDATE_NAMES.get(11), dir, sizing, agentJar, rocksDb -> rocksDb.put("lastLevelFilters", false)));
         candidates.add(
                 overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(12), Overrides.NONE.withRocksDbFraction(0.65)));
+        List<String> cacheOff = List.of("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=0");
+        candidates.add(withOptions(agent, CANDIDATE_NAMES.get(13), cacheOff));
+        AllocationResult planned = new AllocationEngine()
+                .allocate(facts(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), Overrides.NONE)
+                        .applicationRecordCacheBytes(0L)
+                        .build());
+        candidates.add(withOptions(
+                planVariant(planned, dir, agentJar, CANDIDATE_NAMES.get(14)), CANDIDATE_NAMES.get(14), cacheOff));
         return candidates;
     }
 
     /** The agent on the plan with {@code overrides}, named {@code name}. */
     private static Variant overridden(Sizing sizing, Path dir, Path agentJar, String name, Overrides overrides)
             throws IOException {
-        AllocationResult result = plan(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), overrides);
+        return planVariant(
+                plan(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), overrides),
+                dir,
+                agentJar,
+                name);
+    }
+
+    /** The agent on {@code result}'s plan, named {@code name}. */
+    private static Variant planVariant(AllocationResult result, Path dir, Path agentJar, String name)
+            throws IOException {
         if (!result.ok()) {
             throw new IllegalStateException(name + " does not fit: " + result.message());
         }

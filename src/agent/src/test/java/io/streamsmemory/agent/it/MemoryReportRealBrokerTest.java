@@ -201,6 +201,8 @@ class MemoryReportRealBrokerTest {
         assertThat(streams.get("plannedRecordCacheBytes").asText())
                 .isEqualTo(planned.allocation().streamsConfig().get("statestore.cache.max.bytes"));
         assertThat(report.get("recordCacheSource").asText()).isEqualTo("plan");
+        // The application's own value, which the operator plans the heap for when it is the smaller.
+        assertThat(streams.get("applicationRecordCacheBytes").asLong()).isEqualTo(512L << 20);
         // What a tuning step is judged by (issue 64): the records processed, the process's CPU time, and the main
         // consumers' lag (the application has fetched, so its records-lag-max has a value).
         assertThat(streams.get("processedRecords").asLong())
@@ -263,6 +265,9 @@ class MemoryReportRealBrokerTest {
             assertThat(r.getProperty("totalCacheSize")).isEqualTo(Long.toString(inForce));
             assertThat(report.at("/streams/plannedRecordCacheBytes").asLong()).isEqualTo(plannedCache);
             assertThat(report.get("recordCacheSource").asText()).isEqualTo(source);
+            assertThat(report.at("/streams/applicationRecordCacheBytes").asLong())
+                    .as("an unset record cache is reported as -1")
+                    .isEqualTo(-1);
             assertThat(r.getProperty("mbean.RecordCacheSource")).isEqualTo(source);
             assertThat(samples(get(port, "/metrics").body()))
                     .containsEntry("streams_memory_agent_record_cache_source{source=\"" + source + "\"}", "1");

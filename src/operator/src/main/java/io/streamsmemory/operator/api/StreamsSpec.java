@@ -82,6 +82,13 @@ public class StreamsSpec {
             + "less than the published plan learned; none until they report.")
     private String inMemoryState;
 
+    @Pattern(StreamsMemoryPolicySpec.QUANTITY)
+    @JsonPropertyDescription("The record cache the application sets itself for each KafkaStreams instance "
+            + "(statestore.cache.max.bytes; 0 when it turns the cache off). The agent keeps an application's smaller "
+            + "value, so the heap holds only that much of the cache and RocksDB gets the rest. Unset: the largest the "
+            + "pods' agents report the application setting, none once a pod's application sets none.")
+    private String recordCache;
+
     public Integer getThreads() {
         return threads;
     }
@@ -168,5 +175,13 @@ public class StreamsSpec {
 
     public void setInMemoryState(String inMemoryState) {
         this.inMemoryState = inMemoryState;
+    }
+
+    public String getRecordCache() {
+        return recordCache;
+    }
+
+    public void setRecordCache(String recordCache) {
+        this.recordCache = recordCache;
     }
 }

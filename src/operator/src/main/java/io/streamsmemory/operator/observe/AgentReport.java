@@ -9,6 +9,8 @@ import java.io.IOException;
  * The figures the operator uses from one pod's agent report ({@code GET /report}, see src/agent/README.md); a
  * figure the agent could not read is null, never 0. An agent older than a figure leaves it out: null too.
  *
+ * @param applicationRecordCacheBytes the record cache the application sets itself, {@link #RECORD_CACHE_LEFT_TO_PLAN}
+ *                 when it sets none, null from an agent older than the figure
  * @param progress the pod's counters of work done, for its CPU per record over a window ({@link CpuPerRecordWindow});
  *                 null unless Kafka Streams runs and the agent reports its uptime, CPU time and records processed
  */
@@ -31,6 +33,7 @@ public record AgentReport(
         Long metaspaceUsedBytes,
         Long recordCacheBytes,
         String recordCacheSource,
+        Long applicationRecordCacheBytes,
         JvmCapsUse jvmCaps,
         String capHit,
         TuningSignals tuning,
@@ -40,6 +43,11 @@ public record AgentReport(
         Progress progress) {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int FORMAT_VERSION = 1;
+    /**
+     * {@link #applicationRecordCacheBytes} of an application that leaves the record cache to the plan (the agent
+     * writes -1): as large as any, so the most a workload's pods set is the plan's whenever one sets none.
+     */
+    public static final long RECORD_CACHE_LEFT_TO_PLAN = Long.MAX_VALUE;
 
     /** Reads a report; anything that is not one (garbage, another format version) is an IllegalArgumentException. */
     static AgentReport parse(byte[] body) {
@@ -75,6 +83,7 @@ public record AgentReport(
                 number(root, "jvm", "metaspaceUsedBytes"),
                 number(streams, null, "recordCacheBytes"),
                 text(root.path("recordCacheSource")),
+                applicationRecordCache(streams.path("applicationRecordCacheBytes")),
                 new JvmCapsUse(
                         // An agent older than the peaks reports only what is used now.
                         max(
@@ -153,6 +162,7 @@ public record AgentReport(
                 metaspaceUsedBytes,
                 recordCacheBytes,
                 recordCacheSource,
+                applicationRecordCacheBytes,
                 jvmCaps,
                 capHit,
                 signals,
@@ -225,6 +235,14 @@ public record AgentReport(
      * The RSS the JVM's pools and RocksDB do not explain, negative while committed memory (a heap grown on paper,
      * reserved stacks) is not all resident yet: kept as it is, so the figure and its growth show from the start.
      */
+    /** The agent's -1 is {@link #RECORD_CACHE_LEFT_TO_PLAN}; any other negative or non-number, unknown. */
+    private static Long applicationRecordCache(JsonNode node) {
+        if (!wholeLong(node) || node.asLong() < -1) {
+            return null;
+        }
+        return node.asLong() == -1 ? RECORD_CACHE_LEFT_TO_PLAN : node.asLong();
+    }
+
     private static Long signedNumber(JsonNode root, String field) {
         JsonNode node = root.path(field);
         return wholeLong(node) ? node.asLong() : null;

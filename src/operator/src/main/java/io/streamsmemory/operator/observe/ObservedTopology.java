@@ -21,6 +21,8 @@ import java.util.function.BinaryOperator;
  * @param kafkaStreamsVersion the oldest Kafka Streams any pod ran (during a rolling upgrade the pods still on the
  *                          old version are the ones a key only it knows must reach), null when none said
  * @param inMemoryStateBytes the most heap a pod's in-memory stores and suppression buffers held, null when none did
+ * @param applicationRecordCacheBytes the largest record cache a pod's application sets itself,
+ *                          {@link AgentReport#RECORD_CACHE_LEFT_TO_PLAN} when one sets none, null when no agent said
  */
 public record ObservedTopology(
         Long instancesPerPod,
@@ -32,10 +34,11 @@ public record ObservedTopology(
         Long loadedClasses,
         JvmCapsUse jvmCaps,
         KafkaStreamsVersion kafkaStreamsVersion,
-        Long inMemoryStateBytes) {
+        Long inMemoryStateBytes,
+        Long applicationRecordCacheBytes) {
     /** Nothing reported. */
     public static final ObservedTopology NONE =
-            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE, null, null);
+            new ObservedTopology(null, null, null, null, null, null, null, JvmCapsUse.NONE, null, null, null);
 
     /**
      * One round: the busiest pod's figures, and the workload's task totals; the headroom's figure only from pods that
@@ -67,7 +70,9 @@ public record ObservedTopology(
                 report.streamThreads() == null ? null : report.loadedClasses(),
                 settled ? report.jvmCaps() : report.jvmCaps().withoutHeadroom(),
                 KafkaStreamsVersion.parse(report.kafkaStreamsVersion()),
-                report.heapState() == null ? null : report.heapState().stateBytes());
+                report.heapState() == null ? null : report.heapState().stateBytes(),
+                // Once Kafka Streams runs: the agent knows the application's setting once it merged its config.
+                report.streamThreads() == null ? null : report.applicationRecordCacheBytes());
     }
 
     /** The larger of each figure. */
@@ -87,7 +92,8 @@ public record ObservedTopology(
                 AgentReport.max(loadedClasses, other.loadedClasses),
                 jvmCaps.max(other.jvmCaps),
                 older(kafkaStreamsVersion, other.kafkaStreamsVersion),
-                AgentReport.max(inMemoryStateBytes, other.inMemoryStateBytes));
+                AgentReport.max(inMemoryStateBytes, other.inMemoryStateBytes),
+                AgentReport.max(applicationRecordCacheBytes, other.applicationRecordCacheBytes));
     }
 
     private static KafkaStreamsVersion older(KafkaStreamsVersion a, KafkaStreamsVersion b) {

@@ -36,6 +36,8 @@ public final class LearnedAnnotation {
     static final String KAFKA_STREAMS_VERSION = "kafkaStreamsVersion";
     /** The in-memory state a pod was planned to hold, in KiB (a margin over the most seen, in steps). */
     static final String IN_MEMORY_STATE_KIB = "inMemoryStateKiB";
+    /** The record cache the application sets itself, in KiB (rounded up): the heap is planned for that cache. */
+    static final String APPLICATION_RECORD_CACHE_KIB = "applicationRecordCacheKiB";
     /** The learned fact a cap is planned from once the pods report it. */
     public static final String LOADED_CLASSES = "loadedClasses";
 
@@ -79,9 +81,11 @@ public final class LearnedAnnotation {
             String[] nameAndValue = pair.split("=", 2);
             if (nameAndValue.length == 2) {
                 try {
+                    String name = nameAndValue[0].trim();
                     int value = Integer.parseInt(nameAndValue[1].trim());
-                    if (value > 0) {
-                        values.put(nameAndValue[0].trim(), value);
+                    // Counts and peaks are positive; only a size the application chose may be 0.
+                    if (value > 0 || (value == 0 && name.equals(APPLICATION_RECORD_CACHE_KIB))) {
+                        values.put(name, value);
                     }
                 } catch (NumberFormatException notACount) {
                     // left out: the next plan learns it again

@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.plan;
 
+import static io.streamsmemory.operator.plan.LearnedAnnotation.APPLICATION_RECORD_CACHE_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.CODE_CACHE_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.DIRECT_PEAK_KIB;
 import static io.streamsmemory.operator.plan.LearnedAnnotation.HEADROOM_PEAK_KIB;
@@ -21,6 +22,7 @@ import io.streamsmemory.operator.api.JvmSizing;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.AgentReport;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.ArrayList;
@@ -80,6 +82,8 @@ public final class LearnedFacts {
     static final long DIRECT_PEAK_STEP_MIB = 4;
     /** The status fact of the heap's in-memory state. */
     private static final String IN_MEMORY_STATE = "inMemoryState";
+    /** The status fact of the record cache the application sets itself. */
+    private static final String APPLICATION_RECORD_CACHE = "applicationRecordCache";
     /** The status fact that tells where the JVM caps come from (spec.jvm.sizing: Observed). */
     private static final String JVM_CAPS = "jvmCaps";
 
@@ -119,6 +123,7 @@ public final class LearnedFacts {
         learned.standbys(streams, observed, builder);
         learned.kafkaStreamsVersion(streams, observed, builder);
         learned.inMemoryState(streams, observed, builder);
+        learned.applicationRecordCache(streams, observed, builder);
         learned.stores(streams.getStores(), observed, builder);
         learned.metaspace(jvm, observed, builder);
         learned.directMemory(jvm, observed.jvmCaps(), builder);
@@ -211,6 +216,33 @@ public final class LearnedFacts {
                     learned.put(IN_MEMORY_STATE_KIB, kib);
                     builder.inMemoryStateBytes(kib * 1024L);
                     facts.add(new Fact(IN_MEMORY_STATE, ByteSize.format(kib * 1024L), Source.Observed));
+                });
+    }
+
+    /**
+     * The record cache the application sets itself, which the agent keeps when it is the smaller (the plan then holds
+     * heap for that cache only and gives RocksDB the rest): declared, else the largest any pod's application set over
+     * the window, never below what the published plan learned; none once a pod's application sets none, since the
+     * plan's cache then runs in it and the heap must hold it.
+     */
+    private void applicationRecordCache(StreamsSpec streams, ObservedTopology observed, WorkloadFacts.Builder builder) {
+        if (streams.getRecordCache() != null) {
+            long bytes = WorkloadPlanner.quantity("spec.streams.recordCache", streams.getRecordCache());
+            builder.applicationRecordCacheBytes(bytes);
+            facts.add(new Fact(APPLICATION_RECORD_CACHE, ByteSize.format(bytes), Source.Declared));
+            return;
+        }
+        Long seen = observed.applicationRecordCacheBytes();
+        if (seen != null && seen == AgentReport.RECORD_CACHE_LEFT_TO_PLAN) {
+            return;
+        }
+        // In KiB rounded up: the plan's value is then never below the application's, so the agent keeps the latter.
+        atLeastBefore(APPLICATION_RECORD_CACHE_KIB, Optional.ofNullable(seen).map(bytes ->
+                        (int) Math.min(Integer.MAX_VALUE, (bytes + 1023) / 1024)))
+                .ifPresent(kib -> {
+                    learned.put(APPLICATION_RECORD_CACHE_KIB, kib);
+                    builder.applicationRecordCacheBytes(kib * 1024L);
+                    facts.add(new Fact(APPLICATION_RECORD_CACHE, ByteSize.format(kib * 1024L), Source.Observed));
                 });
     }
 

@@ -21,6 +21,7 @@ final class AgentReports {
     private Long classes = 10_000L;
     private long metaspace = 50 * MiB;
     private HeapState heapState;
+    private Long applicationRecordCache;
 
     static AgentReports running() {
         return new AgentReports();
@@ -79,6 +80,7 @@ final class AgentReports {
                 metaspace,
                 10 * MiB,
                 "plan",
+                applicationRecordCache,
                 JvmCapsUse.NONE,
                 null,
                 null,
@@ -86,6 +88,12 @@ final class AgentReports {
                 null,
                 heapState,
                 null);
+    }
+
+    /** The record cache the application sets itself ({@link AgentReport#RECORD_CACHE_LEFT_TO_PLAN}: none). */
+    AgentReports applicationRecordCache(Long bytes) {
+        applicationRecordCache = bytes;
+        return this;
     }
 
     /** The pod's in-memory state as its agent reports it. */

@@ -15,7 +15,8 @@ class ObservedTopologyTest {
         ObservedTopology round = ObservedTopology.of(
                 List.of(report(1L, 2L, 3L, 1L, 9L, 8_000L), report(1L, 2L, 1L, 3L, 12L, 9_000L)), Duration.ZERO);
 
-        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 4L, 4L, 4L, 12L, 9_000L, JvmCapsUse.NONE, null, null));
+        assertThat(round)
+                .isEqualTo(new ObservedTopology(1L, 2L, 4L, 4L, 4L, 12L, 9_000L, JvmCapsUse.NONE, null, null, null));
     }
 
     @Test
@@ -27,7 +28,8 @@ class ObservedTopologyTest {
                 List.of(report(null, null, null, null, null, 6_000L), report(1L, 2L, 3L, 0L, 6L, 5_000L)),
                 Duration.ZERO);
 
-        assertThat(round).isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L, JvmCapsUse.NONE, null, null));
+        assertThat(round)
+                .isEqualTo(new ObservedTopology(1L, 2L, 3L, 0L, 3L, 6L, 5_000L, JvmCapsUse.NONE, null, null, null));
         assertThat(ObservedTopology.of(List.of(report(null, null, null, null, null, null)), Duration.ZERO)
                         .reportsStreams())
                 .isFalse();
@@ -93,15 +95,15 @@ class ObservedTopologyTest {
     void theWindowKeepsTheLargestTopologyUntilItLeavesTheWindow() {
         TopologyWindow window = new TopologyWindow(Duration.ofHours(1));
         Instant start = Instant.parse("2026-12-03T00:00:00Z");
-        window.record(start, new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_000L, JvmCapsUse.NONE, null, null));
+        window.record(start, new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_000L, JvmCapsUse.NONE, null, null, null));
         window.record(
                 start.plusSeconds(600),
-                new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null, null));
+                new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null, null, null));
 
         assertThat(window.peak(start.plusSeconds(900)))
-                .isEqualTo(new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_500L, JvmCapsUse.NONE, null, null));
+                .isEqualTo(new ObservedTopology(1L, 2L, 8L, 0L, 8L, 16L, 7_500L, JvmCapsUse.NONE, null, null, null));
         assertThat(window.peak(start.plusSeconds(3_700)))
-                .isEqualTo(new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null, null));
+                .isEqualTo(new ObservedTopology(1L, 2L, 6L, 0L, 4L, 8L, 7_500L, JvmCapsUse.NONE, null, null, null));
         assertThat(window.peak(start.plusSeconds(8_000))).isNull();
     }
 

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -68,6 +69,37 @@ class ReportReaderTest {
         assertThat(report.tuning().consumerLagRecords()).isNull();
         assertThat(report.tuning().cpuNanosPerRecord()).isNull();
         assertThat(report.progress()).isNull();
+        assertThat(report.applicationRecordCacheBytes()).isNull();
+    }
+
+    /** The record cache the application sets itself: its value, -1 for none (the plan's runs), or unknown. */
+    @Test
+    void theApplicationsOwnRecordCacheIsRead() {
+        assertThat(applicationRecordCache("0")).isZero();
+        assertThat(applicationRecordCache("5000000")).isEqualTo(5_000_000L);
+        assertThat(applicationRecordCache("-1")).isEqualTo(AgentReport.RECORD_CACHE_LEFT_TO_PLAN);
+        assertThat(applicationRecordCache("-2")).isNull();
+        assertThat(applicationRecordCache("\"x\"")).isNull();
+        // Two pods, one whose application sets none: the workload's is the plan's.
+        ObservedTopology pods = ObservedTopology.of(
+                List.of(
+                        AgentReports.running()
+                                .topology(1L, 2L, 3L, 0L, 6L)
+                                .applicationRecordCache(0L)
+                                .report(),
+                        AgentReports.running()
+                                .topology(1L, 2L, 3L, 0L, 6L)
+                                .applicationRecordCache(AgentReport.RECORD_CACHE_LEFT_TO_PLAN)
+                                .report()),
+                Duration.ZERO);
+        assertThat(pods.applicationRecordCacheBytes()).isEqualTo(AgentReport.RECORD_CACHE_LEFT_TO_PLAN);
+    }
+
+    private static Long applicationRecordCache(String value) {
+        return AgentReport.parse(("{\"formatVersion\":1,\"streams\":{\"streamThreads\":2,"
+                                + "\"applicationRecordCacheBytes\":" + value + "}}")
+                        .getBytes(StandardCharsets.UTF_8))
+                .applicationRecordCacheBytes();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.operator.api.JvmSpec;
 import io.streamsmemory.operator.api.StoresSpec;
 import io.streamsmemory.operator.api.StreamsSpec;
+import io.streamsmemory.operator.observe.AgentReport;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import java.util.List;
@@ -24,7 +25,7 @@ class LearnedFactsTest {
      * 9,000 classes and 8 MiB of direct buffers.
      */
     static final ObservedTopology TWO_PODS = new ObservedTopology(
-            1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null, null);
+            1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null, null, null);
 
     @Test
     void beforeAnyReportEveryOmittedFactIsAProvisionalDefault() {
@@ -103,7 +104,7 @@ class LearnedFactsTest {
     void threadsArePerInstanceAndAManyClassJvmRaisesTheClassCount() {
         // One JVM running 2 KafkaStreams instances with 6 stream threads in all, loading 20,000 classes.
         ObservedTopology twoInstances =
-                new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE, null, null);
+                new ObservedTopology(2L, 6L, 4L, 0L, 4L, 0L, 20_000L, JvmCapsUse.NONE, null, null, null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(twoInstances), Map.of());
         WorkloadFacts planned = plan.planned();
 
@@ -133,7 +134,7 @@ class LearnedFactsTest {
 
         // A rebalance shows fewer tasks for a while: the plan holds what it learned.
         ObservedTopology rebalancing =
-                new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE, null, null);
+                new ObservedTopology(1L, 2L, 3L, 0L, 3L, 9L, 9_000L, JvmCapsUse.NONE, null, null, null);
         Plan during = plan(null, null, Optional.empty(), Optional.of(rebalancing), LearnedAnnotation.parse(annotation));
         assertThat(during.planned()).isEqualTo(published.planned());
         // What is not a name=count pair is left out, not fatal.
@@ -145,7 +146,17 @@ class LearnedFactsTest {
     void reportedFactsCapTheJvmAboveWhatItUsedAndALiftHoldsUntilThePolicyChanges() {
         // 30,000 classes, and 150 MB of metaspace: more per class than the model's 5,800 B.
         ObservedTopology heavy = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 30_000L, new JvmCapsUse(150_000_000L, null, null, 80L << 20), null, null);
+                1L,
+                2L,
+                6L,
+                0L,
+                6L,
+                12L,
+                30_000L,
+                new JvmCapsUse(150_000_000L, null, null, 80L << 20),
+                null,
+                null,
+                null);
         Plan plan = plan(null, null, Optional.empty(), Optional.of(heavy), Map.of());
         WorkloadFacts planned = plan.planned();
         assertThat(planned.uncappedJvmCaps()).isEmpty();
@@ -184,7 +195,17 @@ class LearnedFactsTest {
         jvm.setSizing(io.streamsmemory.operator.api.JvmSizing.Observed);
         // A JVM without Kafka Streams: its peaks, but no class count (counted only once Kafka Streams runs).
         ObservedTopology peaks = new ObservedTopology(
-                null, null, null, null, null, null, null, new JvmCapsUse(8L << 20, 6L << 20, 20L, null), null, null);
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                new JvmCapsUse(8L << 20, 6L << 20, 20L, null),
+                null,
+                null,
+                null);
         Plan plan = plan(null, jvm, Optional.empty(), Optional.of(peaks), Map.of());
         assertThat(plan.planned().observedJvm()).isNotNull();
         assertThat(plan.planned().uncappedJvmCaps()).containsExactly(JvmCap.DIRECT_MEMORY);
@@ -195,7 +216,7 @@ class LearnedFactsTest {
     @Test
     void theKafkaStreamsVersionIsDeclaredOrLearnedAndKeptAcrossARestart() {
         ObservedTopology on32 = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(3, 2), null);
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(3, 2), null, null);
 
         // Nothing said: the engine's default, no fact row and nothing provisional for it (no byte depends on it).
         Plan unknown = plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), Map.of());
@@ -218,7 +239,7 @@ class LearnedFactsTest {
         assertThat(restarted.planned().kafkaStreamsVersion()).isEqualTo("3.2");
         // Not a floor: pods upgraded to 4.1 move it up, and the count facts keep their floors.
         ObservedTopology on41 = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(4, 1), null);
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, new KafkaStreamsVersion(4, 1), null, null);
         assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(on41), published)
                         .planned()
                         .kafkaStreamsVersion())
@@ -246,7 +267,7 @@ class LearnedFactsTest {
         assertThat(none.planned().inMemoryStateBytes()).isZero();
 
         ObservedTopology holding100MiB =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 100L << 20);
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 100L << 20, null);
         Plan learned = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(holding100MiB), Map.of());
         // 100 MiB + 25% = 125 MiB, up to the next 16 MiB step.
         assertThat(sources(learned.learned().facts())).containsEntry("inMemoryState", "128 MiB Observed");
@@ -257,7 +278,7 @@ class LearnedFactsTest {
 
         // Less state after a restart (or a rebalance): the plan keeps what it published.
         ObservedTopology holding10MiB =
-                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 10L << 20);
+                new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, JvmCapsUse.NONE, null, 10L << 20, null);
         assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(holding10MiB), published)
                         .planned()
                         .inMemoryStateBytes())
@@ -272,6 +293,58 @@ class LearnedFactsTest {
         Plan stated = plan(declared, null, Optional.empty(), Optional.of(holding100MiB), published);
         assertThat(sources(stated.learned().facts())).containsEntry("inMemoryState", "300 MiB Declared");
         assertThat(stated.planned().inMemoryStateBytes()).isEqualTo(300L << 20);
+    }
+
+    /**
+     * The record cache the application sets itself (issue 64): learned from the agents, the largest any pod sets,
+     * never below what the published plan learned; dropped once a pod's application sets none; a declared size wins.
+     */
+    @Test
+    void theApplicationsOwnRecordCacheIsLearnedAndDroppedOnceAPodSetsNone() {
+        Plan none = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(TWO_PODS), Map.of());
+        assertThat(sources(none.learned().facts())).doesNotContainKey("applicationRecordCache");
+        assertThat(none.planned().applicationRecordCacheBytes()).isNull();
+
+        Plan off = plan(new StreamsSpec(), null, Optional.empty(), Optional.of(setting(0L)), Map.of());
+        assertThat(sources(off.learned().facts())).containsEntry("applicationRecordCache", "0 B Observed");
+        assertThat(off.planned().applicationRecordCacheBytes()).isZero();
+        Map<String, Integer> published = LearnedAnnotation.parse(off.learned().annotation());
+        assertThat(published).containsEntry("applicationRecordCacheKiB", 0);
+        // An operator restarted with an empty window plans what it published: no pod is rolled for it.
+        assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.empty(), published)
+                        .planned()
+                        .applicationRecordCacheBytes())
+                .isZero();
+
+        // A value that is not a whole KiB is rounded up, so the plan's is never below the application's.
+        assertThat(plan(new StreamsSpec(), null, Optional.empty(), Optional.of(setting(5_000_000L)), published)
+                        .planned()
+                        .applicationRecordCacheBytes())
+                .isEqualTo(4883L * 1024);
+
+        // A pod whose application sets none runs the plan's cache: the fact goes, whatever was published.
+        Plan unset = plan(
+                new StreamsSpec(),
+                null,
+                Optional.empty(),
+                Optional.of(setting(AgentReport.RECORD_CACHE_LEFT_TO_PLAN)),
+                published);
+        assertThat(sources(unset.learned().facts())).doesNotContainKey("applicationRecordCache");
+        assertThat(unset.planned().applicationRecordCacheBytes()).isNull();
+        assertThat(LearnedAnnotation.parse(unset.learned().annotation()))
+                .doesNotContainKey("applicationRecordCacheKiB");
+
+        StreamsSpec declared = new StreamsSpec();
+        declared.setRecordCache("2Mi");
+        Plan stated = plan(declared, null, Optional.empty(), Optional.of(setting(0L)), Map.of());
+        assertThat(sources(stated.learned().facts())).containsEntry("applicationRecordCache", "2 MiB Declared");
+        assertThat(stated.planned().applicationRecordCacheBytes()).isEqualTo(2L << 20);
+    }
+
+    /** TWO_PODS with the applications setting {@code bytes} as their record cache. */
+    private static ObservedTopology setting(long bytes) {
+        return new ObservedTopology(
+                1L, 2L, 6L, 6L, 6L, 18L, 9_000L, new JvmCapsUse(null, null, null, 8L << 20), null, null, bytes);
     }
 
     private static Plan plan(

@@ -174,7 +174,7 @@ class CapsSafetyTest {
     /** The pods' most metaspace over the window; nothing else of the JVM reported. */
     private static Optional<ObservedTopology> seen(long metaspaceBytes) {
         return Optional.of(new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(metaspaceBytes, null, null), null, null));
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(metaspaceBytes, null, null), null, null, null));
     }
 
     /** {@code percent}% of {@code bytes}, rounded up: at least that share. */

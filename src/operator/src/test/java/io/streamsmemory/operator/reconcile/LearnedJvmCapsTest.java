@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class LearnedJvmCapsTest {
     private static final JvmCapsUse PEAKS = new JvmCapsUse(40L * MiB, 20L * MiB, 46L);
     private static final ObservedTopology SEEN =
-            new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS, null, null);
+            new ObservedTopology(1L, 2L, 6L, 0L, 6L, 12L, 9_000L, PEAKS, null, null, null);
 
     @Test
     void observedSizingPlansFromThePeaksAndTheyOnlyGrow() {
@@ -39,7 +39,7 @@ class LearnedJvmCapsTest {
         // A restarted operator sees smaller peaks (a JVM just started): the published plan's stay.
         WorkloadFacts.Builder again = builder();
         ObservedTopology fresh = new ObservedTopology(
-                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L), null, null);
+                1L, 2L, 6L, 0L, 6L, 12L, 9_000L, new JvmCapsUse(10L * MiB, 5L * MiB, 30L), null, null, null);
         apply(observed(), Optional.of(fresh), LearnedAnnotation.parse(learned.annotation()), again);
         assertThat(again.build().observedJvm()).isEqualTo(new ObservedJvm(40L * MiB, 20L * MiB, 46));
     }
@@ -106,6 +106,7 @@ class LearnedJvmCapsTest {
                 12L,
                 9_000L,
                 new JvmCapsUse(40L * MiB, 20L * MiB, 46L, null, 100L * MiB + 1),
+                null,
                 null,
                 null);
         WorkloadFacts.Builder builder =
