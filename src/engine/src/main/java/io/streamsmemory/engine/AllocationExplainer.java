@@ -510,47 +510,55 @@ final class AllocationExplainer {
     private static Part recordCachePart(Sizing s, Map<String, String> streamsConfig) {
         WorkloadFacts facts = s.facts();
         Sizing.HeapShares shares = s.heapShares();
-        long instances = facts.instancesPerPod();
         String key = KafkaStreamsVersion.parse(facts.kafkaStreamsVersion()).recordCacheKey();
         Map<String, String> config = Map.of(key, Long.toString(shares.recordCachePerInstance()));
         streamsConfig.putAll(config);
-        String reason = !Sizing.hasStores(facts)
-                ? "no state stores: the record cache would hold nothing"
-                : s.split().applicationCacheReleasedMiB() > 0
-                        ? String.format(
-                                "the application's own %s per instance, which the agent keeps: the %d MiB of heap the "
-                                        + "plan's would have taken beyond it went to RocksDB",
-                                format(shares.recordCachePerInstance()),
-                                s.split().applicationCacheReleasedMiB())
-                        : shares.capped()
-                                ? String.format(
-                                        "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache "
-                                                + "saves writes only for keys updated again within a commit interval, and "
-                                                + "its entries cost the collector (measured at 4 GiB); %s for each of %d "
-                                                + "instance(s), split over %d stream threads",
-                                        format(RECORD_CACHE_MAX_PER_THREAD),
-                                        format(RECORD_CACHE_DEFAULT),
-                                        format(shares.recordCachePerInstance()),
-                                        instances,
-                                        facts.streamThreads())
-                                : instances == 1
-                                        ? String.format(
-                                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                                        + "take (1/%d); it splits it over the %d stream threads (%s each)",
-                                                shares.cacheFraction() * 100,
-                                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                                facts.streamThreads(),
-                                                format(shares.recordCache() / facts.streamThreads()))
-                                        : String.format(
-                                                "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries "
-                                                        + "take (1/%d), divided among %d KafkaStreams instances (%s each, which "
-                                                        + "Kafka Streams splits over its %d stream threads)",
-                                                shares.cacheFraction() * 100,
-                                                RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
-                                                instances,
-                                                format(shares.recordCachePerInstance()),
-                                                facts.streamThreads());
-        return Part.leaf("record-cache", shares.recordCache(), reason, config);
+        return Part.leaf("record-cache", shares.recordCache(), recordCacheReason(s), config);
+    }
+
+    /** Why the record cache has its size: no stores, the application's own, the cap, or the model's share. */
+    private static String recordCacheReason(Sizing s) {
+        WorkloadFacts facts = s.facts();
+        Sizing.HeapShares shares = s.heapShares();
+        long instances = facts.instancesPerPod();
+        if (!Sizing.hasStores(facts)) {
+            return "no state stores: the record cache would hold nothing";
+        }
+        if (s.split().applicationCacheReleasedMiB() > 0) {
+            return String.format(
+                    "the application's own %s per instance, which the agent keeps: the %d MiB of heap the plan's "
+                            + "would have taken beyond it went to RocksDB",
+                    format(shares.recordCachePerInstance()), s.split().applicationCacheReleasedMiB());
+        }
+        if (shares.capped()) {
+            return String.format(
+                    "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache saves writes "
+                            + "only for keys updated again within a commit interval, and its entries cost the "
+                            + "collector (measured at 4 GiB); %s for each of %d instance(s), split over %d stream "
+                            + "threads",
+                    format(RECORD_CACHE_MAX_PER_THREAD),
+                    format(RECORD_CACHE_DEFAULT),
+                    format(shares.recordCachePerInstance()),
+                    instances,
+                    facts.streamThreads());
+        }
+        return instances == 1
+                ? String.format(
+                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries take "
+                                + "(1/%d); it splits it over the %d stream threads (%s each)",
+                        shares.cacheFraction() * 100,
+                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                        facts.streamThreads(),
+                        format(shares.recordCache() / facts.streamThreads()))
+                : String.format(
+                        "what Kafka Streams counts of the %.0f%% of the heap after client buffers its entries take "
+                                + "(1/%d), divided among %d KafkaStreams instances (%s each, which Kafka Streams "
+                                + "splits over its %d stream threads)",
+                        shares.cacheFraction() * 100,
+                        RECORD_CACHE_HEAP_PER_COUNTED_BYTE,
+                        instances,
+                        format(shares.recordCachePerInstance()),
+                        facts.streamThreads());
     }
 
     /** 7. What the record cache's entries take in the heap beyond what Kafka Streams counts. */
