@@ -194,6 +194,24 @@ class ConfigMergerTest {
         assertThat(again.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
     }
 
+    /**
+     * A policy that states {@code spec.streams.recordCache: 0} for an application that sets none: the plan's record
+     * cache is 0, and the agent applies it as any plan's (the cache off, every update forwarded downstream).
+     */
+    @Test
+    void aPlanWithoutRecordCacheTurnsTheCacheOffWhereTheApplicationSetsNone() {
+        AgentAllocation off = Allocations.agentAllocation(Allocations.oneGiBWithRecordCache(0));
+        assertThat(off.streamsConfig()).containsEntry("statestore.cache.max.bytes", 0L);
+
+        ConfigMerger.Result result =
+                merge(Map.of("application.id", "a", "bootstrap.servers", "127.0.0.1:1"), off, KAFKA, null);
+        assertThat(result.props()).containsEntry("statestore.cache.max.bytes", "0");
+        assertThat(result.recordCache().source()).isEqualTo(ConfigMerger.RecordCache.Source.PLAN);
+        assertThat(result.recordCache().applicationBytes()).isEqualTo(ConfigMerger.RecordCache.UNSET);
+        assertThat(new StreamsConfig(result.props()).getLong("statestore.cache.max.bytes"))
+                .isZero();
+    }
+
     @Test
     void theApplicationsOwnSmallerRecordCacheIsKept() {
         for (Object own : new Object[] {"5000000", 5000000L, 0}) {

@@ -535,7 +535,8 @@ final class AllocationExplainer {
                     "capped at %s per stream thread (at least Kafka's %s per instance): a larger cache saves writes "
                             + "only for keys updated again within a commit interval, and its entries cost the "
                             + "collector (measured at 4 GiB); %s for each of %d instance(s), split over %d stream "
-                            + "threads",
+                            + "threads (spec.streams.recordCache: 0 turns it off, faster where keys are rarely "
+                            + "updated twice within a commit, but every update of a table then goes downstream)",
                     format(RECORD_CACHE_MAX_PER_THREAD),
                     format(RECORD_CACHE_DEFAULT),
                     format(shares.recordCachePerInstance()),

@@ -18,14 +18,27 @@ public final class Allocations {
     }
 
     public static String json(long memoryBytes, int threads, int partitions, int kv, int window, String version) {
-        WorkloadFacts facts = WorkloadFacts.builder()
+        return json(WorkloadFacts.builder()
                 .memoryBytes(memoryBytes)
                 .streamThreads(threads)
                 .partitions(partitions)
                 .stores(new StoreCounts(kv, window, 0))
-                .kafkaStreamsVersion(version)
-                .build();
-        AllocationResult result = new AllocationEngine().allocate(facts);
+                .kafkaStreamsVersion(version));
+    }
+
+    /** {@link #oneGiB()} planned for a record cache of {@code bytes} (a policy's {@code spec.streams.recordCache}). */
+    public static String oneGiBWithRecordCache(long bytes) {
+        return json(WorkloadFacts.builder()
+                .memoryBytes(1L << 30)
+                .streamThreads(4)
+                .partitions(8)
+                .stores(new StoreCounts(2, 1, 0))
+                .kafkaStreamsVersion("4.4")
+                .applicationRecordCacheBytes(bytes));
+    }
+
+    private static String json(WorkloadFacts.Builder facts) {
+        AllocationResult result = new AllocationEngine().allocate(facts.build());
         if (!result.ok()) {
             throw new IllegalStateException(result.message());
         }

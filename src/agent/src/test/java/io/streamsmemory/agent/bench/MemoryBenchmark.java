@@ -164,7 +164,8 @@ public final class MemoryBenchmark {
             "agent+kafka-filters",
             "agent+rocksdb-65",
             "agent+app-cache-0",
-            "agent+app-cache-0-planned");
+            "agent+app-cache-0-planned",
+            "agent+app-cache-10m-planned");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
                     List.of(UNBOUNDED, KAFKA_DEFAULTS),
@@ -878,7 +879,9 @@ public final class MemoryBenchmark {
      *   <li>{@code agent+app-cache-0}: the plan, the application turning its record cache off itself
      *       ({@code statestore.cache.max.bytes=0}, which the agent keeps) while the plan still holds heap for one; and
      *       {@code agent+app-cache-0-planned}: the same application on the plan that knows it
-     *       ({@code WorkloadFacts.applicationRecordCacheBytes} 0), whose RocksDB gets that heap.
+     *       ({@code WorkloadFacts.applicationRecordCacheBytes} 0), whose RocksDB gets that heap;
+     *       {@code agent+app-cache-10m-planned}: the application setting Kafka's default 10 MiB itself, on the plan
+     *       that knows it.
      *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
      *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
      *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
@@ -922,13 +925,23 @@ public final class MemoryBenchmark {
                 overridden(sizing, dir, agentJar, CANDIDATE_NAMES.get(12), Overrides.NONE.withRocksDbFraction(0.65)));
         List<String> cacheOff = List.of("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=0");
         candidates.add(withOptions(agent, CANDIDATE_NAMES.get(13), cacheOff));
+        candidates.add(appCachePlanned(sizing, dir, agentJar, CANDIDATE_NAMES.get(14), 0));
+        candidates.add(
+                appCachePlanned(sizing, dir, agentJar, CANDIDATE_NAMES.get(15), MemoryModel.RECORD_CACHE_DEFAULT));
+        return candidates;
+    }
+
+    /** The application setting its record cache to {@code bytes} itself, on the plan that knows it. */
+    private static Variant appCachePlanned(Sizing sizing, Path dir, Path agentJar, String name, long bytes)
+            throws IOException {
         AllocationResult planned = new AllocationEngine()
                 .allocate(facts(sizing.budget(), sizing.shape(), sizing.threads(), sizing.stores(), Overrides.NONE)
-                        .applicationRecordCacheBytes(0L)
+                        .applicationRecordCacheBytes(bytes)
                         .build());
-        candidates.add(withOptions(
-                planVariant(planned, dir, agentJar, CANDIDATE_NAMES.get(14)), CANDIDATE_NAMES.get(14), cacheOff));
-        return candidates;
+        return withOptions(
+                planVariant(planned, dir, agentJar, name),
+                name,
+                List.of("-D" + BenchApp.RECORD_CACHE_PROPERTY + "=" + bytes));
     }
 
     /** The agent on the plan with {@code overrides}, named {@code name}. */

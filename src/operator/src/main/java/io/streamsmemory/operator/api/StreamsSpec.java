@@ -83,10 +83,13 @@ public class StreamsSpec {
     private String inMemoryState;
 
     @Pattern(StreamsMemoryPolicySpec.QUANTITY)
-    @JsonPropertyDescription("The record cache the application sets itself for each KafkaStreams instance "
-            + "(statestore.cache.max.bytes; 0 when it turns the cache off). The agent keeps an application's smaller "
-            + "value, so the heap holds only that much of the cache and RocksDB gets the rest. Unset: the largest the "
-            + "pods' agents report the application setting, none once a pod's application sets none.")
+    @JsonPropertyDescription("The record cache each KafkaStreams instance runs with (statestore.cache.max.bytes; 0 "
+            + "turns it off), when the application sets one itself or should run with less than the plan's. The heap "
+            + "holds only that much of the cache and RocksDB gets the rest; the agent keeps an application's smaller "
+            + "value and applies this one where the application sets none. 0 runs faster where keys are rarely "
+            + "updated twice within a commit interval, but then every update of a table goes downstream and to its "
+            + "changelog. Unset: the largest the pods' agents report the application setting, none once a pod's "
+            + "application sets none.")
     private String recordCache;
 
     public Integer getThreads() {
