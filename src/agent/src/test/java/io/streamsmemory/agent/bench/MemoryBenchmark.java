@@ -165,7 +165,8 @@ public final class MemoryBenchmark {
             "agent+rocksdb-65",
             "agent+app-cache-0",
             "agent+app-cache-0-planned",
-            "agent+app-cache-10m-planned");
+            "agent+app-cache-10m-planned",
+            "agent+young-half");
 
     private static final List<String> VARIANT_NAMES = Stream.of(
                     List.of(UNBOUNDED, KAFKA_DEFAULTS),
@@ -882,6 +883,9 @@ public final class MemoryBenchmark {
      *       ({@code WorkloadFacts.applicationRecordCacheBytes} 0), whose RocksDB gets that heap;
      *       {@code agent+app-cache-10m-planned}: the application setting Kafka's default 10 MiB itself, on the plan
      *       that knows it.
+     *   <li>{@code agent+young-half}: the same plan with the young generation half the heap ({@code -XX:NewRatio=1}
+     *       instead of the Serial and Parallel collectors' third), so the record cache's entries, evicted within a
+     *       second or two, die young instead of being promoted and collected in full collections.
      *   <li>{@code agent+8g-cgroup} (diagnostic): the declared plan exactly, in the anchor's 8 GiB cgroup instead of
      *       one at the budget. The process is bounded as before; only the page cache, which a memory cgroup counts
      *       against its limit, now holds every SST file. The gap to {@code agent} is what the page cache the budget
@@ -928,6 +932,7 @@ public final class MemoryBenchmark {
         candidates.add(appCachePlanned(sizing, dir, agentJar, CANDIDATE_NAMES.get(14), 0));
         candidates.add(
                 appCachePlanned(sizing, dir, agentJar, CANDIDATE_NAMES.get(15), MemoryModel.RECORD_CACHE_DEFAULT));
+        candidates.add(withOptions(agent, CANDIDATE_NAMES.get(16), List.of("-XX:NewRatio=1")));
         return candidates;
     }
 
