@@ -18,23 +18,22 @@ public final class Allocations {
     }
 
     public static String json(long memoryBytes, int threads, int partitions, int kv, int window, String version) {
-        return json(WorkloadFacts.builder()
-                .memoryBytes(memoryBytes)
-                .streamThreads(threads)
-                .partitions(partitions)
-                .stores(new StoreCounts(kv, window, 0))
-                .kafkaStreamsVersion(version));
+        return json(facts(memoryBytes, threads, partitions, kv, window, version));
     }
 
     /** {@link #oneGiB()} planned for a record cache of {@code bytes} (a policy's {@code spec.streams.recordCache}). */
     public static String oneGiBWithRecordCache(long bytes) {
-        return json(WorkloadFacts.builder()
-                .memoryBytes(1L << 30)
-                .streamThreads(4)
-                .partitions(8)
-                .stores(new StoreCounts(2, 1, 0))
-                .kafkaStreamsVersion("4.4")
-                .applicationRecordCacheBytes(bytes));
+        return json(facts(1L << 30, 4, 8, 2, 1, "4.4").applicationRecordCacheBytes(bytes));
+    }
+
+    private static WorkloadFacts.Builder facts(
+            long memoryBytes, int threads, int partitions, int kv, int window, String version) {
+        return WorkloadFacts.builder()
+                .memoryBytes(memoryBytes)
+                .streamThreads(threads)
+                .partitions(partitions)
+                .stores(new StoreCounts(kv, window, 0))
+                .kafkaStreamsVersion(version);
     }
 
     private static String json(WorkloadFacts.Builder facts) {
