@@ -8,7 +8,8 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.streamsmemory.operator.app.LeaseLeaderElection;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class RunningOperator implements AutoCloseable {
     final Operator operator;
-    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     /** The workloads and ConfigMaps, one cache for the reconciler and the webhook as the operator keeps it. */
     private final WorkloadCache cache;
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.CachedConfigMaps;
 import io.streamsmemory.operator.workload.ConfigMapProvenance;
 import io.streamsmemory.operator.workload.Workload;
 import io.streamsmemory.operator.workload.WorkloadCache;
@@ -209,8 +210,7 @@ public final class WorkloadIndex implements AutoCloseable {
 
     private static boolean holdsAllocation(ConfigMap configMap, HasMetadata workload) {
         return configMap != null
-                && configMap.getData() != null
-                && configMap.getData().get(ALLOCATION_KEY) != null
+                && CachedConfigMaps.data(configMap).get(ALLOCATION_KEY) != null
                 && AllocationConfigMap.publishedFor(configMap, workload);
     }
 
@@ -260,7 +260,10 @@ public final class WorkloadIndex implements AutoCloseable {
         } else {
             try {
                 fresh = new Parsed(
-                        version, PublishedAllocation.parse(configMap.getData().get(ALLOCATION_KEY)), null);
+                        version,
+                        PublishedAllocation.parse(
+                                CachedConfigMaps.data(configMap).get(ALLOCATION_KEY)),
+                        null);
             } catch (IllegalArgumentException e) {
                 fresh = new Parsed(version, null, "it holds no usable allocation: " + e.getMessage());
             }

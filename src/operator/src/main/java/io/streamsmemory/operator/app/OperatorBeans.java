@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.observe.ObserveSettings;
 import io.streamsmemory.operator.reconcile.AllocationMetrics;
@@ -82,7 +83,7 @@ public class OperatorBeans {
 
     @Produces
     @Singleton
-    AllocationMetrics allocationMetrics(MeterRegistry registry) {
+    AllocationMetrics allocationMetrics(PrometheusMeterRegistry registry) {
         return new AllocationMetrics(registry);
     }
 

@@ -23,7 +23,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
 import io.streamsmemory.engine.WorkloadFacts;
@@ -227,8 +226,8 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
             List<WorkloadOutcome> outcomes,
             WorkloadFacts policyFacts,
             WebhookReach reach) {
-        Allocation shown = outcomes.stream()
-                .map(WorkloadOutcome::allocation)
+        WorkloadOutcome.Parts shown = outcomes.stream()
+                .map(WorkloadOutcome::parts)
                 .filter(Objects::nonNull)
                 .findFirst()
                 .orElse(null);
@@ -236,7 +235,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         if (outcomes.isEmpty()) {
             // No workload yet: show what one pod running every task would get, and whether it fits at all.
             AllocationResult nominal = engine.allocate(policyFacts);
-            shown = nominal.ok() ? nominal.allocation() : null;
+            shown = nominal.ok() ? WorkloadOutcome.Parts.of(nominal.allocation()) : null;
             policyProblem = nominal.ok() ? null : "one pod running every task does not fit: " + nominal.message();
         }
         String failure = PolicyStatusBuilder.failure(outcomes, policyProblem);

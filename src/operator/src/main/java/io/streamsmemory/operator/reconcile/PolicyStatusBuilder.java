@@ -2,7 +2,6 @@ package io.streamsmemory.operator.reconcile;
 
 import static io.streamsmemory.engine.ByteSize.format;
 
-import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
@@ -63,17 +62,21 @@ final class PolicyStatusBuilder {
     /**
      * The status after the policy's workloads were reconciled.
      *
-     * @param shown the allocation whose numbers the printer columns show, null to keep the last ones
+     * @param shown the allocation parts whose numbers the printer columns show, null to keep the last ones
      * @param failure what failed (see {@link #failure}), null when nothing did
      * @param reach whether the API server calls the webhook in the policy's namespace
      */
     StreamsMemoryPolicyStatus reconciled(
-            List<WorkloadOutcome> outcomes, Allocation shown, String failure, String policyName, WebhookReach reach) {
+            List<WorkloadOutcome> outcomes,
+            WorkloadOutcome.Parts shown,
+            String failure,
+            String policyName,
+            WebhookReach reach) {
         StreamsMemoryPolicyStatus status = start();
         if (shown != null) {
-            status.setHeap(format(shown.part("heap").bytes()));
-            status.setRocksDb(format(shown.part("rocksdb").bytes()));
-            status.setRecordCache(format(shown.part("record-cache").bytes()));
+            status.setHeap(format(shown.heapBytes()));
+            status.setRocksDb(format(shown.rocksDbBytes()));
+            status.setRecordCache(format(shown.recordCacheBytes()));
         } else {
             copyNumbers(previous, status);
         }
@@ -139,7 +142,7 @@ final class PolicyStatusBuilder {
      */
     private void learned(List<WorkloadOutcome> outcomes, StreamsMemoryPolicyStatus status) {
         outcomes.stream()
-                .filter(o -> o.allocation() != null && o.row().getFacts() != null)
+                .filter(o -> o.parts() != null && o.row().getFacts() != null)
                 .findFirst()
                 .ifPresent(o -> status.setTopology(String.join(
                         ", ",

@@ -169,7 +169,7 @@ final class WorkloadReconciler {
         metrics.recordWorkload(workload, allocation, verdict);
         return new WorkloadOutcome(
                 run.row(),
-                allocation,
+                WorkloadOutcome.Parts.of(allocation),
                 null,
                 null,
                 run.warnings(),

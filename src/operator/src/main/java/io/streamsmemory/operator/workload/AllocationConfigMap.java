@@ -133,7 +133,7 @@ public final class AllocationConfigMap {
      */
     public static boolean sameAs(ConfigMap published, ConfigMap desired) {
         return published != null
-                && Objects.equals(published.getData(), desired.getData())
+                && Objects.equals(CachedConfigMaps.data(published), desired.getData())
                 && contains(
                         published.getMetadata().getLabels(),
                         desired.getMetadata().getLabels())
@@ -197,13 +197,13 @@ public final class AllocationConfigMap {
 
     /** The allocation a ConfigMap publishes, or null when there is none or it cannot be read. */
     public static AllocationDocument document(ConfigMap configMap) {
-        if (configMap == null
-                || configMap.getData() == null
-                || configMap.getData().get(ALLOCATION_KEY) == null) {
+        String json =
+                configMap == null ? null : CachedConfigMaps.data(configMap).get(ALLOCATION_KEY);
+        if (json == null) {
             return null;
         }
         try {
-            return AllocationJson.read(configMap.getData().get(ALLOCATION_KEY));
+            return AllocationJson.read(json);
         } catch (RuntimeException unreadable) {
             return null; // edited by hand: the next publish replaces it
         }

@@ -1,17 +1,14 @@
 package io.streamsmemory.operator.workload;
 
 import static io.streamsmemory.operator.workload.MetadataKeys.DATA_HASH;
-import static io.streamsmemory.operator.workload.MetadataKeys.FIELD_MANAGER;
 import static io.streamsmemory.operator.workload.MetadataKeys.TARGET_CONTAINER;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Whether a workload's ConfigMap is the one the operator published: owned by the workload, its data and
@@ -20,8 +17,6 @@ import java.util.Map;
  * injects nothing. (None of this stops someone who forges all three: {@link EngineJvmFlags} still applies.)
  */
 public final class ConfigMapProvenance {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
     private ConfigMapProvenance() {}
 
     /** Why {@code configMap} is not the operator's publication for {@code workload}, or null when it is. */
@@ -32,34 +27,16 @@ public final class ConfigMapProvenance {
             return "it is not owned by " + workload.getKind() + " "
                     + workload.getMetadata().getName();
         }
-        for (ManagedFieldsEntry entry : listOrEmpty(configMap.getMetadata().getManagedFields())) {
-            if (!FIELD_MANAGER.equals(entry.getManager()) && writesPublishedFields(entry)) {
-                return "its data or target container was written by \"" + entry.getManager()
-                        + "\", not by the operator";
-            }
+        Optional<String> writer = CachedConfigMaps.foreignWriter(configMap);
+        if (writer.isPresent()) {
+            return "its data or target container was written by \"" + writer.get() + "\", not by the operator";
         }
         Map<String, String> annotations = configMap.getMetadata().getAnnotations();
         String target = annotations == null ? null : annotations.get(TARGET_CONTAINER);
         String hash = annotations == null ? null : annotations.get(DATA_HASH);
-        if (hash == null || !hash.equals(AllocationConfigMap.dataHash(target, configMap.getData()))) {
+        if (hash == null || !hash.equals(AllocationConfigMap.dataHash(target, CachedConfigMaps.data(configMap)))) {
             return "its data does not match the hash the operator recorded (" + DATA_HASH + ")";
         }
         return null;
-    }
-
-    private static boolean writesPublishedFields(ManagedFieldsEntry entry) {
-        if (entry.getFieldsV1() == null) {
-            return false;
-        }
-        JsonNode fields = MAPPER.valueToTree(entry.getFieldsV1());
-        JsonNode annotations = fields.path("f:metadata").path("f:annotations");
-        return fields.has("f:data")
-                || fields.has("f:binaryData")
-                || annotations.has("f:" + TARGET_CONTAINER)
-                || annotations.has("f:" + DATA_HASH);
-    }
-
-    private static <T> List<T> listOrEmpty(List<T> list) {
-        return list == null ? List.of() : list;
     }
 }

@@ -59,7 +59,9 @@ public final class WorkloadCache implements AutoCloseable {
         configMaps = client.configMaps()
                 .inAnyNamespace()
                 .withLabel(MANAGED_BY_LABEL, MANAGED_BY)
+                .withLimit(CachedWorkloads.LIST_PAGE)
                 .runnableInformer(0);
+        configMaps.itemStore(CachedConfigMaps.store());
         configMaps.addIndexers(
                 Map.of(BY_POLICY, byPolicy(cm -> Optional.ofNullable(AllocationConfigMap.policyOf(cm)))));
         for (SharedIndexInformer<?> informer : informers()) {

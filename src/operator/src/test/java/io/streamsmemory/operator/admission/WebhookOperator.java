@@ -16,6 +16,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -84,7 +86,7 @@ final class WebhookOperator implements AutoCloseable {
         operator.register(new PolicyReconciler(
                 client,
                 events,
-                new AllocationMetrics(new SimpleMeterRegistry()),
+                new AllocationMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
                 checkedAsTheAppChecksIt(),
                 new RolloutGate(Duration.ZERO),
                 new MemoryObserver(client, ObserveSettings.OFF),

@@ -110,7 +110,7 @@ final class ManyWorkloads {
                 null);
         MemoryVerdict verdict = MemoryVerdict.of(allocation, seen, Duration.ofHours(24));
         WorkloadRows.showVerdict(row, verdict);
-        return new WorkloadOutcome(row, allocation, null, null, warnings, null, verdict);
+        return new WorkloadOutcome(row, WorkloadOutcome.Parts.of(allocation), null, null, warnings, null, verdict);
     }
 
     private static WorkloadAllocationStatus row(String kind, String name) {
@@ -135,7 +135,7 @@ final class ManyWorkloads {
         return new PolicyStatusBuilder(current, maxRows)
                 .reconciled(
                         outcomes,
-                        allocation,
+                        WorkloadOutcome.Parts.of(allocation),
                         PolicyStatusBuilder.failure(outcomes, null),
                         current.getMetadata().getName(),
                         WebhookReach.NOT_CHECKED);
