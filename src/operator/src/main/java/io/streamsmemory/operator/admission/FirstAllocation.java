@@ -65,12 +65,12 @@ public final class FirstAllocation {
         String policyName = workload.policyName().get();
         try {
             CompletableFuture<StreamsMemoryPolicy> policyRead =
-                    CompletableFuture.supplyAsync(() -> client.resources(StreamsMemoryPolicy.class)
+                    LiveReads.start(() -> client.resources(StreamsMemoryPolicy.class)
                             .inNamespace(workload.namespace())
                             .withName(policyName)
                             .get());
             CompletableFuture<List<HorizontalPodAutoscaler>> autoscalersRead =
-                    CompletableFuture.supplyAsync(() -> client.autoscaling()
+                    LiveReads.start(() -> client.autoscaling()
                             .v2()
                             .horizontalPodAutoscalers()
                             .inNamespace(workload.namespace())
@@ -90,8 +90,8 @@ public final class FirstAllocation {
             Allocation allocation = fitted.result().allocation();
             ConfigMap desired = AllocationConfigMap.desired(
                     policyName, workload, allocation, fitted.plan().topology().annotation());
-            ConfigMap created = CompletableFuture.supplyAsync(() -> create(desired))
-                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ConfigMap created =
+                    LiveReads.start(() -> create(desired)).get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             if (created == null) {
                 return Optional.empty();
             }

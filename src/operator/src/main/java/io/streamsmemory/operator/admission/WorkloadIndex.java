@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -303,7 +302,7 @@ public final class WorkloadIndex implements AutoCloseable {
                 return cached;
             }
             try {
-                return CompletableFuture.supplyAsync(() -> kind.equals("Deployment")
+                return LiveReads.start(() -> kind.equals("Deployment")
                                 ? client.apps()
                                         .deployments()
                                         .inNamespace(namespace)
@@ -333,7 +332,7 @@ public final class WorkloadIndex implements AutoCloseable {
 
         @Override
         public ConfigMap liveConfigMap(String namespace, String name) throws Exception {
-            return CompletableFuture.supplyAsync(() -> client.configMaps()
+            return LiveReads.start(() -> client.configMaps()
                             .inNamespace(namespace)
                             .withName(name)
                             .get())

@@ -54,6 +54,10 @@ public final class ScaleBenchmark {
 
     /** How long the benchmark waits after the operator turns ready before it creates the policy. */
     private static final Duration STARTUP_SETTLE = Duration.ofSeconds(20);
+    /** Two rounds of the observer's default 30 s, over which the idle operator's CPU is measured. */
+    private static final Duration IDLE_WINDOW = Duration.ofSeconds(60);
+    /** USER_HZ, the unit of /proc/[pid]/stat's times (100 on Linux x86-64). */
+    private static final int CLOCK_TICKS_PER_SECOND = 100;
 
     public static void main(String[] args) throws Exception {
         run(args);
@@ -144,6 +148,9 @@ public final class ScaleBenchmark {
                 published.awaitReplicas(one, 3);
                 long singleMillis = (System.nanoTime() - start) / 1_000_000;
 
+                // Nothing changes from here on: what the operator spends is its periodic work at this many workloads.
+                double idleCores = cpuSeconds(operator.process().pid(), IDLE_WINDOW) / IDLE_WINDOW.toSeconds();
+
                 System.out.printf(
                         "publish %.1f s, re-split %.1f s, single re-split %d ms, RSS idle %d MiB peak %d MiB"
                                 + " (limit %d MiB), %.0f API requests for the re-split%n",
@@ -157,7 +164,7 @@ public final class ScaleBenchmark {
                 System.out.printf(
                         "summary: workloads=%d bystanders=%d publish_s=%.1f resplit_s=%.1f "
                                 + "single_resplit_ms=%d idle_rss_mib=%d peak_rss_mib=%d live_heap_mib=%d limit_mib=%d "
-                                + "requests_per_workload=%.2f%n",
+                                + "requests_per_workload=%.2f idle_cpu_cores=%.2f%n",
                         workloads,
                         bystanders,
                         publishSeconds,
@@ -167,9 +174,24 @@ public final class ScaleBenchmark {
                         rss.peak() >> 20,
                         liveHeap >> 20,
                         heap.limitMiB(),
-                        operatorRequests / workloads);
+                        operatorRequests / workloads,
+                        idleCores);
             }
         }
+    }
+
+    /** CPU seconds (user and system) the process spends over {@code window}, from /proc/[pid]/stat. */
+    private static double cpuSeconds(long pid, Duration window) throws Exception {
+        long before = cpuTicks(pid);
+        Thread.sleep(window.toMillis());
+        return (cpuTicks(pid) - before) / (double) CLOCK_TICKS_PER_SECOND;
+    }
+
+    private static long cpuTicks(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        // Fields after the command (which may hold spaces) start after its closing parenthesis; utime is the 14th.
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
     /**
