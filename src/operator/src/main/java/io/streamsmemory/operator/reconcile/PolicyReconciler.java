@@ -66,8 +66,6 @@ import java.util.stream.Stream;
 public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     /** The finalizer the previous version put on every policy (java-operator-sdk's default name); removed. */
     static final String PREVIOUS_FINALIZER = "streamsmemorypolicies.streamsmemory.io/finalizer";
-    /** Observation rounds between two looks at a policy whose workloads are all scaled to zero. */
-    static final int QUIET_ROUNDS = 10;
 
     private final KubernetesClient client;
     private final EventRecorder events;
@@ -194,7 +192,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         // The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round.
         return Stream.of(
                         outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
-                        observeAgain(named, outcomes).stream(),
+                        observeAgain(outcomes).stream(),
                         checkReachAgain(reach).stream())
                 .flatMap(s -> s)
                 .min(Comparator.naturalOrder())
@@ -287,7 +285,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
 
     /**
      * While the check has no verdict or a bad one, the condition is refreshed when it runs again. A good one is refreshed
-     * by the policy's next reconcile (every observation round while a workload runs, every tenth while all are scaled to zero); a rollout asks the check itself.
+     * by the policy's next reconcile (every observation round where it has workloads); a rollout asks the check itself.
      */
     private static Optional<Duration> checkReachAgain(WebhookReach reach) {
         return reach.unreachable() || reach.checking() ? Optional.ofNullable(reach.checkAgainIn()) : Optional.empty();
@@ -302,19 +300,13 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
     }
 
     /**
-     * A policy with running workloads shows what their pods report and how many run the allocation: its status is
-     * refreshed every round (pods come and go without an event the policy sees). One whose workloads are all scaled to
-     * zero has no pods to read or count: it is looked at every {@link #QUIET_ROUNDS} rounds (the webhook's reach), and
-     * at once when a workload scales up (its own event). At 5,000 workloads a look is seconds of CPU.
+     * A policy with workloads shows what their pods report: its status is refreshed every round (pods come and go
+     * without an event the policy sees).
      */
-    private Optional<Duration> observeAgain(List<Workload> named, List<WorkloadOutcome> outcomes) {
-        if (!observer.settings().enabled() || outcomes.isEmpty()) {
-            return Optional.empty();
-        }
-        Duration round = observer.settings().interval();
-        boolean running = named.stream().anyMatch(w -> w.declaredReplicas() > 0)
-                || outcomes.stream().anyMatch(o -> o.verdict() != null);
-        return Optional.of(running ? round : round.multipliedBy(QUIET_ROUNDS));
+    private Optional<Duration> observeAgain(List<WorkloadOutcome> outcomes) {
+        return observer.settings().enabled() && !outcomes.isEmpty()
+                ? Optional.of(observer.settings().interval())
+                : Optional.empty();
     }
 
     /** The live workloads that name the policy, in a stable order. */
