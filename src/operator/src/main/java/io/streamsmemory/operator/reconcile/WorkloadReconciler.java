@@ -212,7 +212,8 @@ final class WorkloadReconciler {
                 tuned.fitted().plan().topology(),
                 tuned.state());
         reportTuning(run.workload(), tuned.decision());
-        Duration rollLater = run.current() == null && WorkloadRollout.firstPodsMayBeStarting(run.workload(), run.pods())
+        Duration rollLater = WorkloadRollout.firstPodsMayBeStarting(
+                        run.workload(), run.current(), run.pods(), Instant.now())
                 ? WorkloadOutcome.RETRY_SOON
                 : rollout.rollIfNeeded(
                         run.policy(), run.workload(), allocation, tuned.fitted().range(), resplit, urgency, run.pods());

@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.reconcile;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
@@ -8,6 +9,7 @@ import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -97,18 +99,39 @@ final class WorkloadRollout {
     }
 
     /**
-     * True when this reconcile publishes a workload's first allocation while the workload wants pods and none is
-     * listed yet: a workload created together with its policy, whose first pods the webhook is admitting with this
-     * very allocation as the pods' list was read. Rolling it now would restart them as they start, so the decision
-     * waits for the next reconcile ({@link WorkloadOutcome#RETRY_SOON}), which sees them (and, when no pod comes,
-     * stamps the template as before).
+     * How long after a workload's allocation ConfigMap was created a reconcile that lists none of its pods still
+     * takes them for starting. The webhook creates it at the first pod's admission ({@code FirstAllocation}), before
+     * the API server stores that pod, so the ConfigMap's own event can start a reconcile whose pod cache has no pod
+     * yet: stamping then would restart the pod the webhook just injected. Well past the informers' lag, short enough
+     * that a workload whose pods never come is stamped soon after.
      */
-    static boolean firstPodsMayBeStarting(Workload workload, NamespacePods pods) {
+    static final Duration FIRST_PODS_GRACE = Duration.ofSeconds(10);
+
+    /**
+     * True when a workload's first allocation is published now or was a moment ago ({@link #FIRST_PODS_GRACE}, by
+     * the ConfigMap's creation time) while the workload wants pods and none is listed yet: a workload created together
+     * with its policy, whose first pods the webhook is admitting with this very allocation as the pods' list was read.
+     * Rolling it now would restart them as they start, so the decision waits for a later reconcile
+     * ({@link WorkloadOutcome#RETRY_SOON}), which sees them (and, when no pod comes, stamps the template as before).
+     *
+     * @param current the workload's allocation ConfigMap before this reconcile, null when there was none
+     */
+    static boolean firstPodsMayBeStarting(Workload workload, ConfigMap current, NamespacePods pods, Instant now) {
         return workload.appliedRestartHash().isEmpty()
                 && workload.declaredReplicas() > 0
+                && (current == null || createdWithin(current, now))
                 && PodDrift.count(workload, "", pods)
                         .filter(count -> count.pods() == 0)
                         .isPresent();
+    }
+
+    private static boolean createdWithin(ConfigMap current, Instant now) {
+        try {
+            Instant created = Instant.parse(current.getMetadata().getCreationTimestamp());
+            return created.plus(FIRST_PODS_GRACE).isAfter(now);
+        } catch (RuntimeException e) {
+            return false; // no creation time (not from the API server): stamp as before
+        }
     }
 
     /**

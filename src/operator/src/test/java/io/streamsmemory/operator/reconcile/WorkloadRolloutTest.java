@@ -2,6 +2,8 @@ package io.streamsmemory.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -203,18 +205,50 @@ class WorkloadRolloutTest {
     void theFirstPodsOfANewWorkloadMayBeStartingUntilOneIsListed() {
         Workload fresh = workload(Function.identity());
 
-        assertThat(WorkloadRollout.firstPodsMayBeStarting(fresh, pods(List.of())))
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(fresh, null, pods(List.of()), NOW))
                 .isTrue();
-        assertThat(WorkloadRollout.firstPodsMayBeStarting(fresh, pods(List.of(injected(hash)))))
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(fresh, null, pods(List.of(injected(hash))), NOW))
                 .isFalse();
-        assertThat(WorkloadRollout.firstPodsMayBeStarting(workload(stamped(hash)), pods(List.of())))
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(workload(stamped(hash)), null, pods(List.of()), NOW))
                 .as("rolled before")
                 .isFalse();
         Workload scaledToZero = Workload.of(Fixtures.deployment("shop", "orders-app", "orders", 0, "2Gi"))
                 .orElseThrow();
-        assertThat(WorkloadRollout.firstPodsMayBeStarting(scaledToZero, pods(List.of())))
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(scaledToZero, null, pods(List.of()), NOW))
                 .as("wants no pod")
                 .isFalse();
+    }
+
+    /**
+     * The webhook publishes the first allocation at the first pod's admission, before the API server stores the pod:
+     * a reconcile started by the ConfigMap's event may list no pod yet. It waits, for a moment, not for ever.
+     */
+    @Test
+    void aFirstAllocationPublishedAtAdmissionWaitsForItsPodsAMomentNotForEver() {
+        Workload fresh = workload(Function.identity());
+
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(fresh, createdAt(NOW.minusSeconds(1)), pods(List.of()), NOW))
+                .as("created a second ago")
+                .isTrue();
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(
+                        fresh, createdAt(NOW.minus(WorkloadRollout.FIRST_PODS_GRACE)), pods(List.of()), NOW))
+                .as("created a grace ago: no pod came, the template is stamped")
+                .isFalse();
+        assertThat(WorkloadRollout.firstPodsMayBeStarting(
+                        fresh,
+                        new ConfigMapBuilder().withNewMetadata().endMetadata().build(),
+                        pods(List.of()),
+                        NOW))
+                .as("no creation time")
+                .isFalse();
+    }
+
+    private static ConfigMap createdAt(Instant created) {
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withCreationTimestamp(created.toString())
+                .endMetadata()
+                .build();
     }
 
     /**
