@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MVN ?= mvn -B -ntp -Dstyle.color=never
 # Everything Maven needs to build the plan command.
 PLAN_JAR := src/plan/target/streams-memory-plan.jar
-PLAN_SOURCES := $(shell find src/engine/src/main src/plan/src/main -type f 2>/dev/null) pom.xml src/engine/pom.xml src/plan/pom.xml
+PLAN_SOURCES := $(shell find src/protocol/src/main src/engine/src/main src/plan/src/main -type f 2>/dev/null) pom.xml src/protocol/pom.xml src/engine/pom.xml src/plan/pom.xml
 AGENT_JAR := src/agent/target/streams-memory-agent.jar
 # The example pod the README talks about (2 GiB, 4 threads, 24 partitions over 3 replicas, 2 kv + 1 window store).
 EXAMPLE_PLAN := --memory 2Gi --threads 4 --partitions 24 --replicas 3 --stores kv=2,window=1

@@ -19,6 +19,7 @@ import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
 import io.streamsmemory.engine.json.AllocationJson;
+import io.streamsmemory.protocol.AllocationFormat;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ class ConfigMergerTest {
     }
 
     private static long plannedHeap(AgentAllocation allocation) {
-        return allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+        return allocation.plannedLimits().get(AllocationFormat.HEAP_PART);
     }
 
     /** Merges in a JVM whose heap is the one the allocation planned, as the webhook's -Xmx gives it. */

@@ -1,5 +1,6 @@
 package io.streamsmemory.engine;
 
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

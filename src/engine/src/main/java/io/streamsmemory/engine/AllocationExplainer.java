@@ -5,6 +5,9 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 import static io.streamsmemory.engine.MemoryModel.*;
 
+import io.streamsmemory.protocol.AllocationFormat;
+import io.streamsmemory.protocol.RocksDbSettings;
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -175,7 +178,7 @@ final class AllocationExplainer {
     private static Part cappedMetaspacePart(Sizing s) {
         long metaspace = s.jvm().metaspaceMiB();
         return Part.leaf(
-                "jvm-metaspace",
+                AllocationFormat.METASPACE_PART,
                 metaspace * MiB,
                 s.jvm().learned() == null
                         ? String.format(
@@ -240,7 +243,7 @@ final class AllocationExplainer {
         long extraDirect = s.jvm().extraDirectMiB();
         long directMemory = s.directMemoryBytes();
         return Part.leaf(
-                "jvm-direct-memory",
+                AllocationFormat.DIRECT_MEMORY_PART,
                 directMemory,
                 String.format(
                         "%s base + %d socket-reading threads x %s: the JDK copies each fetch response through a direct "
@@ -371,7 +374,7 @@ final class AllocationExplainer {
         }
         String heap = jvmSize(s.split().heapBytes());
         return Part.of(
-                "heap",
+                AllocationFormat.HEAP_PART,
                 String.format(
                         "the JVM heap: client buffers, record cache, input buffers%s%s and the application; -Xms = -Xmx "
                                 + "so the heap never grows into memory the other parts own%s",

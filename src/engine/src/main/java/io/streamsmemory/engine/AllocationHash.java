@@ -1,5 +1,6 @@
 package io.streamsmemory.engine;
 
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

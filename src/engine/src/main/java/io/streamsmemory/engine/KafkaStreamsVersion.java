@@ -1,5 +1,6 @@
 package io.streamsmemory.engine;
 
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 

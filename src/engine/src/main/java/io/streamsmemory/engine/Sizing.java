@@ -5,6 +5,8 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 import static io.streamsmemory.engine.MemoryModel.*;
 
+import io.streamsmemory.protocol.RocksDbSettings;
+
 /**
  * The sizing step: every number of an allocation, with no explanation, so the minimum-memory search can run it
  * cheaply; {@link AllocationExplainer} turns a sizing into the explained parts. The steps are numbered as in the

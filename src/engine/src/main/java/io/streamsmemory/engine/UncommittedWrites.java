@@ -4,6 +4,7 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static io.streamsmemory.engine.ByteSize.format;
 import static io.streamsmemory.engine.MemoryModel.*;
 
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.Map;
 
 /**

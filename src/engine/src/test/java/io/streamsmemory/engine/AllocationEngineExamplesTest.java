@@ -5,6 +5,7 @@ import static io.streamsmemory.engine.ByteSize.MiB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;

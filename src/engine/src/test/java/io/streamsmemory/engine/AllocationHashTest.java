@@ -2,6 +2,7 @@ package io.streamsmemory.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,9 @@ package io.streamsmemory.agent.allocation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamsmemory.agent.log.Bytes;
+import io.streamsmemory.protocol.AllocationFormat;
+import io.streamsmemory.protocol.RocksDbSettings;
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -13,8 +16,6 @@ import java.util.Map;
  * document.
  */
 public final class AgentAllocation {
-    /** The formatVersion this agent reads. */
-    public static final int FORMAT_VERSION = 1;
     /** Larger than any pod this agent is meant for: a value beyond it is a broken document, not a big pod. */
     static final long ABSURD_MEMORY_BYTES = 64L << 40;
     /** RocksDB accepts at most a few dozen memtables per column family before it stalls writes anyway. */
@@ -24,11 +25,6 @@ public final class AgentAllocation {
 
     /** A pod runs a handful of KafkaStreams instances at most; more is a broken document. */
     static final int MAX_INSTANCES = 64;
-    /** The top-level parts whose bytes are the JVM limits the engine planned (see JvmLimits). */
-    public static final String HEAP_PART = "heap";
-
-    public static final String METASPACE_PART = "jvm-metaspace";
-    public static final String DIRECT_MEMORY_PART = "jvm-direct-memory";
 
     private final String hash;
     private final String restartHash;
@@ -61,11 +57,6 @@ public final class AgentAllocation {
         this.plannedLoadedClasses = plannedLoadedClasses;
     }
 
-    /** The document's identity: what the engine's {@code AllocationDocument} declares. */
-    static final String API_VERSION = "streamsmemory.io/v1alpha1";
-
-    static final String KIND = "StreamsMemoryAllocation";
-
     /**
      * Reads and checks an allocation document (the JSON of {@code plan --output json}, the engine's
      * {@code AllocationDocument}). The agent reads only the fields it applies, so fields added later are ignored.
@@ -77,17 +68,18 @@ public final class AgentAllocation {
             throw new IllegalArgumentException("the document is not a JSON object");
         }
         String kind = text(document, "kind");
-        if (!KIND.equals(kind)) {
-            throw new IllegalArgumentException("kind is " + quote(kind) + ", expected " + KIND);
+        if (!AllocationFormat.KIND.equals(kind)) {
+            throw new IllegalArgumentException("kind is " + quote(kind) + ", expected " + AllocationFormat.KIND);
         }
         String apiVersion = text(document, "apiVersion");
-        if (!API_VERSION.equals(apiVersion)) {
-            throw new IllegalArgumentException("apiVersion is " + quote(apiVersion) + ", expected " + API_VERSION);
+        if (!AllocationFormat.API_VERSION.equals(apiVersion)) {
+            throw new IllegalArgumentException(
+                    "apiVersion is " + quote(apiVersion) + ", expected " + AllocationFormat.API_VERSION);
         }
         JsonNode format = document.get("formatVersion");
-        if (format == null || !format.isIntegralNumber() || format.asLong() != FORMAT_VERSION) {
+        if (format == null || !format.isIntegralNumber() || format.asLong() != AllocationFormat.FORMAT_VERSION) {
             throw new IllegalArgumentException("formatVersion " + (format == null ? "missing" : format.toString())
-                    + " is not supported (this agent reads formatVersion " + FORMAT_VERSION + ")");
+                    + " is not supported (this agent reads formatVersion " + AllocationFormat.FORMAT_VERSION + ")");
         }
         long memory = wholeNumber(document, "memoryBytes");
         if (memory <= 0 || memory > ABSURD_MEMORY_BYTES) {
@@ -247,7 +239,9 @@ public final class AgentAllocation {
         }
         for (JsonNode part : parts) {
             String name = part == null ? null : text(part, "name");
-            if (HEAP_PART.equals(name) || METASPACE_PART.equals(name) || DIRECT_MEMORY_PART.equals(name)) {
+            if (AllocationFormat.HEAP_PART.equals(name)
+                    || AllocationFormat.METASPACE_PART.equals(name)
+                    || AllocationFormat.DIRECT_MEMORY_PART.equals(name)) {
                 long bytes = wholeNumber(part, "bytes");
                 checkRange("parts." + name + ".bytes", bytes, 1, memory);
                 limits.put(name, bytes);
@@ -314,9 +308,9 @@ public final class AgentAllocation {
 
     /** The record cache of one KafkaStreams instance (whichever of its two keys the engine wrote), -1 when none. */
     public long recordCacheBytes() {
-        Long value = streamsConfig.get(EngineKeys.STATESTORE_CACHE);
+        Long value = streamsConfig.get(StreamsConfigKeys.STATESTORE_CACHE_MAX_BYTES);
         if (value == null) {
-            value = streamsConfig.get(EngineKeys.LEGACY_CACHE);
+            value = streamsConfig.get(StreamsConfigKeys.CACHE_MAX_BYTES_BUFFERING);
         }
         return value == null ? -1 : value;
     }
@@ -330,7 +324,7 @@ public final class AgentAllocation {
         return perInstance < 0 ? -1 : perInstance * instancesPerPod;
     }
 
-    /** The planned bytes of {@link #HEAP_PART}, {@link #METASPACE_PART} and {@link #DIRECT_MEMORY_PART}, when present. */
+    /** The planned bytes of {@link AllocationFormat#HEAP_PART}, {@link AllocationFormat#METASPACE_PART} and {@link AllocationFormat#DIRECT_MEMORY_PART}, when present. */
     public Map<String, Long> plannedLimits() {
         return plannedLimits;
     }
@@ -351,7 +345,7 @@ public final class AgentAllocation {
             long value = entry.getValue();
             scaled.put(
                     entry.getKey(),
-                    EngineKeys.instanceScoped(entry.getKey()) ? value * instancesPerPod / instance : value);
+                    StreamsConfigKeys.instanceScoped(entry.getKey()) ? value * instancesPerPod / instance : value);
         }
         return new AgentAllocation(
                 hash,

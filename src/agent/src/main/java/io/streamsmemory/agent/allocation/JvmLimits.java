@@ -2,6 +2,7 @@ package io.streamsmemory.agent.allocation;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.streamsmemory.agent.log.Bytes;
+import io.streamsmemory.protocol.AllocationFormat;
 import java.lang.management.ManagementFactory;
 import java.math.BigInteger;
 import java.util.Collections;
@@ -56,9 +57,9 @@ public final class JvmLimits {
         // MaxDirectMemorySize=0 (unset) means "as large as the heap" (jdk.internal.misc.VM.maxDirectMemory()).
         inForce.put(DIRECT, vmOption("MaxDirectMemorySize", inForce.get(HEAP)));
         Map<String, Long> plan = new LinkedHashMap<>();
-        putIfPlanned(plan, HEAP, allocation.plannedLimits().get(AgentAllocation.HEAP_PART));
-        putIfPlanned(plan, METASPACE, allocation.plannedLimits().get(AgentAllocation.METASPACE_PART));
-        putIfPlanned(plan, DIRECT, allocation.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART));
+        putIfPlanned(plan, HEAP, allocation.plannedLimits().get(AllocationFormat.HEAP_PART));
+        putIfPlanned(plan, METASPACE, allocation.plannedLimits().get(AllocationFormat.METASPACE_PART));
+        putIfPlanned(plan, DIRECT, allocation.plannedLimits().get(AllocationFormat.DIRECT_MEMORY_PART));
         Map<String, String> differ = new LinkedHashMap<>();
         for (Map.Entry<String, Long> entry : plan.entrySet()) {
             String name = entry.getKey();

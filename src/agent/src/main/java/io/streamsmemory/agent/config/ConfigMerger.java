@@ -1,14 +1,15 @@
 package io.streamsmemory.agent.config;
 
-import static io.streamsmemory.agent.allocation.EngineKeys.LEGACY_CACHE;
-import static io.streamsmemory.agent.allocation.EngineKeys.STATESTORE_CACHE;
-import static io.streamsmemory.agent.allocation.EngineKeys.UNCOMMITTED_MAX_BYTES;
+import static io.streamsmemory.protocol.StreamsConfigKeys.CACHE_MAX_BYTES_BUFFERING;
+import static io.streamsmemory.protocol.StreamsConfigKeys.STATESTORE_CACHE_MAX_BYTES;
+import static io.streamsmemory.protocol.StreamsConfigKeys.STATESTORE_UNCOMMITTED_MAX_BYTES;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
-import io.streamsmemory.agent.allocation.EngineKeys;
 import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.KafkaCatalog.Client;
 import io.streamsmemory.agent.log.Bytes;
+import io.streamsmemory.protocol.AllocationFormat;
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,7 +28,7 @@ public final class ConfigMerger {
     static final String SETTER_KEY = "rocksdb.config.setter";
     /** Where the agent keeps the application's own {@code rocksdb.config.setter}, which it calls first. */
     public static final String CHAINED_SETTER_CONFIG = "streamsmemory.chained.rocksdb.config.setter";
-    /** Enables KIP-892's transactional state stores: {@link EngineKeys#UNCOMMITTED_MAX_BYTES} bounds their writes. */
+    /** Enables KIP-892's transactional state stores: {@link StreamsConfigKeys#STATESTORE_UNCOMMITTED_MAX_BYTES} bounds their writes. */
     static final String TRANSACTIONAL_STATE_STORES = "enable.transactional.statestores";
 
     /** One value the merge changed; {@code before} says where the old value came from, {@code reason} why, if told. */
@@ -205,12 +206,12 @@ public final class ConfigMerger {
         for (Map.Entry<String, Long> entry : allocation.streamsConfig().entrySet()) {
             String key = entry.getKey();
             long bound = entry.getValue();
-            if (!EngineKeys.known(key)) {
+            if (!StreamsConfigKeys.applied(key)) {
                 // Only what the engine emits: an edited ConfigMap must not reach any other setting of the application.
                 skipped.add(key + " (not a key the allocation engine emits; ignored)");
                 continue;
             }
-            if (key.equals(STATESTORE_CACHE) || key.equals(LEGACY_CACHE)) {
+            if (key.equals(STATESTORE_CACHE_MAX_BYTES) || key.equals(CACHE_MAX_BYTES_BUFFERING)) {
                 recordCache = merge.recordCache(key, bound, heapShortfall(allocation, heapBytes));
                 continue;
             }
@@ -237,10 +238,11 @@ public final class ConfigMerger {
             }
         }
         if (transactional(app)
-                && !allocation.streamsConfig().containsKey(UNCOMMITTED_MAX_BYTES)
-                && catalog.knows(Client.STREAMS, UNCOMMITTED_MAX_BYTES)) {
+                && !allocation.streamsConfig().containsKey(STATESTORE_UNCOMMITTED_MAX_BYTES)
+                && catalog.knows(Client.STREAMS, STATESTORE_UNCOMMITTED_MAX_BYTES)) {
             // Nothing to apply, but the plan misses a consumer: say so where the skipped keys are reported.
-            skipped.add(UNCOMMITTED_MAX_BYTES + " (the application sets " + TRANSACTIONAL_STATE_STORES + "=true but "
+            skipped.add(STATESTORE_UNCOMMITTED_MAX_BYTES + " (the application sets " + TRANSACTIONAL_STATE_STORES
+                    + "=true but "
                     + "the allocation has no part for its uncommitted writes: declare spec.streams."
                     + "transactionalStateStores in the policy)");
         }
@@ -255,7 +257,7 @@ public final class ConfigMerger {
      * {@link JvmLimits#heapHolds} allows; otherwise why not.
      */
     private static String heapShortfall(AgentAllocation allocation, long heapBytes) {
-        Long planned = allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+        Long planned = allocation.plannedLimits().get(AllocationFormat.HEAP_PART);
         if (planned == null) {
             return "the allocation plans no heap to hold it";
         }
@@ -306,9 +308,9 @@ public final class ConfigMerger {
          * stays, so the application keeps the heap it had.
          */
         RecordCache recordCache(String key, long bound, String heapShortfall) {
-            String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE)
-                    ? STATESTORE_CACHE
-                    : catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+            String target = catalog.knows(Client.STREAMS, STATESTORE_CACHE_MAX_BYTES)
+                    ? STATESTORE_CACHE_MAX_BYTES
+                    : catalog.knows(Client.STREAMS, CACHE_MAX_BYTES_BUFFERING) ? CACHE_MAX_BYTES_BUFFERING : null;
             if (target == null) {
                 skipped.add(key + " (Kafka Streams " + catalog.version() + " has no record cache key)");
                 return RecordCache.none("Kafka Streams " + catalog.version() + " has no record cache key");
@@ -318,7 +320,10 @@ public final class ConfigMerger {
             }
             String from = present(app, target)
                     ? target
-                    : present(app, LEGACY_CACHE) && catalog.knows(Client.STREAMS, LEGACY_CACHE) ? LEGACY_CACHE : null;
+                    : present(app, CACHE_MAX_BYTES_BUFFERING)
+                                    && catalog.knows(Client.STREAMS, CACHE_MAX_BYTES_BUFFERING)
+                            ? CACHE_MAX_BYTES_BUFFERING
+                            : null;
             Object raw = from == null ? catalog.defaultValue(Client.STREAMS, target) : app.get(from);
             Long current = raw == null ? null : asLong(raw);
             if (raw != null && current == null) {
@@ -360,7 +365,7 @@ public final class ConfigMerger {
                 skipped.add(key + " (not a config of Kafka Streams " + catalog.version() + ")");
                 return;
             }
-            if (key.equals(UNCOMMITTED_MAX_BYTES) && !transactional(app)) {
+            if (key.equals(STATESTORE_UNCOMMITTED_MAX_BYTES) && !transactional(app)) {
                 // Without transactional stores Kafka Streams buffers nothing uncommitted: leave the key alone.
                 skipped.add(key + " (the application does not set " + TRANSACTIONAL_STATE_STORES + "=true)");
                 return;
@@ -412,7 +417,8 @@ public final class ConfigMerger {
             }
             // A negative value means "unbounded / OS default" for the size keys the allocation names (and 0 as well
             // for statestore.uncommitted.max.bytes).
-            boolean bounded = current != null && (current > 0 || current == 0 && !target.equals(UNCOMMITTED_MAX_BYTES));
+            boolean bounded = current != null
+                    && (current > 0 || current == 0 && !target.equals(STATESTORE_UNCOMMITTED_MAX_BYTES));
             if (bounded && current <= bound) {
                 return;
             }

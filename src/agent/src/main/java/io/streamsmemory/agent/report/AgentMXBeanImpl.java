@@ -2,11 +2,11 @@ package io.streamsmemory.agent.report;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.JvmLimits;
-import io.streamsmemory.agent.allocation.RocksDbSettings;
 import io.streamsmemory.agent.hook.StreamsInstances;
 import io.streamsmemory.agent.log.AgentLog;
 import io.streamsmemory.agent.rocksdb.RocksDbStats;
 import io.streamsmemory.agent.state.AgentState;
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.lang.management.ManagementFactory;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package io.streamsmemory.agent.report;
 
+import io.streamsmemory.protocol.ReportFigure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,23 +42,23 @@ final class CgroupMemory {
 
     static Map<String, Long> v2(Path dir) {
         Map<String, Long> out = new LinkedHashMap<>();
-        putNumber(out, "currentBytes", dir.resolve("memory.current"));
+        putNumber(out, ReportFigure.CGROUP_CURRENT_BYTES.field(), dir.resolve("memory.current"));
         putNumber(out, "maxBytes", dir.resolve("memory.max")); // "max" is not a number: left out
-        putNumber(out, "peakBytes", dir.resolve("memory.peak"));
-        putKey(out, "oomKills", dir.resolve("memory.events"), "oom_kill");
+        putNumber(out, ReportFigure.CGROUP_PEAK_BYTES.field(), dir.resolve("memory.peak"));
+        putKey(out, ReportFigure.OOM_KILLS.field(), dir.resolve("memory.events"), "oom_kill");
         return withVersion(out, 2);
     }
 
     static Map<String, Long> v1(Path dir) {
         Map<String, Long> out = new LinkedHashMap<>();
-        putNumber(out, "currentBytes", dir.resolve("memory.usage_in_bytes"));
+        putNumber(out, ReportFigure.CGROUP_CURRENT_BYTES.field(), dir.resolve("memory.usage_in_bytes"));
         putNumber(out, "maxBytes", dir.resolve("memory.limit_in_bytes"));
         Long limit = out.get("maxBytes");
         if (limit != null && limit >= V1_UNLIMITED) {
             out.remove("maxBytes"); // v1 writes a page-rounded Long.MAX_VALUE for "no limit"
         }
-        putNumber(out, "peakBytes", dir.resolve("memory.max_usage_in_bytes"));
-        putKey(out, "oomKills", dir.resolve("memory.oom_control"), "oom_kill");
+        putNumber(out, ReportFigure.CGROUP_PEAK_BYTES.field(), dir.resolve("memory.max_usage_in_bytes"));
+        putKey(out, ReportFigure.OOM_KILLS.field(), dir.resolve("memory.oom_control"), "oom_kill");
         return withVersion(out, 1);
     }
 

@@ -2,6 +2,7 @@ package io.streamsmemory.agent.report;
 
 import io.streamsmemory.agent.hook.HeapStateObjects;
 import io.streamsmemory.agent.hook.HeapStateTransformer;
+import io.streamsmemory.protocol.ReportFigure;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -66,9 +67,9 @@ final class HeapStateFigures {
         }
         if (!state.figures.isEmpty()) {
             state.figures.put(
-                    "stateBytes",
+                    ReportFigure.STATE_BYTES.field(),
                     state.figures.getOrDefault("inMemoryStoreBytes", 0L)
-                            + state.figures.getOrDefault("suppressionBufferBytes", 0L));
+                            + state.figures.getOrDefault(ReportFigure.SUPPRESSION_BUFFER_BYTES.field(), 0L));
         }
         return state;
     }
@@ -89,7 +90,7 @@ final class HeapStateFigures {
         }
         long entries =
                 ((Number) store.getClass().getMethod("approximateNumEntries").invoke(store)).longValue();
-        add("inMemoryStores", 1);
+        add(ReportFigure.IN_MEMORY_STORES.field(), 1);
         add("inMemoryStoreEntries", entries);
         add("inMemoryStoreBytes", entries == 0 ? 0 : entries * entryBytes(store));
     }
@@ -141,16 +142,16 @@ final class HeapStateFigures {
         }
         long records = ((Number) buffer.getClass().getMethod("numRecords").invoke(buffer)).longValue();
         long bytes = ((Number) buffer.getClass().getMethod("bufferSize").invoke(buffer)).longValue();
-        add("suppressionBuffers", 1);
+        add(ReportFigure.SUPPRESSION_BUFFERS.field(), 1);
         add("suppressionBufferRecords", records);
-        add("suppressionBufferBytes", bytes + records * BUFFERED_RECORD_OVERHEAD);
+        add(ReportFigure.SUPPRESSION_BUFFER_BYTES.field(), bytes + records * BUFFERED_RECORD_OVERHEAD);
         boolean unbounded = (long) field(processor, "maxRecords") == Long.MAX_VALUE
                 && (long) field(processor, "maxBytes") == Long.MAX_VALUE;
         if (unbounded) {
-            add("unboundedSuppressionBuffers", 1);
+            add(ReportFigure.UNBOUNDED_SUPPRESSION_BUFFERS.field(), 1);
             unboundedBuffers.add(String.valueOf(field(processor, "storeName")));
         } else {
-            add("unboundedSuppressionBuffers", 0);
+            add(ReportFigure.UNBOUNDED_SUPPRESSION_BUFFERS.field(), 0);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.streamsmemory.agent.report;
 
 import io.streamsmemory.agent.allocation.JvmLimits;
+import io.streamsmemory.protocol.ReportFigure;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.GarbageCollectorMXBean;
@@ -69,9 +70,9 @@ final class JvmMemory {
     static Map<String, Long> read() {
         Map<String, Long> out = new LinkedHashMap<>();
         MemoryUsage heap = Beans.MEMORY.getHeapMemoryUsage();
-        out.put("heapUsedBytes", heap.getUsed());
-        out.put("heapCommittedBytes", heap.getCommitted());
-        putKnown(out, "heapMaxBytes", heap.getMax());
+        out.put(ReportFigure.HEAP_USED_BYTES.field(), heap.getUsed());
+        out.put(ReportFigure.HEAP_COMMITTED_BYTES.field(), heap.getCommitted());
+        putKnown(out, ReportFigure.HEAP_MAX_BYTES.field(), heap.getMax());
         long metaspaceUsed = -1;
         long metaspaceCommitted = -1;
         long metaspacePeakCommitted = -1;
@@ -99,31 +100,31 @@ final class JvmMemory {
                 code = true;
             }
         }
-        putKnown(out, "metaspaceUsedBytes", metaspaceUsed);
+        putKnown(out, ReportFigure.METASPACE_USED_BYTES.field(), metaspaceUsed);
         // MaxMetaspaceSize caps what is committed, not what is used: with many class loaders (each holding partly
         // used chunks) a JVM fails with OutOfMemoryError: Metaspace while 88% of it is used (measured with a test
         // JVM of 32 MiB metaspace and about 230 class loaders), so the cap is held against the committed figure.
-        putKnown(out, "metaspaceCommittedBytes", metaspaceCommitted);
+        putKnown(out, ReportFigure.METASPACE_COMMITTED_BYTES.field(), metaspaceCommitted);
         // Peaks since the JVM started: what spec.jvm.sizing: Observed sizes the caps from (a sample can miss them).
-        putKnown(out, "metaspacePeakCommittedBytes", metaspacePeakCommitted);
-        putKnown(out, "metaspaceMaxBytes", metaspaceMax); // -1: no MaxMetaspaceSize, left out
+        putKnown(out, ReportFigure.METASPACE_PEAK_COMMITTED_BYTES.field(), metaspacePeakCommitted);
+        putKnown(out, ReportFigure.METASPACE_MAX_BYTES.field(), metaspaceMax); // -1: no MaxMetaspaceSize, left out
         if (code) {
-            out.put("codeCacheUsedBytes", codeUsed);
-            out.put("codeCachePeakBytes", codePeak);
-            putKnown(out, "codeCacheMaxBytes", codeMax);
+            out.put(ReportFigure.CODE_CACHE_USED_BYTES.field(), codeUsed);
+            out.put(ReportFigure.CODE_CACHE_PEAK_BYTES.field(), codePeak);
+            putKnown(out, ReportFigure.CODE_CACHE_MAX_BYTES.field(), codeMax);
         }
         if (Beans.DIRECT != null) {
-            putKnown(out, "directUsedBytes", Beans.DIRECT.getMemoryUsed());
+            putKnown(out, ReportFigure.DIRECT_USED_BYTES.field(), Beans.DIRECT.getMemoryUsed());
         }
         if (Beans.DIRECT_MAX != JvmLimits.UNLIMITED) {
             putKnown(out, "directMaxBytes", Beans.DIRECT_MAX);
         }
-        out.put("loadedClasses", (long) Beans.CLASSES.getLoadedClassCount());
-        out.put("liveThreads", (long) Beans.THREADS.getThreadCount());
+        out.put(ReportFigure.LOADED_CLASSES.field(), (long) Beans.CLASSES.getLoadedClassCount());
+        out.put(ReportFigure.LIVE_THREADS.field(), (long) Beans.THREADS.getThreadCount());
         putGc(out);
         // What the report's figures since the JVM started (GC pauses, flushes, stall time, storage reads) are read
         // against.
-        putKnown(out, "uptimeMillis", Beans.RUNTIME.getUptime());
+        putKnown(out, ReportFigure.UPTIME_MILLIS.field(), Beans.RUNTIME.getUptime());
         return out;
     }
 
@@ -152,7 +153,7 @@ final class JvmMemory {
         }
         if (seen) {
             out.put("gcCollections", collections);
-            out.put("gcPauseMillis", pauseMillis);
+            out.put(ReportFigure.GC_PAUSE_MILLIS.field(), pauseMillis);
         }
     }
 

@@ -1,17 +1,17 @@
 package io.streamsmemory.agent.report;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.ConfigMerger;
 import io.streamsmemory.agent.hook.StreamsInstances;
 import io.streamsmemory.agent.rocksdb.RocksDbStats;
 import io.streamsmemory.agent.state.AgentState;
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.util.Collections;
+import io.streamsmemory.protocol.AgentReportDocument;
+import io.streamsmemory.protocol.AgentReportDocument.Word;
+import io.streamsmemory.protocol.AllocationFormat;
+import io.streamsmemory.protocol.ReportFigure;
+import io.streamsmemory.protocol.ReportFigure.Section;
+import io.streamsmemory.protocol.ReportJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -23,25 +23,18 @@ import java.util.function.LongSupplier;
  * never written as 0. Rendered as JSON ({@code GET /report}) or Prometheus text ({@code GET /metrics}).
  */
 final class MemoryReport {
-    static final int FORMAT_VERSION = 1;
     static final String METRIC_PREFIX = "streams_memory_agent_";
-    private static final JsonFactory JSON = new JsonFactory();
 
-    private final String allocationHash;
-    private final String restartHash;
-    /** Which record cache the application got: a {@link ConfigMerger.RecordCache.Source} label; null leaves it out. */
-    private final String recordCacheSource;
-    /** The application's Kafka Streams version, as its jar says (the operator learns the policy's fact from it). */
-    private final String kafkaStreamsVersion;
-    /** The JVM argument that set the heap in force when it is not the plan's ({@link JvmLimits#heapFlag}), else null. */
-    private final String heapFlag;
-    /** The store names of the suppression buffers with no bound ({@link HeapStateFigures}), else null. */
-    private final String unboundedSuppressionBuffers;
-    /** Section name to its figures, in the document's order; empty sections are left out. */
-    private final Map<String, Map<String, Long>> sections;
+    /** The report as the protocol's codec writes it. */
+    private final AgentReportDocument report;
 
-    private final Long unexplainedBytes;
-
+    /**
+     * @param recordCacheSource which record cache the application got: a {@link ConfigMerger.RecordCache.Source} label
+     * @param kafkaStreamsVersion the application's, as its jar says (the operator learns the policy's fact from it)
+     * @param heapFlag the JVM argument that set the heap in force when it is not the plan's ({@link JvmLimits#heapFlag})
+     * @param unboundedSuppressionBuffers the store names of the suppression buffers with no bound
+     * @param sections section name to its figures, in the document's order; empty sections are left out
+     */
     MemoryReport(
             String allocationHash,
             String restartHash,
@@ -51,20 +44,14 @@ final class MemoryReport {
             String unboundedSuppressionBuffers,
             Map<String, Map<String, Long>> sections,
             Long unexplainedBytes) {
-        this.allocationHash = allocationHash;
-        this.restartHash = restartHash;
-        this.recordCacheSource = recordCacheSource;
-        this.kafkaStreamsVersion = kafkaStreamsVersion;
-        this.heapFlag = heapFlag;
-        this.unboundedSuppressionBuffers = unboundedSuppressionBuffers;
-        Map<String, Map<String, Long>> kept = new LinkedHashMap<>();
-        sections.forEach((name, figures) -> {
-            if (!figures.isEmpty()) {
-                kept.put(name, Collections.unmodifiableMap(new LinkedHashMap<>(figures)));
-            }
-        });
-        this.sections = Collections.unmodifiableMap(kept);
-        this.unexplainedBytes = unexplainedBytes;
+        Map<String, String> words = new LinkedHashMap<>();
+        words.put(Word.ALLOCATION_HASH, allocationHash);
+        words.put(Word.RESTART_HASH, restartHash);
+        words.put(Word.RECORD_CACHE_SOURCE, recordCacheSource);
+        words.put(Word.KAFKA_STREAMS_VERSION, kafkaStreamsVersion);
+        words.put(Word.HEAP_FLAG, heapFlag);
+        words.put(Word.UNBOUNDED_SUPPRESSION_BUFFERS, unboundedSuppressionBuffers);
+        this.report = new AgentReportDocument(words, sections, unexplainedBytes);
     }
 
     /** Reads every source now. */
@@ -73,13 +60,13 @@ final class MemoryReport {
         Map<String, Long> process = new LinkedHashMap<>(ProcStatus.read(ProcStatus.SELF));
         process.putAll(ProcIo.read(ProcIo.SELF));
         // Against streams.processedRecords: the application's CPU per record, what a tuning step is judged by.
-        putKnown(process, "processCpuNanos", ProcessCpu::nanos);
-        sections.put("process", process);
-        sections.put("cgroup", CgroupMemory.read(CgroupMemory.ROOT, CgroupMemory.SELF));
+        putKnown(process, ReportFigure.PROCESS_CPU_NANOS.field(), ProcessCpu::nanos);
+        sections.put(Section.PROCESS, process);
+        sections.put(Section.CGROUP, CgroupMemory.read(CgroupMemory.ROOT, CgroupMemory.SELF));
         Map<String, Long> jvm = JvmMemory.read();
         AgentAllocation allocation = AgentState.allocation();
         jvm.putAll(planned(allocation));
-        sections.put("jvm", jvm);
+        sections.put(Section.JVM, jvm);
         StreamsFigures streams = StreamsFigures.read();
         Map<String, Long> streamsSection = streams.streams();
         if (allocation != null && allocation.plannedRecordCacheBytes() >= 0) {
@@ -89,15 +76,15 @@ final class MemoryReport {
         Long applicationCache = AgentState.recordCache().applicationBytes();
         if (applicationCache != null) {
             // The application's own setting (-1: none): the plan holds heap for the cache that runs.
-            streamsSection.put("applicationRecordCacheBytes", applicationCache);
+            streamsSection.put(ReportFigure.APPLICATION_RECORD_CACHE_BYTES.field(), applicationCache);
         }
-        sections.put("streams", streamsSection);
+        sections.put(Section.STREAMS, streamsSection);
         HeapStateFigures heapState = StreamsInstances.watching() ? HeapStateFigures.read() : null;
         if (heapState != null) {
-            sections.put("heapState", heapState.figures());
+            sections.put(Section.HEAP_STATE, heapState.figures());
         }
-        Map<String, Long> rocksdb = rocksDb(jvm.get("uptimeMillis"));
-        sections.put("rocksdb", rocksdb);
+        Map<String, Long> rocksdb = rocksDb(jvm.get(ReportFigure.UPTIME_MILLIS.field()));
+        sections.put(Section.ROCKSDB, rocksdb);
         return new MemoryReport(
                 allocation == null ? null : allocation.hash(),
                 allocation == null ? null : allocation.restartHash(),
@@ -106,7 +93,11 @@ final class MemoryReport {
                 heapFlag(AgentState.jvmLimits()),
                 heapState == null ? null : heapState.unboundedBuffers(),
                 sections,
-                unexplained(sections.get("process").get("rssBytes"), jvm, rocksdb, JvmMemory.stackBytesPerThread()));
+                unexplained(
+                        sections.get(Section.PROCESS).get(ReportFigure.RSS_BYTES.field()),
+                        jvm,
+                        rocksdb,
+                        JvmMemory.stackBytesPerThread()));
     }
 
     /**
@@ -127,18 +118,18 @@ final class MemoryReport {
         if (allocation == null) {
             return out;
         }
-        Long heap = allocation.plannedLimits().get(AgentAllocation.HEAP_PART);
+        Long heap = allocation.plannedLimits().get(AllocationFormat.HEAP_PART);
         if (heap != null) {
-            out.put("plannedHeapMaxBytes", heap);
+            out.put(ReportFigure.PLANNED_HEAP_MAX_BYTES.field(), heap);
         }
         if (allocation.plannedLoadedClasses() > 0) {
             out.put("plannedLoadedClasses", allocation.plannedLoadedClasses());
         }
-        Long metaspace = allocation.plannedLimits().get(AgentAllocation.METASPACE_PART);
+        Long metaspace = allocation.plannedLimits().get(AllocationFormat.METASPACE_PART);
         if (metaspace != null) {
             out.put("plannedMetaspaceMaxBytes", metaspace);
         }
-        Long direct = allocation.plannedLimits().get(AgentAllocation.DIRECT_MEMORY_PART);
+        Long direct = allocation.plannedLimits().get(AllocationFormat.DIRECT_MEMORY_PART);
         if (direct != null) {
             out.put("plannedDirectMaxBytes", direct);
         }
@@ -149,17 +140,19 @@ final class MemoryReport {
     static Map<String, Long> rocksDb(Long uptimeMillis) {
         Map<String, Long> out = new LinkedHashMap<>();
         if (RocksDbStats.capacity >= 0) {
-            out.put("blockCacheCapacityBytes", RocksDbStats.capacity);
-            putKnown(out, "blockCacheUsageBytes", RocksDbStats.usage);
+            out.put(ReportFigure.BLOCK_CACHE_CAPACITY_BYTES.field(), RocksDbStats.capacity);
+            putKnown(out, ReportFigure.BLOCK_CACHE_USAGE_BYTES.field(), RocksDbStats.usage);
             putKnown(out, "blockCachePinnedUsageBytes", RocksDbStats.pinnedUsage);
         }
         if (RocksDbStats.listening) {
-            out.put("flushes", RocksDbStats.FLUSHES.get());
-            out.put("flushedBytes", RocksDbStats.FLUSHED_BYTES.get());
+            out.put(ReportFigure.FLUSHES.field(), RocksDbStats.FLUSHES.get());
+            out.put(ReportFigure.FLUSHED_BYTES.field(), RocksDbStats.FLUSHED_BYTES.get());
             long stall = RocksDbStats.WRITE_STALLS.millis();
             // Both clocks count from about the JVM's start; a stall in progress read a moment after the uptime must
             // not make the share of time stalled exceed 1.
-            out.put("writeStallMillis", uptimeMillis == null ? stall : Math.min(stall, uptimeMillis));
+            out.put(
+                    ReportFigure.WRITE_STALL_MILLIS.field(),
+                    uptimeMillis == null ? stall : Math.min(stall, uptimeMillis));
         }
         return out;
     }
@@ -187,61 +180,25 @@ final class MemoryReport {
         if (rss == null) {
             return null;
         }
-        long explained = jvm.getOrDefault("heapCommittedBytes", 0L)
-                + jvm.getOrDefault("metaspaceUsedBytes", 0L)
-                + jvm.getOrDefault("codeCacheUsedBytes", 0L)
-                + jvm.getOrDefault("directUsedBytes", 0L)
-                + jvm.getOrDefault("liveThreads", 0L) * stackBytesPerThread
-                + rocksdb.getOrDefault("blockCacheUsageBytes", 0L);
+        long explained = jvm.getOrDefault(ReportFigure.HEAP_COMMITTED_BYTES.field(), 0L)
+                + jvm.getOrDefault(ReportFigure.METASPACE_USED_BYTES.field(), 0L)
+                + jvm.getOrDefault(ReportFigure.CODE_CACHE_USED_BYTES.field(), 0L)
+                + jvm.getOrDefault(ReportFigure.DIRECT_USED_BYTES.field(), 0L)
+                + jvm.getOrDefault(ReportFigure.LIVE_THREADS.field(), 0L) * stackBytesPerThread
+                + rocksdb.getOrDefault(ReportFigure.BLOCK_CACHE_USAGE_BYTES.field(), 0L);
         return rss - explained;
     }
 
     Map<String, Map<String, Long>> sections() {
-        return sections;
+        return report.sections();
     }
 
     Long unexplainedBytes() {
-        return unexplainedBytes;
+        return report.unexplainedBytes();
     }
 
     String toJson() {
-        StringWriter out = new StringWriter(1024);
-        try (JsonGenerator json = JSON.createGenerator(out)) {
-            json.writeStartObject();
-            json.writeNumberField("formatVersion", FORMAT_VERSION);
-            if (allocationHash != null) {
-                json.writeStringField("allocationHash", allocationHash);
-            }
-            if (restartHash != null) {
-                json.writeStringField("restartHash", restartHash);
-            }
-            if (recordCacheSource != null) {
-                json.writeStringField("recordCacheSource", recordCacheSource);
-            }
-            if (kafkaStreamsVersion != null) {
-                json.writeStringField("kafkaStreamsVersion", kafkaStreamsVersion);
-            }
-            if (heapFlag != null) {
-                json.writeStringField("heapFlag", heapFlag);
-            }
-            if (unboundedSuppressionBuffers != null) {
-                json.writeStringField("unboundedSuppressionBuffers", unboundedSuppressionBuffers);
-            }
-            for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
-                json.writeObjectFieldStart(section.getKey());
-                for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
-                    json.writeNumberField(figure.getKey(), figure.getValue());
-                }
-                json.writeEndObject();
-            }
-            if (unexplainedBytes != null) {
-                json.writeNumberField("unexplainedBytes", unexplainedBytes);
-            }
-            json.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a StringWriter does not fail
-        }
-        return out.toString();
+        return ReportJson.write(report);
     }
 
     /**
@@ -254,14 +211,21 @@ final class MemoryReport {
     String toPrometheus() {
         StringBuilder out = new StringBuilder(4096);
         String info = METRIC_PREFIX + "info";
-        helpAndType(out, info, "The allocation this JVM runs on (report format " + FORMAT_VERSION + ").");
-        out.append(info).append("{format_version=\"").append(FORMAT_VERSION).append('"');
-        label(out, "allocation_hash", allocationHash);
-        label(out, "restart_hash", restartHash);
-        label(out, "kafka_streams_version", kafkaStreamsVersion);
-        label(out, "heap_flag", heapFlag);
-        label(out, "unbounded_suppression_buffers", unboundedSuppressionBuffers);
+        helpAndType(
+                out,
+                info,
+                "The allocation this JVM runs on (report format " + AgentReportDocument.FORMAT_VERSION + ").");
+        out.append(info)
+                .append("{format_version=\"")
+                .append(AgentReportDocument.FORMAT_VERSION)
+                .append('"');
+        label(out, "allocation_hash", report.word(Word.ALLOCATION_HASH));
+        label(out, "restart_hash", report.word(Word.RESTART_HASH));
+        label(out, "kafka_streams_version", report.word(Word.KAFKA_STREAMS_VERSION));
+        label(out, "heap_flag", report.word(Word.HEAP_FLAG));
+        label(out, "unbounded_suppression_buffers", report.word(Word.UNBOUNDED_SUPPRESSION_BUFFERS));
         out.append("} 1\n");
+        String recordCacheSource = report.word(Word.RECORD_CACHE_SOURCE);
         if (recordCacheSource != null) {
             String source = METRIC_PREFIX + "record_cache_source";
             helpAndType(
@@ -269,7 +233,7 @@ final class MemoryReport {
             // One of four fixed words: nothing to escape.
             out.append(source).append("{source=\"").append(recordCacheSource).append("\"} 1\n");
         }
-        for (Map.Entry<String, Map<String, Long>> section : sections.entrySet()) {
+        for (Map.Entry<String, Map<String, Long>> section : report.sections().entrySet()) {
             for (Map.Entry<String, Long> figure : section.getValue().entrySet()) {
                 gauge(
                         out,
@@ -278,8 +242,8 @@ final class MemoryReport {
                         figure.getValue());
             }
         }
-        if (unexplainedBytes != null) {
-            gauge(out, "unexplained_bytes", "unexplainedBytes", unexplainedBytes);
+        if (report.unexplainedBytes() != null) {
+            gauge(out, "unexplained_bytes", "unexplainedBytes", report.unexplainedBytes());
         }
         return out.toString();
     }

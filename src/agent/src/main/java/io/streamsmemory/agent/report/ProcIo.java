@@ -1,5 +1,6 @@
 package io.streamsmemory.agent.report;
 
+import io.streamsmemory.protocol.ReportFigure;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -29,7 +30,7 @@ final class ProcIo {
         }
         try {
             long bytes = Long.parseLong(value);
-            return bytes < 0 ? Map.of() : Map.of("storageReadBytes", bytes);
+            return bytes < 0 ? Map.of() : Map.of(ReportFigure.STORAGE_READ_BYTES.field(), bytes);
         } catch (NumberFormatException e) {
             return Map.of(); // an unreadable figure is left out, never written as 0
         }

@@ -1,5 +1,6 @@
 package io.streamsmemory.agent.report;
 
+import io.streamsmemory.protocol.ReportFigure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +25,8 @@ final class ProcStatus {
 
     static Map<String, Long> parse(String text) {
         Map<String, Long> out = new LinkedHashMap<>();
-        putKib(out, "rssBytes", text, "VmRSS:");
-        putKib(out, "rssPeakBytes", text, "VmHWM:");
+        putKib(out, ReportFigure.RSS_BYTES.field(), text, "VmRSS:");
+        putKib(out, ReportFigure.RSS_PEAK_BYTES.field(), text, "VmHWM:");
         return out;
     }
 

@@ -4,6 +4,7 @@ import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.hook.StreamsInstances;
 import io.streamsmemory.agent.rocksdb.RocksDbStats;
 import io.streamsmemory.agent.state.AgentState;
+import io.streamsmemory.protocol.ReportFigure;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,7 +43,7 @@ final class StreamsFigures {
             return figures;
         }
         List<Object> instances = StreamsInstances.liveInstances();
-        figures.streams.put("instances", (long) instances.size());
+        figures.streams.put(ReportFigure.INSTANCES.field(), (long) instances.size());
         long threads = 0;
         long active = 0;
         long standby = 0;
@@ -79,9 +80,9 @@ final class StreamsFigures {
             lag = Math.max(lag, lagMax(instance));
         }
         if (threadsRead) {
-            figures.streams.put("streamThreads", threads);
-            figures.streams.put("activeTasks", active);
-            figures.streams.put("standbyTasks", standby);
+            figures.streams.put(ReportFigure.STREAM_THREADS.field(), threads);
+            figures.streams.put(ReportFigure.ACTIVE_TASKS.field(), active);
+            figures.streams.put(ReportFigure.STANDBY_TASKS.field(), standby);
         }
         if (storesRead) {
             figures.streams.put("stateStores", (long) stores.size());
@@ -89,16 +90,16 @@ final class StreamsFigures {
         AgentAllocation allocation = AgentState.allocation();
         if (allocation != null && allocation.rocksDb() != null) {
             // The agent's setter counts every RocksDB instance (store x task x segment) it puts on the shared cache.
-            figures.streams.put("rocksDbInstances", (long) RocksDbStats.OPEN.get());
+            figures.streams.put(ReportFigure.ROCKSDB_INSTANCES.field(), (long) RocksDbStats.OPEN.get());
         }
         if (cacheRead) {
-            figures.streams.put("recordCacheBytes", cache);
+            figures.streams.put(ReportFigure.RECORD_CACHE_BYTES.field(), cache);
         }
         if (processedRead) {
-            figures.streams.put("processedRecords", processed);
+            figures.streams.put(ReportFigure.PROCESSED_RECORDS.field(), processed);
         }
         if (lag >= 0) {
-            figures.streams.put("consumerLagRecords", lag);
+            figures.streams.put(ReportFigure.CONSUMER_LAG_RECORDS.field(), lag);
         }
         return figures;
     }

@@ -1,9 +1,9 @@
 package io.streamsmemory.agent.rocksdb;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
-import io.streamsmemory.agent.allocation.RocksDbSettings;
 import io.streamsmemory.agent.log.AgentLog;
 import io.streamsmemory.agent.state.AgentState;
+import io.streamsmemory.protocol.RocksDbSettings;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Env;
 import org.rocksdb.LRUCache;

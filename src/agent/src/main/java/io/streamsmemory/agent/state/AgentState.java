@@ -2,11 +2,11 @@ package io.streamsmemory.agent.state;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.AllocationLoader;
-import io.streamsmemory.agent.allocation.EngineKeys;
 import io.streamsmemory.agent.allocation.JvmLimits;
 import io.streamsmemory.agent.config.ConfigMerger;
 import io.streamsmemory.agent.config.KafkaCatalog;
 import io.streamsmemory.agent.log.AgentLog;
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -134,7 +134,8 @@ public final class AgentState {
     }
 
     private static boolean recordCacheKey(String key) {
-        return key.equals(EngineKeys.STATESTORE_CACHE) || key.equals(EngineKeys.LEGACY_CACHE);
+        return key.equals(StreamsConfigKeys.STATESTORE_CACHE_MAX_BYTES)
+                || key.equals(StreamsConfigKeys.CACHE_MAX_BYTES_BUFFERING);
     }
 
     /** Which record cache the application's StreamsConfig got, and why ("none" before the first merge). */

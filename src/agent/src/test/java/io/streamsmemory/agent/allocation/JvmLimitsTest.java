@@ -2,6 +2,7 @@ package io.streamsmemory.agent.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamsmemory.protocol.AllocationFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +60,7 @@ class JvmLimitsTest {
         assertThat(limits.effective(JvmLimits.HEAP))
                 .isEqualTo(Runtime.getRuntime().maxMemory());
         assertThat(limits.planned(JvmLimits.HEAP))
-                .isEqualTo(allocation.plannedLimits().get(AgentAllocation.HEAP_PART));
+                .isEqualTo(allocation.plannedLimits().get(AllocationFormat.HEAP_PART));
         assertThat(limits.effective(JvmLimits.METASPACE)).isNotEqualTo(-1);
         // The test JVM runs with surefire's flags, not the allocation's: named, on one line.
         assertThat(limits.mismatches()).containsKey(JvmLimits.HEAP);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamsmemory.agent.allocation.AgentAllocation;
 import io.streamsmemory.agent.allocation.Allocations;
-import io.streamsmemory.agent.allocation.EngineKeys;
+import io.streamsmemory.protocol.StreamsConfigKeys;
 import java.io.InputStream;
 import java.util.Map;
 import org.apache.kafka.streams.KafkaStreams;
@@ -19,16 +19,20 @@ class StreamsInstancesTest {
         for (int k = 2; k <= 4; k++) {
             AgentAllocation share = planned.forUnplannedInstance(k);
             for (Map.Entry<String, Long> entry : planned.streamsConfig().entrySet()) {
-                long expected = EngineKeys.instanceScoped(entry.getKey()) ? entry.getValue() / k : entry.getValue();
+                long expected =
+                        StreamsConfigKeys.instanceScoped(entry.getKey()) ? entry.getValue() / k : entry.getValue();
                 assertThat(share.streamsConfig().get(entry.getKey()))
                         .as(entry.getKey() + " for instance " + k)
                         .isEqualTo(expected);
             }
         }
-        assertThat(EngineKeys.instanceScoped("statestore.cache.max.bytes")).isTrue();
-        assertThat(EngineKeys.instanceScoped("main.consumer.fetch.max.bytes")).isTrue();
-        assertThat(EngineKeys.instanceScoped("buffered.records.per.partition")).isFalse();
-        assertThat(EngineKeys.instanceScoped("main.consumer.receive.buffer.bytes"))
+        assertThat(StreamsConfigKeys.instanceScoped("statestore.cache.max.bytes"))
+                .isTrue();
+        assertThat(StreamsConfigKeys.instanceScoped("main.consumer.fetch.max.bytes"))
+                .isTrue();
+        assertThat(StreamsConfigKeys.instanceScoped("buffered.records.per.partition"))
+                .isFalse();
+        assertThat(StreamsConfigKeys.instanceScoped("main.consumer.receive.buffer.bytes"))
                 .isFalse();
     }
 

@@ -2,7 +2,7 @@ package io.streamsmemory.agent.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.streamsmemory.agent.allocation.RocksDbSettings;
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

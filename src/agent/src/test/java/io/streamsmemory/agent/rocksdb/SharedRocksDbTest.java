@@ -2,7 +2,7 @@ package io.streamsmemory.agent.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.streamsmemory.agent.allocation.RocksDbSettings;
+import io.streamsmemory.protocol.RocksDbSettings;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Env;

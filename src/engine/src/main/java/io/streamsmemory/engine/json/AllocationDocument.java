@@ -4,9 +4,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.DefaultsBaseline;
 import io.streamsmemory.engine.Part;
-import io.streamsmemory.engine.RocksDbSettings;
 import io.streamsmemory.engine.Topology;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.protocol.AllocationFormat;
+import io.streamsmemory.protocol.RocksDbSettings;
 import java.util.List;
 import java.util.Map;
 
@@ -32,15 +33,11 @@ public record AllocationDocument(
         Map<String, String> streamsConfig,
         RocksDbSettings rocksdb,
         DefaultsBaseline kafkaDefaults) {
-    public static final String API_VERSION = "streamsmemory.io/v1alpha1";
-    public static final String KIND = "StreamsMemoryAllocation";
-    public static final int FORMAT_VERSION = 1;
-
     public static AllocationDocument of(Allocation allocation) {
         return new AllocationDocument(
-                API_VERSION,
-                KIND,
-                FORMAT_VERSION,
+                AllocationFormat.API_VERSION,
+                AllocationFormat.KIND,
+                AllocationFormat.FORMAT_VERSION,
                 allocation.hash(),
                 allocation.restartHash(),
                 allocation.memoryBytes(),

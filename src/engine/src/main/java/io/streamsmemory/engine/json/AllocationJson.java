@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.AllocationResult;
+import io.streamsmemory.protocol.AllocationFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -25,9 +26,9 @@ public final class AllocationJson {
     /** The failure form: the engine's errors and the least memory that would fit. */
     public static String writeErrors(AllocationResult result) {
         Map<String, Object> document = new LinkedHashMap<>();
-        document.put("apiVersion", AllocationDocument.API_VERSION);
-        document.put("kind", AllocationDocument.KIND);
-        document.put("formatVersion", AllocationDocument.FORMAT_VERSION);
+        document.put("apiVersion", AllocationFormat.API_VERSION);
+        document.put("kind", AllocationFormat.KIND);
+        document.put("formatVersion", AllocationFormat.FORMAT_VERSION);
         document.put("errors", result.errors());
         if (result.minimumMemoryBytes() != null) {
             document.put("minimumMemoryBytes", result.minimumMemoryBytes());

@@ -11,6 +11,7 @@ import io.streamsmemory.engine.ObservedJvm;
 import io.streamsmemory.engine.ReplicaRange;
 import io.streamsmemory.engine.StoreCounts;
 import io.streamsmemory.engine.WorkloadFacts;
+import io.streamsmemory.protocol.AllocationFormat;
 import org.junit.jupiter.api.Test;
 
 class AllocationJsonTest {
@@ -49,7 +50,7 @@ class AllocationJsonTest {
         AllocationDocument document = AllocationJson.read(JSON.writeValueAsString(old));
 
         assertThat(document.formatVersion())
-                .isEqualTo(AllocationDocument.FORMAT_VERSION)
+                .isEqualTo(AllocationFormat.FORMAT_VERSION)
                 .isEqualTo(1);
         assertThat(document.plannedTopology()).isNull();
         assertThat(document.inputs().replicaRange()).isNull();

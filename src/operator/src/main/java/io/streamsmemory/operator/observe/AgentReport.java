@@ -1,9 +1,12 @@
 package io.streamsmemory.operator.observe;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.streamsmemory.protocol.ReportFigure.*;
+
 import io.streamsmemory.engine.ObservedJvm;
-import java.io.IOException;
+import io.streamsmemory.protocol.AgentReportDocument;
+import io.streamsmemory.protocol.AgentReportDocument.Word;
+import io.streamsmemory.protocol.ReportFigure;
+import io.streamsmemory.protocol.ReportJson;
 
 /**
  * The figures the operator uses from one pod's agent report ({@code GET /report}, see src/agent/README.md); a
@@ -41,8 +44,6 @@ public record AgentReport(
         HeapOverride heapOverride,
         HeapState heapState,
         Progress progress) {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    static final int FORMAT_VERSION = 1;
     /**
      * {@link #applicationRecordCacheBytes} of an application that leaves the record cache to the plan (the agent
      * writes -1): as large as any, so the most a workload's pods set is the plan's whenever one sets none.
@@ -51,82 +52,99 @@ public record AgentReport(
 
     /** Reads a report; anything that is not one (garbage, another format version) is an IllegalArgumentException. */
     static AgentReport parse(byte[] body) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("not JSON: " + e.getMessage());
-        }
-        if (root == null || !root.isObject() || root.path("formatVersion").asInt(-1) != FORMAT_VERSION) {
-            throw new IllegalArgumentException("not a format " + FORMAT_VERSION + " agent report");
-        }
-        // A JVM whose Kafka Streams has not started yet (the agent answers from its first moments) says nothing
-        // about the topology: its streams figures are unknown, not 0, so no mismatch is raised at every start.
-        boolean streamsRunning = root.path("streams").path("streamThreads").asLong(0) > 0;
-        JsonNode streams = streamsRunning ? root.path("streams") : JSON.createObjectNode();
+        return of(ReportJson.read(body));
+    }
+
+    /** The figures the operator uses; a negative figure (the agent writes none) is unknown, as a missing one. */
+    static AgentReport of(AgentReportDocument report) {
+        Figures figures = new Figures(report);
+        String allocationHash = report.word(Word.ALLOCATION_HASH);
         return new AgentReport(
-                text(root.path("allocationHash")),
-                number(root, "process", "rssBytes"),
-                number(root, "process", "rssPeakBytes"),
-                number(root, "cgroup", "currentBytes"),
-                number(root, "cgroup", "peakBytes"),
-                number(root, "cgroup", "oomKills"),
-                number(root, "jvm", "heapUsedBytes"),
-                number(root, "rocksdb", "blockCacheUsageBytes"),
-                number(streams, null, "rocksDbInstances"),
-                number(streams, null, "activeTasks"),
-                number(streams, null, "standbyTasks"),
-                number(streams, null, "streamThreads"),
-                number(streams, null, "instances"),
-                signedNumber(root, "unexplainedBytes"),
-                number(root, "jvm", "loadedClasses"),
-                number(root, "jvm", "metaspaceUsedBytes"),
-                number(streams, null, "recordCacheBytes"),
-                text(root.path("recordCacheSource")),
-                applicationRecordCache(streams.path("applicationRecordCacheBytes")),
+                allocationHash,
+                figures.known(RSS_BYTES),
+                figures.known(RSS_PEAK_BYTES),
+                figures.known(CGROUP_CURRENT_BYTES),
+                figures.known(CGROUP_PEAK_BYTES),
+                figures.known(OOM_KILLS),
+                figures.known(HEAP_USED_BYTES),
+                figures.known(BLOCK_CACHE_USAGE_BYTES),
+                figures.streams(ROCKSDB_INSTANCES),
+                figures.streams(ACTIVE_TASKS),
+                figures.streams(STANDBY_TASKS),
+                figures.streams(STREAM_THREADS),
+                figures.streams(INSTANCES),
+                report.unexplainedBytes(),
+                figures.known(LOADED_CLASSES),
+                figures.known(METASPACE_USED_BYTES),
+                figures.streams(RECORD_CACHE_BYTES),
+                report.word(Word.RECORD_CACHE_SOURCE),
+                figures.streamsRunning ? applicationRecordCache(report.figure(APPLICATION_RECORD_CACHE_BYTES)) : null,
                 new JvmCapsUse(
                         // An agent older than the peaks reports only what is used now.
-                        max(
-                                number(root, "jvm", "metaspacePeakCommittedBytes"),
-                                number(root, "jvm", "metaspaceUsedBytes")),
-                        max(number(root, "jvm", "codeCachePeakBytes"), number(root, "jvm", "codeCacheUsedBytes")),
-                        number(root, "jvm", "liveThreads"),
+                        max(figures.known(METASPACE_PEAK_COMMITTED_BYTES), figures.known(METASPACE_USED_BYTES)),
+                        max(figures.known(CODE_CACHE_PEAK_BYTES), figures.known(CODE_CACHE_USED_BYTES)),
+                        figures.known(LIVE_THREADS),
                         // Once Kafka Streams runs: what a JVM holds in its first moments says nothing of its need.
-                        streamsRunning ? number(root, "jvm", "directUsedBytes") : null,
-                        streamsRunning ? headroomUsed(root) : null),
+                        figures.streamsRunning ? figures.known(DIRECT_USED_BYTES) : null,
+                        figures.streamsRunning ? headroomUsed(figures) : null),
                 JvmCapsUse.capHit(
-                        max(number(root, "jvm", "metaspaceCommittedBytes"), number(root, "jvm", "metaspaceUsedBytes")),
-                        number(root, "jvm", "metaspaceMaxBytes"),
-                        number(root, "jvm", "codeCacheUsedBytes"),
-                        number(root, "jvm", "codeCacheMaxBytes")),
-                streamsRunning
+                        max(figures.known(METASPACE_COMMITTED_BYTES), figures.known(METASPACE_USED_BYTES)),
+                        figures.known(METASPACE_MAX_BYTES),
+                        figures.known(CODE_CACHE_USED_BYTES),
+                        figures.known(CODE_CACHE_MAX_BYTES)),
+                figures.streamsRunning
                         ? TuningSignals.of(
-                                text(root.path("allocationHash")),
-                                number(root, "jvm", "uptimeMillis"),
-                                number(root, "jvm", "gcPauseMillis"),
-                                number(root, "rocksdb", "writeStallMillis"),
-                                number(root, "rocksdb", "flushes"),
-                                number(root, "rocksdb", "flushedBytes"),
-                                number(root, "process", "storageReadBytes"),
-                                number(streams, null, "consumerLagRecords"),
-                                number(root, "process", "processCpuNanos"),
-                                number(streams, null, "processedRecords"))
+                                allocationHash,
+                                figures.known(UPTIME_MILLIS),
+                                figures.known(GC_PAUSE_MILLIS),
+                                figures.known(WRITE_STALL_MILLIS),
+                                figures.known(FLUSHES),
+                                figures.known(FLUSHED_BYTES),
+                                figures.known(STORAGE_READ_BYTES),
+                                figures.streams(CONSUMER_LAG_RECORDS),
+                                figures.known(PROCESS_CPU_NANOS),
+                                figures.streams(PROCESSED_RECORDS))
                         : null,
                 // The version the application's jar says, read once Kafka Streams runs (an agent older than the
                 // field leaves it out: the fact stays declared or on its default).
-                streamsRunning ? text(root.path("kafkaStreamsVersion")) : null,
+                figures.streamsRunning ? report.word(Word.KAFKA_STREAMS_VERSION) : null,
                 // Named by the agent only when the heap in force is not the plan's.
-                text(root.path("heapFlag")) == null
+                report.word(Word.HEAP_FLAG) == null
                         ? null
                         : new HeapOverride(
-                                text(root.path("heapFlag")),
-                                number(root, "jvm", "heapMaxBytes"),
-                                number(root, "jvm", "plannedHeapMaxBytes")),
-                HeapState.parse(root),
+                                report.word(Word.HEAP_FLAG),
+                                figures.known(HEAP_MAX_BYTES),
+                                figures.known(PLANNED_HEAP_MAX_BYTES)),
+                HeapState.of(report, figures::known),
                 Progress.of(
-                        number(root, "jvm", "uptimeMillis"),
-                        number(root, "process", "processCpuNanos"),
-                        number(streams, null, "processedRecords")));
+                        figures.known(UPTIME_MILLIS),
+                        figures.known(PROCESS_CPU_NANOS),
+                        figures.streams(PROCESSED_RECORDS)));
+    }
+
+    /**
+     * A report's figures as the operator takes them: a negative one is unknown, and the streams figures of a JVM whose
+     * Kafka Streams has not started yet (the agent answers from its first moments) are unknown, not 0, so no mismatch
+     * with the topology is raised at every start.
+     */
+    private static final class Figures {
+        private final AgentReportDocument report;
+        private final boolean streamsRunning;
+
+        Figures(AgentReportDocument report) {
+            this.report = report;
+            Long threads = report.figure(STREAM_THREADS);
+            this.streamsRunning = threads != null && threads > 0;
+        }
+
+        Long known(ReportFigure figure) {
+            Long value = report.figure(figure);
+            return value != null && value >= 0 ? value : null;
+        }
+
+        Long streams(ReportFigure figure) {
+            return streamsRunning ? known(figure) : null;
+        }
     }
 
     /**
@@ -190,26 +208,26 @@ public record AgentReport(
      * What the JVM holds beyond the plan's bounded parts ({@link ObservedJvm#headroomUsed}), or null when its resident
      * memory or its heap is unknown (an unknown smaller term counts as 0: the figure errs towards more headroom).
      */
-    private static Long headroomUsed(JsonNode root) {
-        Long rss = number(root, "process", "rssBytes");
-        Long heap = number(root, "jvm", "heapCommittedBytes");
+    private static Long headroomUsed(Figures figures) {
+        Long rss = figures.known(RSS_BYTES);
+        Long heap = figures.known(HEAP_COMMITTED_BYTES);
         if (rss == null || heap == null) {
             return null;
         }
         // Memtables outside a shared cache count on their own (only agents before 78fde88 report them: the agent no
         // longer evaluates Kafka Streams' RocksDB gauges); with the agent's WriteBufferManager they are in the cache.
-        boolean sharedCache = number(root, "rocksdb", "blockCacheCapacityBytes") != null;
+        boolean sharedCache = figures.known(BLOCK_CACHE_CAPACITY_BYTES) != null;
         return Math.max(
                 0,
                 ObservedJvm.headroomUsed(
                         rss,
                         heap,
-                        orZero(number(root, "jvm", "metaspaceUsedBytes")),
-                        orZero(number(root, "jvm", "codeCacheUsedBytes")),
-                        orZero(number(root, "jvm", "directUsedBytes")),
-                        orZero(number(root, "jvm", "liveThreads")),
-                        orZero(number(root, "rocksdb", "blockCacheUsageBytes")),
-                        sharedCache ? 0 : orZero(number(root, "rocksdb", "memtableBytes"))));
+                        orZero(figures.known(METASPACE_USED_BYTES)),
+                        orZero(figures.known(CODE_CACHE_USED_BYTES)),
+                        orZero(figures.known(DIRECT_USED_BYTES)),
+                        orZero(figures.known(LIVE_THREADS)),
+                        orZero(figures.known(BLOCK_CACHE_USAGE_BYTES)),
+                        sharedCache ? 0 : orZero(figures.known(MEMTABLE_BYTES))));
     }
 
     private static long orZero(Long figure) {
@@ -227,37 +245,11 @@ public record AgentReport(
         return Math.max(a, b);
     }
 
-    static String text(JsonNode node) {
-        return node.isTextual() ? node.asText() : null;
-    }
-
-    /**
-     * The RSS the JVM's pools and RocksDB do not explain, negative while committed memory (a heap grown on paper,
-     * reserved stacks) is not all resident yet: kept as it is, so the figure and its growth show from the start.
-     */
-    /** The agent's -1 is {@link #RECORD_CACHE_LEFT_TO_PLAN}; any other negative or non-number, unknown. */
-    private static Long applicationRecordCache(JsonNode node) {
-        if (!wholeLong(node) || node.asLong() < -1) {
+    /** The agent's -1 is {@link #RECORD_CACHE_LEFT_TO_PLAN}; any other negative, unknown. */
+    private static Long applicationRecordCache(Long figure) {
+        if (figure == null || figure < -1) {
             return null;
         }
-        return node.asLong() == -1 ? RECORD_CACHE_LEFT_TO_PLAN : node.asLong();
-    }
-
-    private static Long signedNumber(JsonNode root, String field) {
-        JsonNode node = root.path(field);
-        return wholeLong(node) ? node.asLong() : null;
-    }
-
-    static Long number(JsonNode root, String section, String field) {
-        JsonNode node = (section == null ? root : root.path(section)).path(field);
-        return wholeLong(node) && node.asLong() >= 0 ? node.asLong() : null;
-    }
-
-    /**
-     * A whole number that fits a long: asLong() of a larger one keeps its low 64 bits, so 2^64 + 1 read as 1 (found
-     * by AgentReportFuzzTest); such a figure is unknown, not wrapped.
-     */
-    private static boolean wholeLong(JsonNode node) {
-        return node.isIntegralNumber() && node.canConvertToLong();
+        return figure == -1 ? RECORD_CACHE_LEFT_TO_PLAN : figure;
     }
 }

@@ -2,9 +2,11 @@ package io.streamsmemory.operator.observe;
 
 import static io.streamsmemory.engine.ByteSize.format;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.engine.Part;
+import io.streamsmemory.protocol.AgentReportDocument;
+import io.streamsmemory.protocol.ReportFigure;
+import java.util.function.Function;
 
 /**
  * The state a pod's topology holds on the heap, as its agent reports it ({@code heapState}): in-memory key-value
@@ -26,17 +28,17 @@ public record HeapState(
         Long unboundedBuffers,
         String unboundedNames) {
     /** The report's heapState section, or null when the pod holds no such state (or its agent is older). */
-    static HeapState parse(JsonNode root) {
-        if (!root.path("heapState").isObject()) {
+    static HeapState of(AgentReportDocument report, Function<ReportFigure, Long> known) {
+        if (!report.has(ReportFigure.Section.HEAP_STATE)) {
             return null;
         }
         return new HeapState(
-                AgentReport.number(root, "heapState", "stateBytes"),
-                AgentReport.number(root, "heapState", "suppressionBufferBytes"),
-                AgentReport.number(root, "heapState", "inMemoryStores"),
-                AgentReport.number(root, "heapState", "suppressionBuffers"),
-                AgentReport.number(root, "heapState", "unboundedSuppressionBuffers"),
-                AgentReport.text(root.path("unboundedSuppressionBuffers")));
+                known.apply(ReportFigure.STATE_BYTES),
+                known.apply(ReportFigure.SUPPRESSION_BUFFER_BYTES),
+                known.apply(ReportFigure.IN_MEMORY_STORES),
+                known.apply(ReportFigure.SUPPRESSION_BUFFERS),
+                known.apply(ReportFigure.UNBOUNDED_SUPPRESSION_BUFFERS),
+                report.word(AgentReportDocument.Word.UNBOUNDED_SUPPRESSION_BUFFERS));
     }
 
     /** The larger of each pod's figures (a workload's pods run the same topology). */

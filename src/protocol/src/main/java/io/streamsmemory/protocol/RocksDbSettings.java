@@ -1,11 +1,15 @@
-package io.streamsmemory.agent.allocation;
+package io.streamsmemory.protocol;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Objects;
 
 /**
- * The {@code rocksdb} object of an allocation document (the engine's {@code RocksDbSettings}): one shared block cache
- * and one WriteBufferManager charged to it for every store of the JVM, and the flush threads of the JVM's RocksDB
- * environment. A plain class, not a record: the agent is compiled for Java 11.
+ * The {@code rocksdb} object of an allocation document: the settings the agent's RocksDB config setter applies to every
+ * store of the JVM. One shared block cache, one WriteBufferManager charged to it, the flush threads of the JVM's RocksDB
+ * environment, and whether the last sorted run keeps its Bloom filters ({@code lastLevelFilters}:
+ * {@code optimize_filters_for_hits=false} where the application's own setter left Kafka Streams' value). A plain
+ * class, not a record: the agent carries it into applications from Java 11.
  */
 public final class RocksDbSettings {
     private final long blockCacheCapacityBytes;
@@ -18,16 +22,17 @@ public final class RocksDbSettings {
     private final int backgroundFlushThreads;
     private final boolean lastLevelFilters;
 
+    @JsonCreator
     public RocksDbSettings(
-            long blockCacheCapacityBytes,
-            long writeBufferManagerBytes,
-            long writeBufferSizeBytes,
-            int maxWriteBufferNumber,
-            double highPriorityPoolRatio,
-            boolean strictCapacityLimit,
-            long arenaBlockSizeBytes,
-            int backgroundFlushThreads,
-            boolean lastLevelFilters) {
+            @JsonProperty("blockCacheCapacityBytes") long blockCacheCapacityBytes,
+            @JsonProperty("writeBufferManagerBytes") long writeBufferManagerBytes,
+            @JsonProperty("writeBufferSizeBytes") long writeBufferSizeBytes,
+            @JsonProperty("maxWriteBufferNumber") int maxWriteBufferNumber,
+            @JsonProperty("highPriorityPoolRatio") double highPriorityPoolRatio,
+            @JsonProperty("strictCapacityLimit") boolean strictCapacityLimit,
+            @JsonProperty("arenaBlockSizeBytes") long arenaBlockSizeBytes,
+            @JsonProperty("backgroundFlushThreads") int backgroundFlushThreads,
+            @JsonProperty("lastLevelFilters") boolean lastLevelFilters) {
         this.blockCacheCapacityBytes = blockCacheCapacityBytes;
         this.writeBufferManagerBytes = writeBufferManagerBytes;
         this.writeBufferSizeBytes = writeBufferSizeBytes;
@@ -39,35 +44,43 @@ public final class RocksDbSettings {
         this.lastLevelFilters = lastLevelFilters;
     }
 
+    @JsonProperty
     public long blockCacheCapacityBytes() {
         return blockCacheCapacityBytes;
     }
 
+    @JsonProperty
     public long writeBufferManagerBytes() {
         return writeBufferManagerBytes;
     }
 
+    @JsonProperty
     public long writeBufferSizeBytes() {
         return writeBufferSizeBytes;
     }
 
+    @JsonProperty
     public int maxWriteBufferNumber() {
         return maxWriteBufferNumber;
     }
 
+    @JsonProperty
     public double highPriorityPoolRatio() {
         return highPriorityPoolRatio;
     }
 
+    @JsonProperty
     public boolean strictCapacityLimit() {
         return strictCapacityLimit;
     }
 
+    @JsonProperty
     public long arenaBlockSizeBytes() {
         return arenaBlockSizeBytes;
     }
 
     /** RocksDB's flush threads for the JVM; 0 in documents written before the engine planned them: RocksDB's own. */
+    @JsonProperty
     public int backgroundFlushThreads() {
         return backgroundFlushThreads;
     }
@@ -76,8 +89,25 @@ public final class RocksDbSettings {
      * Whether the last sorted run keeps its Bloom filters ({@code optimize_filters_for_hits=false}) where the
      * application's own setter left Kafka Streams' value; false in documents written before the engine planned it.
      */
+    @JsonProperty
     public boolean lastLevelFilters() {
         return lastLevelFilters;
+    }
+
+    /**
+     * The settings as the allocation's hashes digest them, from explicit names: the form the engine's record gave when
+     * the hashes were first computed, kept so that renaming or adding a field does not change every restart hash and
+     * roll every workload. The arena block size, the flush threads and the last level's filters are not part of it:
+     * they bound no memory (the manager and the cache do), so a pod takes new ones at its next start and no change to
+     * them rolls one.
+     */
+    public String canonical() {
+        return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes
+                + ", writeBufferManagerBytes=" + writeBufferManagerBytes
+                + ", writeBufferSizeBytes=" + writeBufferSizeBytes
+                + ", maxWriteBufferNumber=" + maxWriteBufferNumber
+                + ", highPriorityPoolRatio=" + highPriorityPoolRatio
+                + ", strictCapacityLimit=" + strictCapacityLimit + "]";
     }
 
     @Override
@@ -113,10 +143,7 @@ public final class RocksDbSettings {
 
     @Override
     public String toString() {
-        return "RocksDbSettings[blockCacheCapacityBytes=" + blockCacheCapacityBytes + ", writeBufferManagerBytes="
-                + writeBufferManagerBytes + ", writeBufferSizeBytes=" + writeBufferSizeBytes + ", maxWriteBufferNumber="
-                + maxWriteBufferNumber + ", highPriorityPoolRatio=" + highPriorityPoolRatio + ", strictCapacityLimit="
-                + strictCapacityLimit + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes + ", backgroundFlushThreads="
-                + backgroundFlushThreads + ", lastLevelFilters=" + lastLevelFilters + "]";
+        return canonical().substring(0, canonical().length() - 1) + ", arenaBlockSizeBytes=" + arenaBlockSizeBytes
+                + ", backgroundFlushThreads=" + backgroundFlushThreads + ", lastLevelFilters=" + lastLevelFilters + "]";
     }
 }
