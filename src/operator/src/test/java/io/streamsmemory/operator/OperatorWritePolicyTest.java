@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.reconcile.RolloutGate;
 import io.streamsmemory.operator.reconcile.RolloutStamper;
-import io.streamsmemory.operator.reconcile.WebhookServing;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
@@ -80,8 +79,7 @@ class OperatorWritePolicyTest extends UnderDeployedRbac {
                         != null);
 
         // Allowed: the operator's own writes, made by its own code.
-        RolloutStamper stamper =
-                new RolloutStamper(asOperator, new RolloutGate(Duration.ZERO), WebhookServing.NOT_HERE);
+        RolloutStamper stamper = new RolloutStamper(asOperator, new RolloutGate(Duration.ZERO));
         stamper.stamp(workload(deployment()), "restart-1");
         stamper.stamp(workload(statefulSet()), "restart-1");
         stamper.recordAdmitted(workload(deployment()), "restart-1");

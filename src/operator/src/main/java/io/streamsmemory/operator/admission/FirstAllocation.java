@@ -6,15 +6,14 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.plan.FittingPlan;
 import io.streamsmemory.operator.plan.PlannedRange;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.ConfigMapPublisher;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
-import io.streamsmemory.operator.workload.MetadataKeys;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.List;
@@ -33,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * policy, the workload, its autoscaler), creates the ConfigMap, and injects them with it; the reconciler then
  * finds its own plan already published.
  *
- * <p>Only a ConfigMap that does not exist is created (a create, never an apply: a user's ConfigMap under the name is
- * never written), and every read is bounded well inside the webhook's 2 s timeout. Whatever fails leaves the pod as
+ * <p>Only a ConfigMap that does not exist is created, through the reconciler's writer ({@link
+ * ConfigMapPublisher#create}: a create, never an apply, so a user's ConfigMap under the name is never written), and every read is bounded well inside the webhook's 2 s timeout. Whatever fails leaves the pod as
  * before this class existed: admitted without the agent, reported as drift.
  */
 public final class FirstAllocation {
@@ -44,10 +43,12 @@ public final class FirstAllocation {
     static final Duration CALL_TIMEOUT = Duration.ofMillis(500);
 
     private final KubernetesClient client;
+    private final ConfigMapPublisher publisher;
     private final EventRecorder events;
 
     public FirstAllocation(KubernetesClient client, EventRecorder events) {
         this.client = client;
+        this.publisher = new ConfigMapPublisher(client);
         this.events = events;
     }
 
@@ -90,8 +91,8 @@ public final class FirstAllocation {
             Allocation allocation = fitted.result().allocation();
             ConfigMap desired = AllocationConfigMap.desired(
                     policyName, workload, allocation, fitted.plan().topology().annotation());
-            ConfigMap created =
-                    LiveReads.start(() -> create(desired)).get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ConfigMap created = LiveReads.start(() -> publisher.create(desired))
+                    .get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             if (created == null) {
                 return Optional.empty();
             }
@@ -118,17 +119,5 @@ public final class FirstAllocation {
                     e.toString());
             return Optional.empty();
         }
-    }
-
-    /**
-     * Creates the ConfigMap under the operator's field manager (the webhook trusts no other writer of an allocation,
-     * {@code ConfigMapProvenance}). A create, not an apply: it fails on a ConfigMap that exists, where an apply would
-     * merge into a user's. The client's typed create names no field manager, so this posts it raw.
-     */
-    private ConfigMap create(ConfigMap desired) {
-        String url = client.getConfiguration().getMasterUrl().replaceAll("/+$", "") + "/api/v1/namespaces/"
-                + desired.getMetadata().getNamespace() + "/configmaps?fieldManager=" + MetadataKeys.FIELD_MANAGER;
-        String answer = client.raw(url, "POST", desired);
-        return answer == null ? null : Serialization.unmarshal(answer, ConfigMap.class);
     }
 }

@@ -13,9 +13,8 @@ import io.streamsmemory.operator.plan.LearnedAnnotation;
 import io.streamsmemory.operator.plan.LearnedCaps;
 import io.streamsmemory.operator.reconcile.LearnedCapsGuard.Crossing;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
-import io.streamsmemory.operator.workload.EventRecorder;
-import io.streamsmemory.operator.workload.EventRecorder.Type;
-import io.streamsmemory.operator.workload.Workload;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,23 +22,19 @@ import java.util.Optional;
 /**
  * What the published plan learned, with the JVM caps' way back applied: a learned cap of Observed sizing crossed
  * (the model's restored, {@link LearnedCapsGuard}) or a cap a JVM hit (lifted, {@link JvmCapLifts}), each told in an
- * Event; and how urgently the plan that follows may roll.
+ * Event ({@code told}); and how urgently the plan that follows may roll.
  *
  * @param before  what the next plan learns on top of ({@link LearnedAnnotation})
  * @param crossed a learned cap a pod crossed, held as MemoryPressure
  */
-record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, RolloutGate.Urgency urgency) {
+record CapsSafety(
+        Map<String, Integer> before, Optional<Crossing> crossed, RolloutGate.Urgency urgency, List<Told> told) {
     /**
      * @param seen  what the workload's pods reported over the window, empty before any report
      * @param crash an injected container of the workload in a restart loop, if the last round saw one
      */
     static CapsSafety check(
-            StreamsMemoryPolicy policy,
-            Workload workload,
-            ConfigMap current,
-            Optional<ObservedTopology> seen,
-            Optional<CrashLoop> crash,
-            EventRecorder events) {
+            StreamsMemoryPolicy policy, ConfigMap current, Optional<ObservedTopology> seen, Optional<CrashLoop> crash) {
         // A cap lifted under an earlier generation of the policy is planned again: the user changed the policy.
         int generation = (int)
                 Math.max(1, Objects.requireNonNullElse(policy.getMetadata().getGeneration(), 1L));
@@ -52,26 +47,23 @@ record CapsSafety(Map<String, Integer> before, Optional<Crossing> crossed, Rollo
                 ? seen.flatMap(topology -> LearnedCapsGuard.check(published, document, topology.jvmCaps()))
                 : Optional.empty();
         Map<String, Integer> before = published;
+        List<Told> told = new ArrayList<>();
         if (crossed.isPresent() && !crossed.get().alreadyRestored()) {
             Crossing crossing = crossed.get();
             before = LearnedCaps.restored(
                     published, crossing.metaspaceCapMiB(), crossing.codeCacheCapMiB(), crossing.headroomMiB());
-            events.record(workload.resource(), Type.Warning, "LearnedCapRestored", crossing.message());
+            told.add(Told.warning("LearnedCapRestored", crossing.message()));
         }
         Optional<JvmCapLifts.Lift> lift = JvmCapLifts.check(
                 document, before, crash, seen.map(ObservedTopology::jvmCaps).orElse(JvmCapsUse.NONE));
         if (lift.isPresent()) {
             before = LearnedCaps.lift(before, lift.get().caps(), generation);
-            events.record(
-                    workload.resource(),
-                    Type.Warning,
-                    "JvmCapLifted",
-                    lift.get().message());
+            told.add(Told.warning("JvmCapLifted", lift.get().message()));
         }
         RolloutGate.Urgency urgency = lift.filter(JvmCapLifts.Lift::afterCrash).isPresent()
                 ? RolloutGate.Urgency.SUPERSEDE
                 : crossed.isPresent() || lift.isPresent() ? RolloutGate.Urgency.NOW : RolloutGate.Urgency.NONE;
-        return new CapsSafety(before, crossed, urgency);
+        return new CapsSafety(before, crossed, urgency, List.copyOf(told));
     }
 
     private static boolean observesJvm(StreamsMemoryPolicy policy) {

@@ -31,6 +31,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicyStatus;
 import io.streamsmemory.operator.observe.MemoryObserver;
 import io.streamsmemory.operator.plan.WorkloadPlanner;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
+import io.streamsmemory.operator.workload.ConfigMapPublisher;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.WebhookReach;

@@ -3,6 +3,7 @@ package io.streamsmemory.operator.reconcile;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -20,41 +21,11 @@ import java.util.Optional;
 public class RolloutStamper {
     private final KubernetesClient client;
     private final RolloutGate gate;
-    private final WebhookServing webhook;
 
-    public RolloutStamper(KubernetesClient client, RolloutGate gate, WebhookServing webhook) {
+    /** @param gate whose clock stamps the time of a rollout ({@link MetadataKeys#LAST_ROLLOUT}) */
+    public RolloutStamper(KubernetesClient client, RolloutGate gate) {
         this.client = client;
         this.gate = gate;
-        this.webhook = webhook;
-    }
-
-    /**
-     * Why a rollout must wait now; empty when it may start. First the webhook of this process: a rollout while it
-     * does not serve yet (the operator just started, its certificate not yet made) recreates every pod without the
-     * agent, a restart for nothing that also spends the workload's one drift rollout. Then {@link RolloutGate}.
-     */
-    Optional<RolloutGate.Wait> mustWait(Workload workload, RolloutGate.Urgency urgency) {
-        Optional<String> problem = webhook.problem();
-        if (problem.isPresent()) {
-            return Optional.of(new RolloutGate.Wait(
-                    "the admission webhook does not serve yet (" + problem.get()
-                            + "), so the new pods would start without the agent",
-                    WorkloadOutcome.RETRY_SOON));
-        }
-        // Serving is not enough: a firewall between the API server and the nodes admits every new pod uninjected.
-        if (webhook.reach(workload.namespace()).unreachable()) {
-            return Optional.of(new RolloutGate.Wait(
-                    "the API server does not call the admission webhook in this namespace (the policy's condition "
-                            + Conditions.WEBHOOK_REACHABLE
-                            + " says why), so the new pods would start without the agent",
-                    WorkloadOutcome.RETRY_SOON));
-        }
-        return gate.check(workload, urgency);
-    }
-
-    /** Whether a plan that only an operator upgrade changed may roll now ({@link RolloutGate#takeModelUpgradeTurn}). */
-    Optional<RolloutGate.Wait> modelUpgradeTurn() {
-        return gate.takeModelUpgradeTurn();
     }
 
     public void stamp(Workload workload, String restartHash) {
@@ -63,6 +34,20 @@ public class RolloutStamper {
                 workload,
                 restartHash,
                 workload.templateAnnotation(MetadataKeys.DRIFT_ROLLOUT).orElse(null));
+    }
+
+    /** Whether the operator's MutatingWebhookConfiguration is installed (a drift rollout helps only then). */
+    boolean webhookInstalled() {
+        try {
+            return client.admissionRegistration()
+                            .v1()
+                            .mutatingWebhookConfigurations()
+                            .withName(MetadataKeys.WEBHOOK_CONFIGURATION)
+                            .get()
+                    != null;
+        } catch (KubernetesClientException e) {
+            return false;
+        }
     }
 
     /** The restart hash on the workload's pod template as the API server has it now, not as the cache does. */

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Whether the admission webhook of this operator process serves, so pods created now would be injected. Every
- * rollout the operator starts waits for it ({@link RolloutStamper#mustWait}): rolling while the webhook is down
+ * rollout the operator starts waits for it ({@link RolloutWaits#mustWait}): rolling while the webhook is down
  * (the operator just restarted, its certificate not yet loaded) only recreates the pods without the agent.
  */
 @FunctionalInterface

@@ -5,32 +5,40 @@ import io.streamsmemory.engine.Allocation;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.plan.PlannedRange;
-import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * Rolls a workload whose published allocation needs a restart, when the policy allows it and {@link RolloutGate}
- * lets it start now; records pods the webhook already started with it instead; tells each decision in one Event.
+ * Decides whether a workload whose published allocation needs a restart is rolled (the policy allows it and
+ * {@link RolloutWaits} lets it start now), recorded as already running it (the webhook started its pods with it), left
+ * to the user, or made to wait; and the one Event that tells it. Reads nothing of the cluster.
  */
 final class WorkloadRollout {
-    private final EventRecorder events;
-    private final RolloutStamper stamper;
+    private final RolloutWaits waits;
 
-    WorkloadRollout(EventRecorder events, RolloutStamper stamper) {
-        this.events = events;
-        this.stamper = stamper;
+    WorkloadRollout(RolloutWaits waits) {
+        this.waits = waits;
     }
 
     /**
-     * Stamps the template when the running settings need a restart, the policy allows it and {@link RolloutGate}
-     * lets it start now; returns when to look again if it waits, else null. A re-split ({@code resplit}, null when
-     * none) is told in the same Event as the restart it needs, so a re-split of N workloads posts N Events, not 2N.
+     * What the rollout of a workload comes to: the write, the Events and when to look again if it waits (else null).
      */
-    Duration rollIfNeeded(
+    record Decision(RolloutStep step, List<Told> told, Duration retryAfter) {
+        static Decision tell(Told told) {
+            return new Decision(RolloutStep.NONE, told == null ? List.of() : List.of(told), null);
+        }
+    }
+
+    /**
+     * Stamps the template when the running settings need a restart, the policy allows it and {@link RolloutWaits}
+     * lets it start now. A re-split ({@code resplit}, null when none) is told in the same Event as the restart it
+     * needs, so a re-split of N workloads posts N Events, not 2N.
+     */
+    Decision rollIfNeeded(
             StreamsMemoryPolicy policy,
             Workload workload,
             Allocation allocation,
@@ -41,19 +49,18 @@ final class WorkloadRollout {
         if (workload.appliedRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent()) {
-            return alreadyApplied(workload, resplit);
+            return Decision.tell(resplitAlone(resplit));
         }
         if (admittedWithIt(workload, allocation.restartHash(), pods)) {
-            stamper.recordAdmitted(workload, allocation.restartHash());
-            events.record(
-                    workload.resource(),
-                    Type.Normal,
-                    "OptedIn",
-                    String.format(
-                            "every pod already runs restart hash %s (the admission webhook injected them with the "
-                                    + "allocation): recorded on the workload, not rolled",
-                            allocation.restartHash()));
-            return null;
+            return new Decision(
+                    new RolloutStep.RecordAdmitted(allocation.restartHash()),
+                    List.of(Told.normal(
+                            "OptedIn",
+                            String.format(
+                                    "every pod already runs restart hash %s (the admission webhook injected them "
+                                            + "with the allocation): recorded on the workload, not rolled",
+                                    allocation.restartHash()))),
+                    null);
         }
         String why = whyRestart(workload, allocation, range);
         String told = resplit == null ? "" : resplit + "; ";
@@ -61,41 +68,34 @@ final class WorkloadRollout {
             String pending = String.format(
                     "%s (restart hash %s); rollout is Manual, restart the pods to apply them",
                     why, allocation.restartHash());
-            events.record(workload.resource(), Type.Normal, "RestartPending", told + pending, pending);
-            return null;
+            return Decision.tell(new Told(Type.Normal, "RestartPending", told + pending, pending));
         }
-        Optional<RolloutGate.Wait> wait = stamper.mustWait(workload, urgency);
+        Optional<RolloutGate.Wait> wait = waits.mustWait(workload, urgency);
         if (wait.isPresent()) {
             String waiting = String.format(
                     "%s (restart hash %s); not rolled yet: %s",
                     why, allocation.restartHash(), wait.get().reason());
-            events.record(workload.resource(), Type.Normal, "RestartPending", told + waiting, waiting);
-            return wait.get().retryAfter();
+            return new Decision(
+                    RolloutStep.NONE,
+                    List.of(new Told(Type.Normal, "RestartPending", told + waiting, waiting)),
+                    wait.get().retryAfter());
         }
-        // The cache can lag this operator's own stamp by seconds on a loaded API server, and a reconcile right after
-        // it would stamp again: an Event telling of a restart that is none, and a new last-rollout time, which moves a
-        // Deployment's generation (its annotations count). The live template decides (a read only before a stamp).
-        if (stamper.liveRestartHash(workload)
-                .filter(allocation.restartHash()::equals)
-                .isPresent()) {
-            return alreadyApplied(workload, resplit);
-        }
-        stamper.stamp(workload, allocation.restartHash());
-        events.record(
-                workload.resource(),
-                Type.Normal,
-                "RollingRestart",
-                String.format(
-                        "%s%s: stamped restart hash %s on the pod template", told, why, allocation.restartHash()));
-        return null;
+        return new Decision(
+                new RolloutStep.Stamp(
+                        allocation.restartHash(),
+                        Told.normal(
+                                "RollingRestart",
+                                String.format(
+                                        "%s%s: stamped restart hash %s on the pod template",
+                                        told, why, allocation.restartHash())),
+                        resplitAlone(resplit)),
+                List.of(),
+                null);
     }
 
     /** The pods already run the allocation's settings or are rolling to them: a re-split is told on its own. */
-    private Duration alreadyApplied(Workload workload, String resplit) {
-        if (resplit != null) {
-            events.record(workload.resource(), Type.Normal, "Resplit", resplit);
-        }
-        return null;
+    private static Told resplitAlone(String resplit) {
+        return resplit == null ? null : Told.normal("Resplit", resplit);
     }
 
     /**

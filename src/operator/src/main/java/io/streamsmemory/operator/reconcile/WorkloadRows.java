@@ -21,11 +21,73 @@ import io.streamsmemory.operator.workload.Workload;
 import java.util.List;
 
 /**
- * A workload's row of the policy's status, filled from each step of its reconcile ({@link WorkloadReconciler}): what
- * was planned, the allocation, a plan held back, what the pods showed. Nothing here reads or writes the cluster.
+ * A workload's row of the policy's status, built once from what its reconcile decided ({@link WorkloadDecider}): what
+ * was planned, the allocation, a plan held back, the pods counted, what they showed. Nothing here reads or writes the
+ * cluster.
  */
 final class WorkloadRows {
     private WorkloadRows() {}
+
+    /** Which allocation the row names: the one the pods run or will run. */
+    record Shown(String allocationHash, String restartHash, boolean restartPending, String newerPlanPending) {
+        /** A plan that could not be allocated: what stays published, if anything. */
+        static Shown published(ConfigMap current) {
+            return new Shown(
+                    AllocationConfigMap.annotation(current, ALLOCATION_HASH).orElse(null),
+                    AllocationConfigMap.annotation(current, RESTART_HASH).orElse(null),
+                    false,
+                    null);
+        }
+
+        /** A newer plan held back: the pods keep the applied plan, and the row says what waits and why. */
+        static Shown held(AllocationDocument applied, String reason) {
+            return new Shown(applied.hash(), applied.restartHash(), false, reason);
+        }
+    }
+
+    /**
+     * The row, in one place.
+     *
+     * @param tuned      the plan, null when the reconcile failed before one was made
+     * @param allocation the allocation, null when none could be made
+     * @param shown      the allocation the row names when it is not {@code allocation}'s, else null
+     * @param pods       the pods counted against it, null when they could not be
+     * @param message    why the workload failed, else null
+     */
+    static WorkloadAllocationStatus of(
+            Workload workload,
+            TunedPlan tuned,
+            Allocation allocation,
+            Shown shown,
+            boolean restartPending,
+            PodDrift.Count pods,
+            MemoryVerdict verdict,
+            String message) {
+        WorkloadAllocationStatus row = start(workload);
+        if (tuned != null) {
+            showPlan(row, tuned);
+        }
+        if (allocation != null) {
+            showAllocation(row, allocation);
+            row.setRestartPending(restartPending);
+        }
+        if (shown != null) {
+            row.setAllocationHash(shown.allocationHash());
+            row.setRestartHash(shown.restartHash());
+            row.setRestartPending(shown.restartPending());
+            row.setNewerPlanPending(shown.newerPlanPending());
+        }
+        if (pods != null) {
+            row.setPods(pods.pods());
+            row.setPodsInjected(pods.injected());
+            row.setPodsNotInjected(pods.notInjected());
+            row.setPodsOutdated(pods.outdated());
+            row.setPodsSkipped(pods.skipped());
+        }
+        showVerdict(row, verdict);
+        row.setMessage(message);
+        return row;
+    }
 
     /** The row every reconcile of the workload starts with: which workload, and its ConfigMap. */
     static WorkloadAllocationStatus start(Workload workload) {
@@ -60,13 +122,6 @@ final class WorkloadRows {
         row.setMemory(format(fitted.plan().facts().memoryBytes()));
     }
 
-    /** A plan that could not be allocated: the row names what stays published. */
-    static void showPublished(WorkloadAllocationStatus row, ConfigMap current) {
-        AllocationConfigMap.annotation(current, ALLOCATION_HASH).ifPresent(row::setAllocationHash);
-        AllocationConfigMap.annotation(current, RESTART_HASH).ifPresent(row::setRestartHash);
-        row.setRestartPending(false);
-    }
-
     static void showAllocation(WorkloadAllocationStatus row, Allocation allocation) {
         row.setTasksPerPod(allocation.topology().activeTasksPerPod());
         row.setRocksDbInstances(allocation.topology().rocksDbInstances());
@@ -76,14 +131,6 @@ final class WorkloadRows {
         row.setRecordCache(format(allocation.part("record-cache").bytes()));
         row.setAllocationHash(allocation.hash());
         row.setRestartHash(allocation.restartHash());
-    }
-
-    /** A newer plan held back: the pods keep the applied plan, which the row names, and says what waits and why. */
-    static void showHeld(WorkloadAllocationStatus row, AllocationDocument applied, String reason) {
-        row.setAllocationHash(applied.hash());
-        row.setRestartHash(applied.restartHash());
-        row.setRestartPending(false);
-        row.setNewerPlanPending(reason);
     }
 
     /** What the pods reported against the plan, when they reported. */

@@ -18,7 +18,6 @@ import io.streamsmemory.operator.observe.CrashLoop;
 import io.streamsmemory.operator.observe.JvmCapsUse;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.plan.LearnedAnnotation;
-import io.streamsmemory.operator.reconcile.ToldEvents.Told;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.Workload;
@@ -158,7 +157,9 @@ class CapsSafetyTest {
             ConfigMap published,
             Optional<ObservedTopology> seen,
             Optional<CrashLoop> crash) {
-        return CapsSafety.check(policy, workload, published, seen, crash, events);
+        CapsSafety safety = CapsSafety.check(policy, published, seen, crash);
+        safety.told().forEach(told -> told.post(events, workload.resource()));
+        return safety;
     }
 
     /** A policy of {@code spec.jvm.sizing: Observed} at {@code generation}. */

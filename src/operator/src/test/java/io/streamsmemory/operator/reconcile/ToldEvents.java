@@ -10,9 +10,6 @@ import java.util.List;
  * without an API server. Every Event is kept, a repeat too ({@link EventRecorder} posts a repeat once).
  */
 final class ToldEvents extends EventRecorder {
-    /** One Event as the step told it; {@code gist} is what a repeat is compared by. */
-    record Told(Type type, String reason, String message, String gist) {}
-
     private final List<Told> told = new ArrayList<>();
 
     ToldEvents() {

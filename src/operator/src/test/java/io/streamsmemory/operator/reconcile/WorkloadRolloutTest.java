@@ -15,7 +15,6 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.plan.PlannedRange;
 import io.streamsmemory.operator.reconcile.RolloutGate.Urgency;
-import io.streamsmemory.operator.reconcile.ToldEvents.Told;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import io.streamsmemory.operator.workload.Workload;
@@ -89,9 +88,18 @@ class WorkloadRolloutTest {
         Kept kept = new Kept(Optional.empty());
         PlannedRange below = new PlannedRange(new ReplicaRange(3, 6), "spec.scaling", 2);
 
-        new WorkloadRollout(events, kept)
-                .rollIfNeeded(
-                        policy, workload(stamped("r-older")), allocation, below, null, Urgency.NONE, pods(List.of()));
+        act(
+                kept,
+                workload(stamped("r-older")),
+                kept.rollout()
+                        .rollIfNeeded(
+                                policy,
+                                workload(stamped("r-older")),
+                                allocation,
+                                below,
+                                null,
+                                Urgency.NONE,
+                                pods(List.of())));
 
         assertThat(kept.stamped).containsExactly(hash);
         assertThat(events.told()).extracting(Told::reason).containsExactly("RollingRestart");
@@ -259,12 +267,17 @@ class WorkloadRolloutTest {
         final List<String> stamped = new ArrayList<>();
         final List<String> admitted = new ArrayList<>();
         Optional<String> live;
+        private final RolloutGate gate =
+                new RolloutGate(MIN_INTERVAL, RolloutGate.MODEL_UPGRADE_INTERVAL, Clock.fixed(NOW, ZoneOffset.UTC));
+        private final Optional<String> webhookProblem;
 
         Kept(Optional<String> webhookProblem) {
-            super(
-                    null,
-                    new RolloutGate(MIN_INTERVAL, RolloutGate.MODEL_UPGRADE_INTERVAL, Clock.fixed(NOW, ZoneOffset.UTC)),
-                    () -> webhookProblem);
+            super(null, null);
+            this.webhookProblem = webhookProblem;
+        }
+
+        WorkloadRollout rollout() {
+            return new WorkloadRollout(new RolloutWaits(gate, () -> webhookProblem));
         }
 
         @Override
@@ -283,14 +296,27 @@ class WorkloadRolloutTest {
         }
     }
 
+    /** Decides, then carries the decision out as {@link WorkloadActor} does; returns when to look again. */
     private Duration roll(Kept kept, Workload workload, String resplit, Urgency urgency) {
-        return new WorkloadRollout(events, kept)
-                .rollIfNeeded(policy, workload, allocation, range(workload), resplit, urgency, pods(List.of()));
+        return act(
+                kept,
+                workload,
+                kept.rollout()
+                        .rollIfNeeded(
+                                policy, workload, allocation, range(workload), resplit, urgency, pods(List.of())));
     }
 
     private Duration roll(Kept kept, Workload workload, NamespacePods pods) {
-        return new WorkloadRollout(events, kept)
-                .rollIfNeeded(policy, workload, allocation, range(workload), null, Urgency.NONE, pods);
+        return act(
+                kept,
+                workload,
+                kept.rollout().rollIfNeeded(policy, workload, allocation, range(workload), null, Urgency.NONE, pods));
+    }
+
+    private Duration act(Kept kept, Workload workload, WorkloadRollout.Decision decision) {
+        decision.told().forEach(told -> told.post(events, workload.resource()));
+        WorkloadActor.perform(decision.step(), workload, kept, events);
+        return decision.retryAfter();
     }
 
     private static PlannedRange range(Workload workload) {

@@ -106,14 +106,14 @@ class WorkloadRowsTest {
         Allocation published = Fixtures.smallAllocation(2L << 30);
         ConfigMap current = AllocationConfigMap.desired("orders", workload, published, "");
 
-        WorkloadAllocationStatus row = WorkloadRows.start(workload);
-        WorkloadRows.showPublished(row, current);
+        WorkloadAllocationStatus row =
+                WorkloadRows.of(workload, null, null, WorkloadRows.Shown.published(current), false, null, null, "no");
         assertThat(row.getAllocationHash()).isEqualTo(published.hash());
         assertThat(row.getRestartHash()).isEqualTo(published.restartHash());
         assertThat(row.getRestartPending()).isFalse();
 
-        WorkloadAllocationStatus none = WorkloadRows.start(workload);
-        WorkloadRows.showPublished(none, null);
+        WorkloadAllocationStatus none =
+                WorkloadRows.of(workload, null, null, WorkloadRows.Shown.published(null), false, null, null, "no");
         assertThat(none.getAllocationHash()).as("nothing published").isNull();
         assertThat(none.getRestartHash()).isNull();
         assertThat(none.getRestartPending()).isFalse();
@@ -123,16 +123,24 @@ class WorkloadRowsTest {
     void aHeldPlanNamesTheAppliedAllocationAndWhyTheNewerWaits() {
         Allocation newer = Fixtures.smallAllocation(2L << 30, 4);
         AllocationDocument applied = AllocationJson.read(AllocationJson.write(Fixtures.smallAllocation(2L << 30)));
-        WorkloadAllocationStatus row = WorkloadRows.start(workload);
-        WorkloadRows.showAllocation(row, newer);
-
-        WorkloadRows.showHeld(row, applied, "it waits for its turn");
+        WorkloadAllocationStatus row = WorkloadRows.of(
+                workload,
+                null,
+                newer,
+                WorkloadRows.Shown.held(applied, "it waits for its turn"),
+                true,
+                null,
+                null,
+                null);
 
         assertThat(applied.hash()).isNotEqualTo(newer.hash());
         assertThat(row.getAllocationHash()).isEqualTo(applied.hash());
         assertThat(row.getRestartHash()).isEqualTo(applied.restartHash());
         assertThat(row.getNewerPlanPending()).isEqualTo("it waits for its turn");
         assertThat(row.getRestartPending()).isFalse();
+        assertThat(row.getHeap())
+                .as("the newer plan's sizes")
+                .isEqualTo(format(newer.part("heap").bytes()));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.streamsmemory.operator.reconcile;
+package io.streamsmemory.operator.workload;
 
 import static io.streamsmemory.operator.workload.AllocationConfigMap.configMapName;
 import static io.streamsmemory.operator.workload.AllocationConfigMap.legacyConfigMapName;
@@ -9,8 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.streamsmemory.operator.workload.AllocationConfigMap;
-import io.streamsmemory.operator.workload.Workload;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -21,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes and removes the operator's allocation ConfigMaps, and only those: a ConfigMap under the operator's name
+ * The one writer of the operator's allocation ConfigMaps, for the reconciler and the admission webhook alike: it
+ * creates, applies and removes those, and only those: a ConfigMap under the operator's name
  * that it did not publish for the workload is never applied over, and every delete carries a precondition, so
  * what changed hands since the operator read it is left alone.
  *
@@ -36,12 +36,12 @@ import org.slf4j.LoggerFactory;
  * that was read (uid and resourceVersion). What this class keeps of the idiom: one desired object per workload
  * ({@code AllocationConfigMap#desired}), a matcher ({@code AllocationConfigMap#sameAs}) and server-side apply.
  */
-final class ConfigMapPublisher {
+public final class ConfigMapPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigMapPublisher.class);
 
     private final KubernetesClient client;
 
-    ConfigMapPublisher(KubernetesClient client) {
+    public ConfigMapPublisher(KubernetesClient client) {
         this.client = client;
     }
 
@@ -49,7 +49,7 @@ final class ConfigMapPublisher {
      * The ConfigMap under the workload's name: the operator's from its cache, else whatever the API server holds
      * (the cache holds labelled ConfigMaps only, so a user's own under the same name is read to be seen at all).
      */
-    ConfigMap current(Workload workload, ConfigMap cached) {
+    public ConfigMap current(Workload workload, ConfigMap cached) {
         if (cached != null) {
             return cached;
         }
@@ -59,8 +59,21 @@ final class ConfigMapPublisher {
                 .get();
     }
 
+    /**
+     * Creates {@code desired} under the operator's field manager (the webhook trusts no other writer of an allocation,
+     * {@code ConfigMapProvenance}); null when the API server answered nothing. A create, not an apply: it fails on a
+     * ConfigMap that exists, where an apply would merge into a user's. The client's typed create names no field
+     * manager, so this posts it raw.
+     */
+    public ConfigMap create(ConfigMap desired) {
+        String url = client.getConfiguration().getMasterUrl().replaceAll("/+$", "") + "/api/v1/namespaces/"
+                + desired.getMetadata().getNamespace() + "/configmaps?fieldManager=" + FIELD_MANAGER;
+        String answer = client.raw(url, "POST", desired);
+        return answer == null ? null : Serialization.unmarshal(answer, ConfigMap.class);
+    }
+
     /** Applies {@code desired}; the caller has checked that what is there is the operator's for this workload. */
-    void apply(ConfigMap desired) {
+    public void apply(ConfigMap desired) {
         // Forcing is safe here: the fields are the operator's own, and taking them back is how a hand edit is undone.
         client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
     }
@@ -69,7 +82,7 @@ final class ConfigMapPublisher {
      * Deletes the operator's ConfigMaps that no workload of the policy wants any more (the workload opted out, or
      * the previous version's name once no pod mounts it), telling {@code removed} the workload of each.
      */
-    void removeUnwanted(List<Workload> workloads, Collection<ConfigMap> published, Consumer<ConfigMap> removed) {
+    public void removeUnwanted(List<Workload> workloads, Collection<ConfigMap> published, Consumer<ConfigMap> removed) {
         Set<String> wanted =
                 workloads.stream().map(w -> configMapName(w.kind(), w.name())).collect(Collectors.toSet());
         for (ConfigMap configMap : published) {
