@@ -39,6 +39,32 @@ import org.slf4j.LoggerFactory;
 public final class FirstAllocation {
     private static final Logger LOG = LoggerFactory.getLogger(FirstAllocation.class);
 
+    /** The namespace's autoscalers (one may set the workload's replica range), read on the webhook's own pool. */
+    private CompletableFuture<List<HorizontalPodAutoscaler>> autoscalers(String namespace) {
+        return LiveReads.start(() -> client.autoscaling()
+                .v2()
+                .horizontalPodAutoscalers()
+                .inNamespace(namespace)
+                .list()
+                .getItems());
+    }
+
+    /** The Event on the workload: what was published, before the operator's first reconcile. */
+    private void told(HasMetadata resource, ConfigMap desired, Allocation allocation) {
+        events.record(
+                resource,
+                Type.Normal,
+                "Allocated",
+                String.format(
+                        "published to ConfigMap %s at the admission of the workload's first pod, before the "
+                                + "operator's first reconcile: heap %s, RocksDB %s, record cache %s (allocation %s)",
+                        desired.getMetadata().getName(),
+                        format(allocation.part("heap").bytes()),
+                        format(allocation.part("rocksdb").bytes()),
+                        format(allocation.part("record-cache").bytes()),
+                        allocation.hash()));
+    }
+
     /** Bound on each API call (the policy and the autoscalers are read at once, then the create). */
     static final Duration CALL_TIMEOUT = Duration.ofMillis(500);
 
@@ -70,21 +96,19 @@ public final class FirstAllocation {
                             .inNamespace(workload.namespace())
                             .withName(policyName)
                             .get());
-            CompletableFuture<List<HorizontalPodAutoscaler>> autoscalersRead =
-                    LiveReads.start(() -> client.autoscaling()
-                            .v2()
-                            .horizontalPodAutoscalers()
-                            .inNamespace(workload.namespace())
-                            .list()
-                            .getItems());
+            CompletableFuture<List<HorizontalPodAutoscaler>> autoscalersRead = autoscalers(workload.namespace());
             StreamsMemoryPolicy policy = policyRead.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             if (policy == null || policy.getMetadata().getDeletionTimestamp() != null) {
                 return Optional.empty();
             }
             List<HorizontalPodAutoscaler> autoscalers =
                     autoscalersRead.get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            PlannedRange range = PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers);
-            FittingPlan fitted = FittingPlan.of(policy.getSpec(), workload, range, Optional.empty(), Map.of());
+            FittingPlan fitted = FittingPlan.of(
+                    policy.getSpec(),
+                    workload,
+                    PlannedRange.of(workload, policy.getSpec().getScaling(), autoscalers),
+                    Optional.empty(),
+                    Map.of());
             if (!fitted.result().ok()) {
                 return Optional.empty();
             }
@@ -96,27 +120,11 @@ public final class FirstAllocation {
             if (created == null) {
                 return Optional.empty();
             }
-            events.record(
-                    resource,
-                    Type.Normal,
-                    "Allocated",
-                    String.format(
-                            "published to ConfigMap %s at the admission of the workload's first pod, before the "
-                                    + "operator's first reconcile: heap %s, RocksDB %s, record cache %s (allocation %s)",
-                            desired.getMetadata().getName(),
-                            format(allocation.part("heap").bytes()),
-                            format(allocation.part("rocksdb").bytes()),
-                            format(allocation.part("record-cache").bytes()),
-                            allocation.hash()));
+            told(resource, desired, allocation);
             return Optional.of(created);
         } catch (Exception e) {
             // A conflict (the reconciler or another pod's admission created it meanwhile), a late call, a bad spec.
-            LOG.info(
-                    "no first allocation for {} {}/{}: {}",
-                    workload.kind(),
-                    workload.namespace(),
-                    workload.name(),
-                    e.toString());
+            LOG.info("no first allocation for {} {}/{}: {}", workload.kind(), workload.namespace(), workload.name(), e);
             return Optional.empty();
         }
     }

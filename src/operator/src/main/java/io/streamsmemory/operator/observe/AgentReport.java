@@ -79,32 +79,13 @@ public record AgentReport(
                 figures.streams(RECORD_CACHE_BYTES),
                 report.word(Word.RECORD_CACHE_SOURCE),
                 figures.streamsRunning ? applicationRecordCache(report.figure(APPLICATION_RECORD_CACHE_BYTES)) : null,
-                new JvmCapsUse(
-                        // An agent older than the peaks reports only what is used now.
-                        max(figures.known(METASPACE_PEAK_COMMITTED_BYTES), figures.known(METASPACE_USED_BYTES)),
-                        max(figures.known(CODE_CACHE_PEAK_BYTES), figures.known(CODE_CACHE_USED_BYTES)),
-                        figures.known(LIVE_THREADS),
-                        // Once Kafka Streams runs: what a JVM holds in its first moments says nothing of its need.
-                        figures.streamsRunning ? figures.known(DIRECT_USED_BYTES) : null,
-                        figures.streamsRunning ? headroomUsed(figures) : null),
+                jvmCaps(figures),
                 JvmCapsUse.capHit(
                         max(figures.known(METASPACE_COMMITTED_BYTES), figures.known(METASPACE_USED_BYTES)),
                         figures.known(METASPACE_MAX_BYTES),
                         figures.known(CODE_CACHE_USED_BYTES),
                         figures.known(CODE_CACHE_MAX_BYTES)),
-                figures.streamsRunning
-                        ? TuningSignals.of(
-                                allocationHash,
-                                figures.known(UPTIME_MILLIS),
-                                figures.known(GC_PAUSE_MILLIS),
-                                figures.known(WRITE_STALL_MILLIS),
-                                figures.known(FLUSHES),
-                                figures.known(FLUSHED_BYTES),
-                                figures.known(STORAGE_READ_BYTES),
-                                figures.streams(CONSUMER_LAG_RECORDS),
-                                figures.known(PROCESS_CPU_NANOS),
-                                figures.streams(PROCESSED_RECORDS))
-                        : null,
+                tuning(figures, allocationHash),
                 // The version the application's jar says, read once Kafka Streams runs (an agent older than the
                 // field leaves it out: the fact stays declared or on its default).
                 figures.streamsRunning ? report.word(Word.KAFKA_STREAMS_VERSION) : null,
@@ -120,6 +101,34 @@ public record AgentReport(
                         figures.known(UPTIME_MILLIS),
                         figures.known(PROCESS_CPU_NANOS),
                         figures.streams(PROCESSED_RECORDS)));
+    }
+
+    /** What the JVM's caps hold: its peaks (an agent older than the peaks reports only what is used now). */
+    private static JvmCapsUse jvmCaps(Figures figures) {
+        return new JvmCapsUse(
+                max(figures.known(METASPACE_PEAK_COMMITTED_BYTES), figures.known(METASPACE_USED_BYTES)),
+                max(figures.known(CODE_CACHE_PEAK_BYTES), figures.known(CODE_CACHE_USED_BYTES)),
+                figures.known(LIVE_THREADS),
+                // Once Kafka Streams runs: what a JVM holds in its first moments says nothing of its need.
+                figures.streamsRunning ? figures.known(DIRECT_USED_BYTES) : null,
+                figures.streamsRunning ? headroomUsed(figures) : null);
+    }
+
+    /** What the split tuner judges a step by, once Kafka Streams runs. */
+    private static TuningSignals tuning(Figures figures, String allocationHash) {
+        return figures.streamsRunning
+                ? TuningSignals.of(
+                        allocationHash,
+                        figures.known(UPTIME_MILLIS),
+                        figures.known(GC_PAUSE_MILLIS),
+                        figures.known(WRITE_STALL_MILLIS),
+                        figures.known(FLUSHES),
+                        figures.known(FLUSHED_BYTES),
+                        figures.known(STORAGE_READ_BYTES),
+                        figures.streams(CONSUMER_LAG_RECORDS),
+                        figures.known(PROCESS_CPU_NANOS),
+                        figures.streams(PROCESSED_RECORDS))
+                : null;
     }
 
     /**

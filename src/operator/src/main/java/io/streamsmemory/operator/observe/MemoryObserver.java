@@ -115,28 +115,10 @@ public final class MemoryObserver implements AutoCloseable {
                 .withLabel(MetadataKeys.INJECTED_LABEL, "true")
                 .list()
                 .getItems();
-        Map<String, Future<AgentReport>> reads = new HashMap<>();
         Map<String, String> workloadOfPod = new HashMap<>();
         Instant now = clock.instant();
         Map<String, CrashLoop> looping = new HashMap<>();
-        for (Pod pod : pods) {
-            Optional<String> workload = workloadKey(pod);
-            // Every pod, running or not: a pod that crash-loops on OOM kills never answers its report.
-            workload.ifPresent(w -> oomKills.record(w, pod, now));
-            workload.ifPresent(w -> KubeletCrashLoops.of(pod).ifPresent(loop -> looping.putIfAbsent(w, loop)));
-            Optional<Integer> port = reportPort(pod);
-            String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
-            boolean running = pod.getStatus() != null
-                    && "Running".equals(pod.getStatus().getPhase())
-                    && pod.getMetadata().getDeletionTimestamp() == null;
-            if (workload.isEmpty() || port.isEmpty() || ip == null || !running) {
-                continue;
-            }
-            String podKey =
-                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
-            workloadOfPod.put(podKey, workload.get());
-            reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
-        }
+        Map<String, Future<AgentReport>> reads = startReads(pods, now, looping, workloadOfPod);
         Map<String, WorkloadObservation> round = new HashMap<>();
         Map<String, List<AgentReport>> reports = new HashMap<>();
         for (Map.Entry<String, Future<AgentReport>> read : reads.entrySet()) {
@@ -169,6 +151,33 @@ public final class MemoryObserver implements AutoCloseable {
         peaks.keySet().retainAll(round.keySet());
         topologies.keySet().retainAll(round.keySet());
         cpuPerRecord.keySet().retainAll(reads.keySet());
+    }
+
+    /**
+     * Starts reading the report of every running injected pod, by pod; notes each pod's OOM kills and crash loop
+     * (every pod, running or not: a pod that crash-loops on OOM kills never answers its report) and its workload.
+     */
+    private Map<String, Future<AgentReport>> startReads(
+            List<Pod> pods, Instant now, Map<String, CrashLoop> looping, Map<String, String> workloadOfPod) {
+        Map<String, Future<AgentReport>> reads = new HashMap<>();
+        for (Pod pod : pods) {
+            Optional<String> workload = workloadKey(pod);
+            workload.ifPresent(w -> oomKills.record(w, pod, now));
+            workload.ifPresent(w -> KubeletCrashLoops.of(pod).ifPresent(loop -> looping.putIfAbsent(w, loop)));
+            Optional<Integer> port = reportPort(pod);
+            String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+            boolean running = pod.getStatus() != null
+                    && "Running".equals(pod.getStatus().getPhase())
+                    && pod.getMetadata().getDeletionTimestamp() == null;
+            if (workload.isEmpty() || port.isEmpty() || ip == null || !running) {
+                continue;
+            }
+            String podKey =
+                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+            workloadOfPod.put(podKey, workload.get());
+            reads.put(podKey, readers.submit(() -> reader.read(ip, port.get())));
+        }
+        return reads;
     }
 
     /** The report with its CPU per record taken over the pod's window, when the window has one. */

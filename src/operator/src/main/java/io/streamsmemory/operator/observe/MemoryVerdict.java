@@ -145,17 +145,7 @@ public record MemoryVerdict(
         if (seen.rocksDbInstances() != null
                 && tasks > 0
                 && seen.rocksDbInstances() > allocation.plannedTopology().rocksDbInstances()) {
-            advice.add(String.format(
-                    Locale.ROOT,
-                    "declared %d RocksDB instance(s) per task, running about %.1f: " + "raise spec.streams.stores",
-                    allocation.facts().stores().rocksDbInstancesPerTask(),
-                    (double) seen.rocksDbInstances()
-                            / Math.max(
-                                    1,
-                                    seen.activeTasks() == null
-                                            ? tasks
-                                            : seen.activeTasks()
-                                                    + (seen.standbyTasks() == null ? 0 : seen.standbyTasks()))));
+            advice.add(storesAdvice(allocation, seen, tasks));
         }
         if (seen.streamThreads() != null
                 && seen.streamThreads() != allocation.facts().streamThreadsPerPod()) {
@@ -188,6 +178,18 @@ public record MemoryVerdict(
             }
         }
         return advice.isEmpty() ? null : String.join("; ", advice);
+    }
+
+    /** More RocksDB instances per task than the policy declares stores for. */
+    private static String storesAdvice(Allocation allocation, WorkloadObservation seen, long tasks) {
+        long seenTasks = seen.activeTasks() == null
+                ? tasks
+                : seen.activeTasks() + (seen.standbyTasks() == null ? 0 : seen.standbyTasks());
+        return String.format(
+                Locale.ROOT,
+                "declared %d RocksDB instance(s) per task, running about %.1f: " + "raise spec.streams.stores",
+                allocation.facts().stores().rocksDbInstancesPerTask(),
+                (double) seen.rocksDbInstances() / Math.max(1, seenTasks));
     }
 
     /**

@@ -190,15 +190,17 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
         UpdateControl<StreamsMemoryPolicy> control =
                 UpdateControl.patchStatus(withStatus(policy, status(policy, status, outcomes, policyFacts, reach)));
-        // The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round.
+        return lookAgain(outcomes, reach).map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round. */
+    private Optional<Duration> lookAgain(List<WorkloadOutcome> outcomes, WebhookReach reach) {
         return Stream.of(
                         outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
                         observeAgain(outcomes).stream(),
                         checkReachAgain(reach).stream())
                 .flatMap(s -> s)
-                .min(Comparator.naturalOrder())
-                .map(control::rescheduleAfter)
-                .orElse(control);
+                .min(Comparator.naturalOrder());
     }
 
     /** A 404 on the status patch of a policy deleted meanwhile ends the reconcile without an error. */

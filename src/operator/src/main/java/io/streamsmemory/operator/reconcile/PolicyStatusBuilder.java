@@ -90,33 +90,7 @@ final class PolicyStatusBuilder {
 
         conditions.set(Conditions.INVALID_SPEC, false, "Valid", "the spec is valid");
         if (failure == null) {
-            conditions.set(
-                    Conditions.READY,
-                    true,
-                    "Allocated",
-                    (outcomes.isEmpty()
-                                    ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY
-                                            + ": " + policyName + ")"
-                                    : "allocated " + outcomes.size() + " workload(s)")
-                            + omitted);
-            List<String> lifted = outcomes.stream()
-                    .filter(o -> o.row().getJvmCapsLifted() != null)
-                    .map(o -> o.row().getKind() + " " + o.row().getName() + ": "
-                            + String.join(", ", o.row().getJvmCapsLifted()))
-                    .toList();
-            if (lifted.isEmpty()) {
-                conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
-            } else {
-                // Allocated, but with less of a bound than planned: a JVM hit a cap and it was lifted.
-                conditions.set(
-                        Conditions.DEGRADED,
-                        true,
-                        "JvmCapLifted",
-                        "JVM caps lifted after a JVM hit them or came near one learned from its reports (see the "
-                                + "JvmCapLifted Events), unset until the policy changes: "
-                                + BoundedMessages.join(lifted)
-                                + omitted);
-            }
+            allocated(outcomes, policyName, omitted);
         } else {
             String reason = failureReason(outcomes);
             conditions.set(Conditions.READY, false, reason, failure + omitted);
@@ -134,6 +108,37 @@ final class PolicyStatusBuilder {
         conditions.webhookReach(reach);
         status.setConditions(conditions.build());
         return status;
+    }
+
+    /** Ready, and Degraded while a JVM cap is lifted: every workload is allocated. */
+    private void allocated(List<WorkloadOutcome> outcomes, String policyName, String omitted) {
+        conditions.set(
+                Conditions.READY,
+                true,
+                "Allocated",
+                (outcomes.isEmpty()
+                                ? "no workload names this policy yet (annotate one with " + MetadataKeys.POLICY + ": "
+                                        + policyName + ")"
+                                : "allocated " + outcomes.size() + " workload(s)")
+                        + omitted);
+        List<String> lifted = outcomes.stream()
+                .filter(o -> o.row().getJvmCapsLifted() != null)
+                .map(o -> o.row().getKind() + " " + o.row().getName() + ": "
+                        + String.join(", ", o.row().getJvmCapsLifted()))
+                .toList();
+        if (lifted.isEmpty()) {
+            conditions.set(Conditions.DEGRADED, false, "AllAllocated", "every workload is allocated");
+        } else {
+            // Allocated, but with less of a bound than planned: a JVM hit a cap and it was lifted.
+            conditions.set(
+                    Conditions.DEGRADED,
+                    true,
+                    "JvmCapLifted",
+                    "JVM caps lifted after a JVM hit them or came near one learned from its reports (see the "
+                            + "JvmCapLifted Events), unset until the policy changes: "
+                            + BoundedMessages.join(lifted)
+                            + omitted);
+        }
     }
 
     /**

@@ -69,6 +69,12 @@ final class WorkloadDecider {
                     "AllocationFailed",
                     message);
         }
+        return allocated(in, tuned, safety, notes);
+    }
+
+    /** An allocation that fits: published or held, rolled or not, the pods counted and what they show. */
+    private WorkloadDecision allocated(WorkloadInputs in, TunedPlan tuned, CapsSafety safety, Notes notes) {
+        Workload workload = in.workload();
         Allocation allocation = tuned.fitted().result().allocation();
         Publication publication = publishOrHold(in, tuned, allocation, safety.urgency(), notes);
         Shown shown = publication.held();

@@ -54,11 +54,14 @@ final class WorkloadDrift {
                 "%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
                 count.notInjected(), count.pods(), allocationHash, count.outdated());
-        if (manual) {
-            return told(
-                    count,
-                    what + "; rollout is Manual: restart the pods " + "(kubectl rollout restart) to inject them");
-        }
+        return manual ? told(count, what + MANUAL) : rollOnce(workload, restartHash, count, what);
+    }
+
+    private static final String MANUAL =
+            "; rollout is Manual: restart the pods " + "(kubectl rollout restart) to inject them";
+
+    /** Rolls the workload once for its restart hash, when allowed: never again for the same allocation. */
+    private Decision rollOnce(Workload workload, String restartHash, PodDrift.Count count, String what) {
         if (workload.templateAnnotation(DRIFT_ROLLOUT)
                 .filter(restartHash::equals)
                 .isPresent()) {

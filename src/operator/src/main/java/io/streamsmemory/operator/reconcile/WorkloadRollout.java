@@ -52,15 +52,7 @@ final class WorkloadRollout {
             return Decision.tell(resplitAlone(resplit));
         }
         if (admittedWithIt(workload, allocation.restartHash(), pods)) {
-            return new Decision(
-                    new RolloutStep.RecordAdmitted(allocation.restartHash()),
-                    List.of(Told.normal(
-                            "OptedIn",
-                            String.format(
-                                    "every pod already runs restart hash %s (the admission webhook injected them "
-                                            + "with the allocation): recorded on the workload, not rolled",
-                                    allocation.restartHash()))),
-                    null);
+            return recordAdmitted(allocation.restartHash());
         }
         String why = whyRestart(workload, allocation, range);
         String told = resplit == null ? "" : resplit + "; ";
@@ -90,6 +82,19 @@ final class WorkloadRollout {
                                         told, why, allocation.restartHash())),
                         resplitAlone(resplit)),
                 List.of(),
+                null);
+    }
+
+    /** Every pod already runs the allocation: the workload is told so, not rolled. */
+    private static Decision recordAdmitted(String restartHash) {
+        return new Decision(
+                new RolloutStep.RecordAdmitted(restartHash),
+                List.of(Told.normal(
+                        "OptedIn",
+                        String.format(
+                                "every pod already runs restart hash %s (the admission webhook injected them with the "
+                                        + "allocation): recorded on the workload, not rolled",
+                                restartHash))),
                 null);
     }
 

@@ -111,38 +111,53 @@ public final class SplitTuner {
                         || Math.abs(to - from) < 1e-9) {
                     continue;
                 }
-                String message = String.format(
-                        Locale.ROOT,
-                        "%s: %s %s -> %s (%s)",
-                        said(signal, figure, writeBufferSize),
-                        shareName(share),
-                        percent(from),
-                        percent(to),
-                        now);
-                Step step = new Step(
-                        signal,
-                        figure,
-                        share,
-                        direction,
-                        state.split(),
-                        state.reason(),
-                        now.toString(),
-                        signals.consumerLagRecords(),
-                        signals.cpuNanosPerRecord());
-                return new Decision(
-                        new TuningState(
-                                state.generation(),
-                                state.split().with(share, to),
-                                message,
-                                step,
-                                state.undone(),
-                                state.directions(),
-                                List.of()),
-                        Kind.STEP,
-                        message);
+                return step(state, signals, signal, figure, writeBufferSize, share, direction, from, to, now);
             }
         }
         return Decision.none(state);
+    }
+
+    /** A step of {@code share} from {@code from} to {@code to}, taken on {@code signal}, pending its judgement. */
+    private static Decision step(
+            TuningState state,
+            TuningSignals signals,
+            Signal signal,
+            double figure,
+            Long writeBufferSize,
+            Share share,
+            int direction,
+            double from,
+            double to,
+            Instant now) {
+        String message = String.format(
+                Locale.ROOT,
+                "%s: %s %s -> %s (%s)",
+                said(signal, figure, writeBufferSize),
+                shareName(share),
+                percent(from),
+                percent(to),
+                now);
+        Step step = new Step(
+                signal,
+                figure,
+                share,
+                direction,
+                state.split(),
+                state.reason(),
+                now.toString(),
+                signals.consumerLagRecords(),
+                signals.cpuNanosPerRecord());
+        return new Decision(
+                new TuningState(
+                        state.generation(),
+                        state.split().with(share, to),
+                        message,
+                        step,
+                        state.undone(),
+                        state.directions(),
+                        List.of()),
+                Kind.STEP,
+                message);
     }
 
     /**
@@ -179,25 +194,32 @@ public final class SplitTuner {
             String explanation = figure == null ? signalName(step.signal()) + " not reported" : change(step, figure);
             verdict = new Verdict(verdict.helped(), verdict.why() + "; " + explanation);
         }
-        if (verdict.helped()) {
-            Map<Share, Integer> directions = new HashMap<>(state.directions());
-            directions.put(step.share(), step.direction());
-            String message = String.format(
-                    "kept %s %s: %s",
-                    shareName(step.share()), percent(current(state.split(), step.share())), verdict.why());
-            return new Decision(
-                    new TuningState(
-                            state.generation(),
-                            state.split(),
-                            state.reason(),
-                            null,
-                            state.undone(),
-                            directions,
-                            state.splitHashes(),
-                            message),
-                    Kind.KEPT,
-                    message);
-        }
+        return verdict.helped() ? kept(state, step, verdict) : undone(state, step, verdict);
+    }
+
+    /** A step that helped: kept, and its direction remembered for the share. */
+    private static Decision kept(TuningState state, Step step, Verdict verdict) {
+        Map<Share, Integer> directions = new HashMap<>(state.directions());
+        directions.put(step.share(), step.direction());
+        String message = String.format(
+                "kept %s %s: %s",
+                shareName(step.share()), percent(current(state.split(), step.share())), verdict.why());
+        return new Decision(
+                new TuningState(
+                        state.generation(),
+                        state.split(),
+                        state.reason(),
+                        null,
+                        state.undone(),
+                        directions,
+                        state.splitHashes(),
+                        message),
+                Kind.KEPT,
+                message);
+    }
+
+    /** A step that did not help: undone, and its signal not acted on again until the policy changes. */
+    private static Decision undone(TuningState state, Step step, Verdict verdict) {
         Set<Signal> undone = EnumSet.of(step.signal());
         undone.addAll(state.undone());
         String message = String.format(
