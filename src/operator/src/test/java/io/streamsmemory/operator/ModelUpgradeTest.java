@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.controlplane.EnableLocalControlPlane;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.RolloutGate;
+import io.streamsmemory.operator.reconcile.decide.RolloutGate;
 import io.streamsmemory.operator.workload.AllocationConfigMap;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.time.Duration;

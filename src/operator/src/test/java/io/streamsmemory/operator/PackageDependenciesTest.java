@@ -1,11 +1,14 @@
 package io.streamsmemory.operator;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.streamsmemory.operator.workload.EventRecorder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,6 +57,28 @@ class PackageDependenciesTest {
                 .mayOnlyBeAccessedByLayers("app", "reconcile", "plan", "tune")
                 .whereLayer("workload")
                 .mayOnlyBeAccessedByLayers("app", "admission", "reconcile", "plan", "observe")
+                .check(OPERATOR);
+    }
+
+    /**
+     * Within the reconciler, the classes that decide ({@code reconcile/decide/}) read nothing of the cluster and write
+     * nothing: no Kubernetes client, no Event recorder, nothing of those that act ({@code reconcile/act/}) or wire the
+     * SDK ({@code reconcile/}). Each rule is then a value a unit test checks without an API server.
+     */
+    @Test
+    void whatDecidesNeitherReadsNorWritesTheCluster() {
+        noClasses()
+                .that()
+                .resideInAPackage(BASE + "reconcile.decide..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BASE + "reconcile", BASE + "reconcile.act..")
+                .orShould()
+                .dependOnClassesThat()
+                .areAssignableTo(KubernetesClient.class)
+                .orShould()
+                .dependOnClassesThat()
+                .areAssignableTo(EventRecorder.class)
                 .check(OPERATOR);
     }
 

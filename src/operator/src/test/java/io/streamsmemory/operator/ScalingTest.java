@@ -20,7 +20,7 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.ScalingSpec;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.api.WorkloadAllocationStatus;
-import io.streamsmemory.operator.reconcile.RolloutGate;
+import io.streamsmemory.operator.reconcile.decide.RolloutGate;
 import io.streamsmemory.operator.workload.MetadataKeys;
 import java.time.Duration;
 import java.util.List;

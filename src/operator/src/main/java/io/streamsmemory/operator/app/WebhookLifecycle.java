@@ -8,7 +8,7 @@ import io.quarkus.runtime.configuration.MemorySize;
 import io.streamsmemory.engine.MemoryModel;
 import io.streamsmemory.operator.admission.AdmissionWebhook;
 import io.streamsmemory.operator.admission.WebhookSettings;
-import io.streamsmemory.operator.reconcile.WebhookServing;
+import io.streamsmemory.operator.reconcile.decide.WebhookServing;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.WorkloadCache;

@@ -25,24 +25,6 @@ final class NamespacePods {
         this.namespace = namespace;
     }
 
-    /** Pods already listed: nothing is listed again (a reconcile step tested without an API server). */
-    NamespacePods(List<Pod> pods) {
-        this(null, null);
-        this.pods = List.copyOf(pods);
-    }
-
-    /**
-     * The pods as listed now (listing them if no workload did yet), in a copy that never lists: what a decision reads
-     * ({@link WorkloadInputs}), so it reads nothing of the API server itself.
-     */
-    synchronized NamespacePods listed() {
-        get();
-        NamespacePods copy = new NamespacePods(null, namespace);
-        copy.pods = pods;
-        copy.failed = pods == null;
-        return copy;
-    }
-
     /** The namespace's pods; empty when they cannot be listed (drift is then not counted this time). */
     synchronized Optional<List<Pod>> get() {
         if (pods == null && !failed) {

@@ -5,6 +5,17 @@ import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.observe.MemoryObserver;
+import io.streamsmemory.operator.reconcile.act.AllocationMetrics;
+import io.streamsmemory.operator.reconcile.act.RolloutStamper;
+import io.streamsmemory.operator.reconcile.act.WorkloadActor;
+import io.streamsmemory.operator.reconcile.decide.RolloutGate;
+import io.streamsmemory.operator.reconcile.decide.RolloutWaits;
+import io.streamsmemory.operator.reconcile.decide.WebhookServing;
+import io.streamsmemory.operator.reconcile.decide.WorkloadDecider;
+import io.streamsmemory.operator.reconcile.decide.WorkloadDecision;
+import io.streamsmemory.operator.reconcile.decide.WorkloadInputs;
+import io.streamsmemory.operator.reconcile.decide.WorkloadOutcome;
+import io.streamsmemory.operator.reconcile.decide.WorkloadRows;
 import io.streamsmemory.operator.workload.ConfigMapPublisher;
 import io.streamsmemory.operator.workload.EventRecorder;
 import io.streamsmemory.operator.workload.Workload;
@@ -68,7 +79,7 @@ final class WorkloadReconciler {
                     List.of(),
                     "WorkloadFailed",
                     message);
-            failed.told().forEach(told -> told.post(events, workload.resource()));
+            failed.told().forEach(told -> WorkloadActor.post(told, events, workload.resource()));
             return failed.outcome();
         }
     }
@@ -85,7 +96,7 @@ final class WorkloadReconciler {
                 policy,
                 workload,
                 publisher.current(workload, cached),
-                pods.listed(),
+                pods.get(),
                 autoscalers,
                 observer.topology(namespace, workload.kind(), workload.name()),
                 observer.crashLoop(namespace, workload.kind(), workload.name()),

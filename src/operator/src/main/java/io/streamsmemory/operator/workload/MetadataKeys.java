@@ -1,5 +1,8 @@
 package io.streamsmemory.operator.workload;
 
+import io.streamsmemory.operator.reconcile.decide.PodDrift;
+import io.streamsmemory.operator.reconcile.decide.RolloutGate;
+
 /**
  * Every annotation, label and data key the operator and its users write on Kubernetes objects, and the operator's
  * own object names and field manager: one table, because several keys go on more than one kind of object (the
