@@ -167,6 +167,17 @@ public final class AdmissionWebhook implements AutoCloseable {
         return reach.reach(namespace);
     }
 
+    /**
+     * Checks again the namespaces whose install check result expired; returns those whose verdict changed. The
+     * webhook's lifecycle calls it every {@link #REACH_REFRESH}, so no policy is reconciled on a timer for it.
+     */
+    public Set<String> refreshReach() {
+        return reach.refreshExpired();
+    }
+
+    /** How often expired install checks run again: as soon as a bad or missing verdict is due. */
+    public static final Duration REACH_REFRESH = WebhookReachCheck.RETRY;
+
     /** The port actually bound (settings may say 0). */
     public int port() {
         return server.actualPort();

@@ -11,8 +11,11 @@ import io.streamsmemory.operator.workload.WebhookReach;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
@@ -72,6 +75,26 @@ final class WebhookReachCheck {
         return lastByNamespace
                 .compute(namespace, (ns, last) -> fresh(last) ? last : checkedNow(ns))
                 .reach();
+    }
+
+    /**
+     * Checks again every namespace whose last result is no longer fresh; returns those whose verdict (its status and
+     * reason, not the replica that answered) changed, so their policies are reconciled for it and for nothing else.
+     */
+    Set<String> refreshExpired() {
+        Set<String> changed = new HashSet<>();
+        for (String namespace : lastByNamespace.keySet()) {
+            Checked before = lastByNamespace.get(namespace);
+            if (before == null || fresh(before)) {
+                continue;
+            }
+            Checked now = lastByNamespace.compute(namespace, (ns, last) -> fresh(last) ? last : checkedNow(ns));
+            if (!now.reach().status().equals(before.reach().status())
+                    || !Objects.equals(now.reach().reason(), before.reach().reason())) {
+                changed.add(namespace);
+            }
+        }
+        return changed;
     }
 
     private boolean fresh(Checked last) {

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -149,6 +150,7 @@ public class WebhookLifecycle implements WebhookServing {
     private volatile String problem = "starting";
 
     private ScheduledExecutorService starter;
+    private volatile Consumer<String> reachChanged = namespace -> {};
 
     void start(
             @Observes StartupEvent startup,
@@ -178,6 +180,9 @@ public class WebhookLifecycle implements WebhookServing {
         try {
             webhook = AdmissionWebhook.start(client, events, settings, registry, cache);
             problem = null;
+            // The install checks run again on this thread, and only a changed verdict reconciles a policy.
+            long refresh = AdmissionWebhook.REACH_REFRESH.toMillis();
+            starter.scheduleWithFixedDelay(this::refreshReach, refresh, refresh, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             problem = e.getMessage();
             LOG.error(
@@ -190,6 +195,19 @@ public class WebhookLifecycle implements WebhookServing {
                     startRetryPeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
         }
+    }
+
+    private void refreshReach() {
+        try {
+            webhook.refreshReach().forEach(reachChanged);
+        } catch (RuntimeException e) {
+            LOG.warn("the webhook's install checks could not run again: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void onReachChanged(Consumer<String> namespaces) {
+        this.reachChanged = namespaces;
     }
 
     /** Why the webhook does not serve; empty when it does or is disabled. */

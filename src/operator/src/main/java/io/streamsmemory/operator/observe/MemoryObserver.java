@@ -11,9 +11,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * Reads what each injected, running pod really uses from its agent's report, every {@link ObserveSettings#interval}:
  * one list of the pods the webhook labelled, then at most {@code concurrency} reads at once, each within the
  * timeout. A pod that does not answer is counted and read again next round, never retried in a loop. Keeps, per
- * workload, the last round's figures and the peak over the window, for the policy's status.
+ * workload, the last round's figures and the peak over the window, for the policy's status, and tells the reconciler
+ * of a workload only when what a reconcile acts on changed ({@link #onChange}).
  */
 public final class MemoryObserver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryObserver.class);
@@ -49,6 +53,11 @@ public final class MemoryObserver implements AutoCloseable {
     /** The last round's crash loops, by workload: the pods' statuses as they are now. */
     private volatile Map<String, CrashLoop> crashLoops = Map.of();
 
+    /** Per workload, what of its observation the reconciler last heard of ({@link ObservationSignature}). */
+    private final Map<String, ObservationSignature> told = new ConcurrentHashMap<>();
+
+    private volatile Consumer<Set<WorkloadRef>> changes = workloads -> {};
+
     private ScheduledExecutorService rounds;
     private ExecutorService readers;
 
@@ -66,6 +75,14 @@ public final class MemoryObserver implements AutoCloseable {
 
     public ObserveSettings settings() {
         return settings;
+    }
+
+    /**
+     * Who hears, after each round, of the workloads whose observation changed in what a reconcile acts on ({@link
+     * ObservationSignature}), those seen for the first time and those no longer seen: the reconciler's event source.
+     */
+    public void onChange(Consumer<Set<WorkloadRef>> listener) {
+        this.changes = listener;
     }
 
     /** Starts the rounds once (the reconciler calls it, so only the leader reads); a no-op when observing is off. */
@@ -151,6 +168,31 @@ public final class MemoryObserver implements AutoCloseable {
         peaks.keySet().retainAll(round.keySet());
         topologies.keySet().retainAll(round.keySet());
         cpuPerRecord.keySet().retainAll(reads.keySet());
+        tellChanges();
+    }
+
+    /** Tells {@link #onChange}'s listener which workloads' signatures moved since it last heard of them. */
+    private void tellChanges() {
+        Set<String> workloads = new HashSet<>(lastRound.keySet());
+        workloads.addAll(crashLoops.keySet());
+        workloads.addAll(told.keySet());
+        Set<WorkloadRef> changed = new HashSet<>();
+        for (String key : workloads) {
+            WorkloadRef ref = WorkloadRef.of(key);
+            ObservationSignature now = ObservationSignature.of(
+                    observation(ref.namespace(), ref.kind(), ref.name()),
+                    topology(ref.namespace(), ref.kind(), ref.name()),
+                    crashLoop(ref.namespace(), ref.kind(), ref.name()),
+                    settings.settle());
+            boolean seen = lastRound.containsKey(key) || crashLoops.containsKey(key);
+            ObservationSignature before = seen ? told.put(key, now) : told.remove(key);
+            if (!seen || !now.equals(before)) {
+                changed.add(ref);
+            }
+        }
+        if (!changed.isEmpty()) {
+            changes.accept(changed);
+        }
     }
 
     /**

@@ -22,6 +22,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.streamsmemory.engine.AllocationEngine;
 import io.streamsmemory.engine.AllocationResult;
@@ -132,8 +133,42 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         return List.of(
                 configMaps,
                 autoscalers,
+                observations(),
+                webhookReach(context),
                 workloadSource(Deployment.class, "deployments", cache::deployments, missing, context),
                 workloadSource(StatefulSet.class, "statefulsets", cache::statefulSets, missing, context));
+    }
+
+    /**
+     * The agents' reports as events: the observer tells which workloads' observation changed in what a reconcile acts
+     * on (a verdict, a learned fact, a crash loop, what the split tuner judges by), and each one's policy is
+     * reconciled; none is reconciled on a timer to look for them.
+     */
+    private SimpleInboundEventSource<StreamsMemoryPolicy> observations() {
+        SimpleInboundEventSource<StreamsMemoryPolicy> observations = new SimpleInboundEventSource<>("observations");
+        observer.onChange(workloads -> workloads.stream()
+                .map(ref -> Optional.ofNullable(cache.workload(ref.kind(), ref.namespace(), ref.name()))
+                        .flatMap(Workload::of))
+                .flatMap(Optional::stream)
+                .map(w -> w.policyName().map(policy -> new ResourceID(policy, w.namespace())))
+                .flatMap(Optional::stream)
+                .distinct()
+                .forEach(observations::propagateEvent));
+        return observations;
+    }
+
+    /**
+     * A changed verdict of the webhook's install check in a namespace, when the check ran again on its own: the
+     * namespace's policies are reconciled (their WebhookReachable condition, and rollouts that waited for it).
+     */
+    private SimpleInboundEventSource<StreamsMemoryPolicy> webhookReach(
+            EventSourceContext<StreamsMemoryPolicy> context) {
+        SimpleInboundEventSource<StreamsMemoryPolicy> reach = new SimpleInboundEventSource<>("webhook-reach");
+        webhook.onReachChanged(namespace -> context.getPrimaryCache()
+                .list(namespace)
+                .map(ResourceID::fromResource)
+                .forEach(reach::propagateEvent));
+        return reach;
     }
 
     private <W extends HasMetadata> SharedCacheEventSource<W> workloadSource(
@@ -190,7 +225,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         List<WorkloadOutcome> outcomes = WorkloadFanOut.each(
                 named,
                 w -> workloads.reconcile(
-                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods),
+                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods, reach),
                 context.getWorkflowExecutorService());
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());
@@ -199,13 +234,14 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         return lookAgain(outcomes, reach).map(control::rescheduleAfter).orElse(control);
     }
 
-    /** The soonest of what waits (a rollout's rate limit, the webhook) and the next observation round. */
+    /**
+     * The soonest of what waits (a rollout's rate limit, the webhook's reach); the pods' reports come as events of their
+     * own ({@link #observations}).
+     */
     private Optional<Duration> lookAgain(List<WorkloadOutcome> outcomes, WebhookReach reach) {
-        return Stream.of(
+        return Stream.concat(
                         outcomes.stream().map(WorkloadOutcome::retryAfter).filter(Objects::nonNull),
-                        observeAgain(outcomes).stream(),
                         checkReachAgain(reach).stream())
-                .flatMap(s -> s)
                 .min(Comparator.naturalOrder());
     }
 
@@ -294,7 +330,7 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
 
     /**
      * While the check has no verdict or a bad one, the condition is refreshed when it runs again. A good one is refreshed
-     * by the policy's next reconcile (every observation round where it has workloads); a rollout asks the check itself.
+     * by the policy's next reconcile; a rollout asks the check itself.
      */
     private static Optional<Duration> checkReachAgain(WebhookReach reach) {
         return reach.unreachable() || reach.checking() ? Optional.ofNullable(reach.checkAgainIn()) : Optional.empty();
@@ -306,16 +342,6 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
                 : status.getConditions().stream()
                         .filter(c -> type.equals(c.getType()))
                         .findFirst();
-    }
-
-    /**
-     * A policy with workloads shows what their pods report: its status is refreshed every round (pods come and go
-     * without an event the policy sees).
-     */
-    private Optional<Duration> observeAgain(List<WorkloadOutcome> outcomes) {
-        return observer.settings().enabled() && !outcomes.isEmpty()
-                ? Optional.of(observer.settings().interval())
-                : Optional.empty();
     }
 
     /** The live workloads that name the policy, in a stable order. */

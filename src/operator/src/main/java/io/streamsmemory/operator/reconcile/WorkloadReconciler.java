@@ -18,6 +18,7 @@ import io.streamsmemory.operator.reconcile.decide.WorkloadOutcome;
 import io.streamsmemory.operator.reconcile.decide.WorkloadRows;
 import io.streamsmemory.operator.workload.ConfigMapPublisher;
 import io.streamsmemory.operator.workload.EventRecorder;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Instant;
 import java.util.Collection;
@@ -59,15 +60,17 @@ final class WorkloadReconciler {
     /**
      * @param cached      the workload's ConfigMap from the operator's cache, null when it holds none
      * @param autoscalers the HorizontalPodAutoscalers of the workload's namespace (one may target it)
+     * @param reach       whether the API server calls the webhook in the namespace, read once for the policy
      */
     WorkloadOutcome reconcile(
             StreamsMemoryPolicy policy,
             Workload workload,
             ConfigMap cached,
             Collection<HorizontalPodAutoscaler> autoscalers,
-            NamespacePods pods) {
+            NamespacePods pods,
+            WebhookReach reach) {
         try {
-            return actor.act(workload, decider.decide(gather(policy, workload, cached, autoscalers, pods)));
+            return actor.act(workload, decider.decide(gather(policy, workload, cached, autoscalers, pods, reach)));
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
             String message = "could not be reconciled: "
@@ -90,7 +93,8 @@ final class WorkloadReconciler {
             Workload workload,
             ConfigMap cached,
             Collection<HorizontalPodAutoscaler> autoscalers,
-            NamespacePods pods) {
+            NamespacePods pods,
+            WebhookReach reach) {
         String namespace = workload.namespace();
         return new WorkloadInputs(
                 policy,
@@ -103,6 +107,7 @@ final class WorkloadReconciler {
                 observer.observation(namespace, workload.kind(), workload.name()),
                 observer.settings().window(),
                 observer.settings().settle(),
+                reach,
                 Instant.now());
     }
 }

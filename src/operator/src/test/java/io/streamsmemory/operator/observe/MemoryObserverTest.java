@@ -377,6 +377,11 @@ class MemoryObserverTest {
         assertThat(observedRow(ns).getJvmCapsAwaitingReport()).contains("-XX:MaxMetaspaceSize");
         // The model's metaspace for the 15,000 classes it plans: what a learned cap never exceeds.
         String modelMetaspace = "97m";
+        // The workload opted in and was rolled for it before its pods report: with no pod listed, the opt-in's stamp
+        // waits out the first pods' grace (WorkloadRollout.FIRST_PODS_GRACE), then comes at once.
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> !templateRestartHash(ns).isEmpty());
 
         try (ForkedHog pod = new ForkedHog(PackagedOperator.freePort())) {
             runningPod(ns, "orders-app-abc-1", pod.port());

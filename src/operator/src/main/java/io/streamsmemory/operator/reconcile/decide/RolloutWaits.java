@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.reconcile.decide;
 
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.util.Optional;
 
@@ -19,9 +20,10 @@ public final class RolloutWaits {
     /**
      * Why a rollout must wait now; empty when it may start. First the webhook of this process: a rollout while it
      * does not serve yet (the operator just started, its certificate not yet made) recreates every pod without the
-     * agent, a restart for nothing that also spends the workload's one drift rollout. Then {@link RolloutGate}.
+     * agent, a restart for nothing that also spends the workload's one drift rollout. Then whether the API server calls
+     * it in the workload's namespace ({@code reach}, as the policy's reconcile read it). Then {@link RolloutGate}.
      */
-    Optional<RolloutGate.Wait> mustWait(Workload workload, RolloutGate.Urgency urgency) {
+    Optional<RolloutGate.Wait> mustWait(Workload workload, RolloutGate.Urgency urgency, WebhookReach reach) {
         Optional<String> problem = webhook.problem();
         if (problem.isPresent()) {
             return Optional.of(new RolloutGate.Wait(
@@ -30,7 +32,7 @@ public final class RolloutWaits {
                     WorkloadOutcome.RETRY_SOON));
         }
         // Serving is not enough: a firewall between the API server and the nodes admits every new pod uninjected.
-        if (webhook.reach(workload.namespace()).unreachable()) {
+        if (reach.unreachable()) {
             return Optional.of(new RolloutGate.Wait(
                     "the API server does not call the admission webhook in this namespace (the policy's condition "
                             + Conditions.WEBHOOK_REACHABLE

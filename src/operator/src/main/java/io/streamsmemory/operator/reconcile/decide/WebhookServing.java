@@ -2,6 +2,7 @@ package io.streamsmemory.operator.reconcile.decide;
 
 import io.streamsmemory.operator.workload.WebhookReach;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Whether the admission webhook of this operator process serves, so pods created now would be injected. Every
@@ -23,4 +24,10 @@ public interface WebhookServing {
     default WebhookReach reach(String namespace) {
         return WebhookReach.NOT_CHECKED;
     }
+
+    /**
+     * Who hears of a namespace whose install check verdict changed when it ran again on its own (the webhook's
+     * lifecycle runs expired checks again); nothing where no webhook runs in this process.
+     */
+    default void onReachChanged(Consumer<String> namespaces) {}
 }

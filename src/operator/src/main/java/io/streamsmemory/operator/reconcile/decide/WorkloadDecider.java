@@ -83,7 +83,8 @@ public final class WorkloadDecider {
                 workload,
                 shown == null ? allocation.hash() : shown.allocationHash(),
                 shown == null ? allocation.restartHash() : shown.restartHash(),
-                in.pods());
+                in.pods(),
+                in.reach());
         notes.told.addAll(drifted.told());
         MemoryVerdict verdict = verdict(in, allocation, safety);
         notes.heapWarnings(verdict, allocation);
@@ -139,11 +140,18 @@ public final class WorkloadDecider {
         boolean changed = !AllocationConfigMap.sameAs(in.current(), desired);
         String resplit = changed ? resplit(in.current(), desired, allocation, notes) : null;
         notes.tuning(tuned.decision());
-        WorkloadRollout.Decision rolled = WorkloadRollout.firstPodsMayBeStarting(
-                        workload, in.current(), in.pods(), in.now())
-                ? new WorkloadRollout.Decision(RolloutStep.NONE, List.of(), WorkloadOutcome.RETRY_SOON)
-                : rollout.rollIfNeeded(
-                        in.policy(), workload, allocation, tuned.fitted().range(), resplit, urgency, in.pods());
+        WorkloadRollout.Decision rolled =
+                WorkloadRollout.firstPodsMayBeStarting(workload, in.current(), in.pods(), in.now())
+                        ? new WorkloadRollout.Decision(RolloutStep.NONE, List.of(), WorkloadOutcome.RETRY_SOON)
+                        : rollout.rollIfNeeded(
+                                in.policy(),
+                                workload,
+                                allocation,
+                                tuned.fitted().range(),
+                                resplit,
+                                urgency,
+                                in.pods(),
+                                in.reach());
         notes.told.addAll(rolled.told());
         boolean restartPending = !workload.appliedRestartHash()
                         .filter(allocation.restartHash()::equals)

@@ -6,6 +6,7 @@ import static io.streamsmemory.operator.workload.MetadataKeys.WEBHOOK_CONFIGURAT
 import io.fabric8.kubernetes.api.model.Pod;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +37,8 @@ public final class WorkloadDrift {
             Workload workload,
             String allocationHash,
             String restartHash,
-            Optional<List<Pod>> pods) {
+            Optional<List<Pod>> pods,
+            WebhookReach reach) {
         Optional<PodDrift.Count> counted = PodDrift.count(workload, restartHash, pods);
         if (counted.isEmpty()) {
             return Decision.UNCOUNTED;
@@ -55,14 +57,15 @@ public final class WorkloadDrift {
                 "%d of %d pod(s) run without the agent (created while the admission webhook was "
                         + "unreachable or before allocation %s was published) and %d with JVM flags of an older allocation",
                 count.notInjected(), count.pods(), allocationHash, count.outdated());
-        return manual ? told(count, what + MANUAL) : rollOnce(workload, restartHash, count, what);
+        return manual ? told(count, what + MANUAL) : rollOnce(workload, restartHash, count, what, reach);
     }
 
     private static final String MANUAL =
             "; rollout is Manual: restart the pods " + "(kubectl rollout restart) to inject them";
 
     /** Rolls the workload once for its restart hash, when allowed: never again for the same allocation. */
-    private Decision rollOnce(Workload workload, String restartHash, PodDrift.Count count, String what) {
+    private Decision rollOnce(
+            Workload workload, String restartHash, PodDrift.Count count, String what, WebhookReach reach) {
         if (workload.templateAnnotation(DRIFT_ROLLOUT)
                 .filter(restartHash::equals)
                 .isPresent()) {
@@ -72,7 +75,7 @@ public final class WorkloadDrift {
                             + "for this allocation and is not rolled again: check that the webhook is reachable, then restart "
                             + "the pods");
         }
-        Optional<RolloutGate.Wait> wait = waits.mustWait(workload, RolloutGate.Urgency.NONE);
+        Optional<RolloutGate.Wait> wait = waits.mustWait(workload, RolloutGate.Urgency.NONE, reach);
         if (wait.isPresent()) {
             return new Decision(
                     count,

@@ -7,6 +7,7 @@ import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.observe.CrashLoop;
 import io.streamsmemory.operator.observe.ObservedTopology;
 import io.streamsmemory.operator.observe.WorkloadObservation;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +27,8 @@ import java.util.Optional;
  * @param observation the pods' reports of the last round, empty before any
  * @param window      the observation window a verdict is judged over
  * @param settle      how long a split tuning step settles before it is judged
+ * @param reach       whether the API server calls the webhook in the workload's namespace, as the policy's reconcile
+ *                    read it once for all its workloads
  */
 public record WorkloadInputs(
         StreamsMemoryPolicy policy,
@@ -38,4 +41,5 @@ public record WorkloadInputs(
         Optional<WorkloadObservation> observation,
         Duration window,
         Duration settle,
+        WebhookReach reach,
         Instant now) {}

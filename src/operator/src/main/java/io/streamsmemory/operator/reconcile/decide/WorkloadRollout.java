@@ -7,6 +7,7 @@ import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.plan.PlannedRange;
 import io.streamsmemory.operator.workload.EventRecorder.Type;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +47,8 @@ public final class WorkloadRollout {
             PlannedRange range,
             String resplit,
             RolloutGate.Urgency urgency,
-            Optional<List<Pod>> pods) {
+            Optional<List<Pod>> pods,
+            WebhookReach reach) {
         if (workload.appliedRestartHash()
                 .filter(allocation.restartHash()::equals)
                 .isPresent()) {
@@ -63,7 +65,7 @@ public final class WorkloadRollout {
                     why, allocation.restartHash());
             return Decision.tell(new Told(Type.Normal, "RestartPending", told + pending, pending));
         }
-        Optional<RolloutGate.Wait> wait = waits.mustWait(workload, urgency);
+        Optional<RolloutGate.Wait> wait = waits.mustWait(workload, urgency, reach);
         if (wait.isPresent()) {
             String waiting = String.format(
                     "%s (restart hash %s); not rolled yet: %s",

@@ -11,6 +11,7 @@ import io.streamsmemory.operator.Fixtures;
 import io.streamsmemory.operator.api.Rollout;
 import io.streamsmemory.operator.api.StreamsMemoryPolicy;
 import io.streamsmemory.operator.workload.MetadataKeys;
+import io.streamsmemory.operator.workload.WebhookReach;
 import io.streamsmemory.operator.workload.Workload;
 import java.time.Clock;
 import java.time.Duration;
@@ -120,6 +121,7 @@ class WorkloadDeciderTest {
                 Optional.empty(),
                 Duration.ofMinutes(10),
                 Duration.ofMinutes(10),
+                WebhookReach.NOT_CHECKED,
                 NOW));
 
         assertThat(decision.toApply()).isNull();
@@ -139,6 +141,7 @@ class WorkloadDeciderTest {
                 Optional.empty(),
                 Duration.ofMinutes(10),
                 Duration.ofMinutes(10),
+                WebhookReach.NOT_CHECKED,
                 NOW);
     }
 

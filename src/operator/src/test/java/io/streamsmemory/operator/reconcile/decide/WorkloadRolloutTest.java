@@ -1,5 +1,6 @@
 package io.streamsmemory.operator.reconcile.decide;
 
+import static io.streamsmemory.operator.workload.WebhookReach.NOT_CHECKED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -101,7 +102,8 @@ class WorkloadRolloutTest {
                                 below,
                                 null,
                                 Urgency.NONE,
-                                pods(List.of())));
+                                pods(List.of()),
+                                NOT_CHECKED));
 
         assertThat(kept.stamped).containsExactly(hash);
         assertThat(events.told()).extracting(Told::reason).containsExactly("RollingRestart");
@@ -305,14 +307,23 @@ class WorkloadRolloutTest {
                 workload,
                 kept.rollout()
                         .rollIfNeeded(
-                                policy, workload, allocation, range(workload), resplit, urgency, pods(List.of())));
+                                policy,
+                                workload,
+                                allocation,
+                                range(workload),
+                                resplit,
+                                urgency,
+                                pods(List.of()),
+                                NOT_CHECKED));
     }
 
     private Duration roll(Kept kept, Workload workload, Optional<List<Pod>> pods) {
         return act(
                 kept,
                 workload,
-                kept.rollout().rollIfNeeded(policy, workload, allocation, range(workload), null, Urgency.NONE, pods));
+                kept.rollout()
+                        .rollIfNeeded(
+                                policy, workload, allocation, range(workload), null, Urgency.NONE, pods, NOT_CHECKED));
     }
 
     private Duration act(Kept kept, Workload workload, WorkloadRollout.Decision decision) {
