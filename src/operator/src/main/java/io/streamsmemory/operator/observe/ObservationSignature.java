@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * What of a workload's observation a reconcile acts on, coarse enough that a pod in a steady state does not change it
- * every round: the learned topology and JVM caps, a crash loop, the pods counted, the figures a verdict or the status
- * shows in 5% steps, and what the split tuner judges by in 10% steps (its lag in 50% steps) with whether the pods ran
+ * every round: the learned topology and JVM caps, a crash loop, the pods counted, the memory a pressure verdict reads
+ * in 1% steps and the other figures the status shows in 5% steps, and what the split tuner judges by in 10% steps (its lag in 50% steps) with whether the pods ran
  * long enough to judge. {@link MemoryObserver} tells the reconciler of a workload only when this changed, so no policy
  * is reconciled on a timer to look for reports.
  */
@@ -26,6 +26,12 @@ record ObservationSignature(
         String heapState,
         String figures,
         String tuning) {
+    /**
+     * What a pressure verdict compares with the plan (memory used and its peak, the metaspace): a step of 1%, so that
+     * MemoryPressure (used over 95% of the pod's memory) is raised at most 1% past its line.
+     */
+    private static final double PRESSURE_STEP = 0.01;
+
     private static final double FIGURE_STEP = 0.05;
     private static final double TUNING_STEP = 0.10;
     private static final double LAG_STEP = 0.50;
@@ -56,10 +62,10 @@ record ObservationSignature(
     }
 
     private static String figures(WorkloadObservation o) {
-        return step(o.usedBytes(), FIGURE_STEP) + "," + step(o.peakBytes(), FIGURE_STEP) + ","
+        return step(o.usedBytes(), PRESSURE_STEP) + "," + step(o.peakBytes(), PRESSURE_STEP) + ","
                 + step(o.heapUsedBytes(), FIGURE_STEP) + "," + step(o.blockCacheUsageBytes(), FIGURE_STEP) + ","
                 + step(o.unexplainedBytes(), FIGURE_STEP) + "," + step(o.loadedClasses(), FIGURE_STEP) + ","
-                + step(o.metaspaceUsedBytes(), FIGURE_STEP) + "," + step(o.recordCacheBytes(), FIGURE_STEP);
+                + step(o.metaspaceUsedBytes(), PRESSURE_STEP) + "," + step(o.recordCacheBytes(), FIGURE_STEP);
     }
 
     private static String heapState(HeapState state) {

@@ -221,11 +221,11 @@ public class PolicyReconciler implements Reconciler<StreamsMemoryPolicy> {
         NamespacePods pods = new NamespacePods(client, policy.getMetadata().getNamespace());
         // Checked before the workloads, whose rollouts wait while it is False: they read the result kept here.
         WebhookReach reach = webhook.reach(policy.getMetadata().getNamespace());
+        WorkloadReconciler.PolicyReads reads = new WorkloadReconciler.PolicyReads(policy, autoscalers, pods, reach);
         // Each workload on its own (its failure is its own), several at once on the SDK's executor.
         List<WorkloadOutcome> outcomes = WorkloadFanOut.each(
                 named,
-                w -> workloads.reconcile(
-                        policy, w, published.get(configMapName(w.kind(), w.name())), autoscalers, pods, reach),
+                w -> workloads.reconcile(reads, w, published.get(configMapName(w.kind(), w.name()))),
                 context.getWorkflowExecutorService());
         publisher.removeUnwanted(named, published.values(), removed -> optedOut(policy, removed));
         metrics.recordPolicy(policy, outcomes.stream().map(WorkloadOutcome::row).toList());

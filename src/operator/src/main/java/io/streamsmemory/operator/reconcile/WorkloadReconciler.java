@@ -58,19 +58,22 @@ final class WorkloadReconciler {
     }
 
     /**
-     * @param cached      the workload's ConfigMap from the operator's cache, null when it holds none
-     * @param autoscalers the HorizontalPodAutoscalers of the workload's namespace (one may target it)
-     * @param reach       whether the API server calls the webhook in the namespace, read once for the policy
+     * What a policy's reconcile reads once for all its workloads.
+     *
+     * @param autoscalers the HorizontalPodAutoscalers of the policy's namespace (one may target a workload)
+     * @param pods        the namespace's pods, listed at most once
+     * @param reach       whether the API server calls the webhook in the namespace
      */
-    WorkloadOutcome reconcile(
+    record PolicyReads(
             StreamsMemoryPolicy policy,
-            Workload workload,
-            ConfigMap cached,
             Collection<HorizontalPodAutoscaler> autoscalers,
             NamespacePods pods,
-            WebhookReach reach) {
+            WebhookReach reach) {}
+
+    /** @param cached the workload's ConfigMap from the operator's cache, null when it holds none */
+    WorkloadOutcome reconcile(PolicyReads policy, Workload workload, ConfigMap cached) {
         try {
-            return actor.act(workload, decider.decide(gather(policy, workload, cached, autoscalers, pods, reach)));
+            return actor.act(workload, decider.decide(gather(policy, workload, cached)));
         } catch (RuntimeException e) {
             LOG.warn("{} {}/{} could not be reconciled", workload.kind(), workload.namespace(), workload.name(), e);
             String message = "could not be reconciled: "
@@ -88,26 +91,20 @@ final class WorkloadReconciler {
     }
 
     /** Everything the decision reads, read now. */
-    private WorkloadInputs gather(
-            StreamsMemoryPolicy policy,
-            Workload workload,
-            ConfigMap cached,
-            Collection<HorizontalPodAutoscaler> autoscalers,
-            NamespacePods pods,
-            WebhookReach reach) {
+    private WorkloadInputs gather(PolicyReads policy, Workload workload, ConfigMap cached) {
         String namespace = workload.namespace();
         return new WorkloadInputs(
-                policy,
+                policy.policy(),
                 workload,
                 publisher.current(workload, cached),
-                pods.get(),
-                autoscalers,
+                policy.pods().get(),
+                policy.autoscalers(),
                 observer.topology(namespace, workload.kind(), workload.name()),
                 observer.crashLoop(namespace, workload.kind(), workload.name()),
                 observer.observation(namespace, workload.kind(), workload.name()),
                 observer.settings().window(),
                 observer.settings().settle(),
-                reach,
+                policy.reach(),
                 Instant.now());
     }
 }

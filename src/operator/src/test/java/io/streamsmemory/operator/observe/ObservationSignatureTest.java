@@ -19,11 +19,11 @@ class ObservationSignatureTest {
     void aSteadyPodTellsNothingAndAPeakAStepHigherTellsOnce() {
         ObservationSignature first = signature(WorkloadObservations.reporting(GiB, GiB), Optional.empty());
 
-        assertThat(signature(WorkloadObservations.reporting(GiB, GiB + GiB / 100), Optional.empty()))
-                .as("a peak 1% higher")
+        assertThat(signature(WorkloadObservations.reporting(GiB, GiB + GiB / 1000), Optional.empty()))
+                .as("a peak 0.1% higher")
                 .isEqualTo(first);
-        assertThat(signature(WorkloadObservations.reporting(GiB, GiB + GiB / 10), Optional.empty()))
-                .as("a peak 10% higher")
+        assertThat(signature(WorkloadObservations.reporting(GiB, GiB + GiB / 50), Optional.empty()))
+                .as("a peak 2% higher: MemoryPressure's figure moves in 1% steps")
                 .isNotEqualTo(first);
     }
 
@@ -57,7 +57,7 @@ class ObservationSignatureTest {
     }
 
     @Test
-    void stepsAreFivePercentApartAndKeepTheSign() {
+    void stepsAreTheirSizeApartAndKeepTheSign() {
         assertThat(ObservationSignature.step(100, 0.05)).isEqualTo(ObservationSignature.step(101, 0.05));
         assertThat(ObservationSignature.step(100, 0.05)).isNotEqualTo(ObservationSignature.step(110, 0.05));
         assertThat(ObservationSignature.step(-100, 0.05)).startsWith("-");

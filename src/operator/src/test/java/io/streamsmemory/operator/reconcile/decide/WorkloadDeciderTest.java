@@ -110,19 +110,7 @@ class WorkloadDeciderTest {
         Workload workload = workload(Fixtures.deployment("shop", "orders-app", "orders", 2, "64Mi"));
         StreamsMemoryPolicy tiny = Fixtures.policy("shop", "orders", "64Mi");
 
-        WorkloadDecision decision = decider.decide(new WorkloadInputs(
-                tiny,
-                workload,
-                null,
-                NO_PODS,
-                List.of(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Duration.ofMinutes(10),
-                Duration.ofMinutes(10),
-                WebhookReach.NOT_CHECKED,
-                NOW));
+        WorkloadDecision decision = decider.decide(inputs(tiny, workload, null, NO_PODS));
 
         assertThat(decision.toApply()).isNull();
         assertThat(decision.outcome().failureReason()).isEqualTo("AllocationFailed");
@@ -130,6 +118,11 @@ class WorkloadDeciderTest {
     }
 
     private WorkloadInputs inputs(Workload workload, ConfigMap current, Optional<List<Pod>> pods) {
+        return inputs(policy, workload, current, pods);
+    }
+
+    private static WorkloadInputs inputs(
+            StreamsMemoryPolicy policy, Workload workload, ConfigMap current, Optional<List<Pod>> pods) {
         return new WorkloadInputs(
                 policy,
                 workload,
