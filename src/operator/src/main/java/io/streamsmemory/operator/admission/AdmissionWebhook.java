@@ -215,6 +215,11 @@ public final class AdmissionWebhook implements AutoCloseable {
         return admission.reviews();
     }
 
+    /** Of those, the reviews of workloads' pods: all but the install checks' dry runs. */
+    public long podReviews() {
+        return admission.reviews() - admission.installChecks();
+    }
+
     public long errors() {
         return admission.errors.sum();
     }

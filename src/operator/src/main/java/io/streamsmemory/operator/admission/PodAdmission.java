@@ -44,10 +44,16 @@ public final class PodAdmission {
 
     private final long[] handlingNanos = new long[SAMPLES];
     private final AtomicLong reviews = new AtomicLong();
+    private final AtomicLong installChecks = new AtomicLong();
 
     /** Reviews answered since start (injected, skipped, passed through or failed). */
     long reviews() {
         return reviews.get();
+    }
+
+    /** Of those, the install checks' dry runs (the operator's own, make verify-install's). */
+    long installChecks() {
+        return installChecks.get();
     }
 
     /** The handling times (ms) of the last reviews (at most {@link #SAMPLES}). */
@@ -104,6 +110,7 @@ public final class PodAdmission {
         // A pod (make verify-install) or a ConfigMap (the operator's own check): both only as dry runs.
         Optional<ArrayNode> installCheck = InstallCheck.answer(pod, dryRun);
         if (installCheck.isPresent()) {
+            installChecks.incrementAndGet();
             return response(uid, installCheck.get(), List.of());
         }
         if (!"Pod".equals(request.path("kind").path("kind").asText())) {

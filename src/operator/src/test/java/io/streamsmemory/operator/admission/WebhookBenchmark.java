@@ -90,9 +90,9 @@ public final class WebhookBenchmark {
                     await().atMost(WebhookOperator.WAIT).until(() -> bench.probe());
                     injected += bench.run(n, with);
                     called.run(n, calledOnly);
-                    long reviews = operator.webhook.reviews();
+                    long reviews = operator.webhook.podReviews();
                     elsewhere.run(n, noPolicyNamespace);
-                    reviewsWithoutPolicy += operator.webhook.reviews() - reviews;
+                    reviewsWithoutPolicy += operator.webhook.podReviews() - reviews;
                     off(client);
                     await().atMost(WebhookOperator.WAIT).until(() -> !bench.probe());
                     bench.run(n, without);
